@@ -1,0 +1,168 @@
+package bloom
+
+import "encoding/binary"
+
+// A filter block holds one filter per 2 KiB range of data-block offsets in a
+// table. Its layout, from table/filter_block.cc and doc/table_format.md:
+//
+//	+----------------------+
+//	| filter 0             |  policy.CreateFilter of the keys of every data
+//	| filter 1             |  block whose offset lies in [i*2^lg, (i+1)*2^lg)
+//	| ...                  |  (possibly empty)
+//	| filter N-1           |
+//	+----------------------+
+//	| offset of filter 0   |  uint32 little-endian, from the start of the block
+//	| ...                  |
+//	| offset of filter N-1 |
+//	+----------------------+
+//	| array offset         |  uint32 little-endian: where the offsets start
+//	| lg                   |  1 byte: base 2 log of the range size, 11
+//	+----------------------+
+//
+// Filter i spans from its offset to the next filter's offset; the last one
+// ends where the offset array starts.
+
+// filterBaseLg is upstream's kFilterBaseLg: one filter per 2 KiB of
+// data-block offsets.
+const filterBaseLg = 11
+
+// FilterBlockBuilder builds the filter block of a table, as
+// leveldb::FilterBlockBuilder does.
+//
+// The calls must follow the pattern (StartBlock AddKey*)* Finish, with
+// StartBlock called with each data block's offset before that block's keys.
+// A StartBlock for a range earlier than one already started is a no-op, as
+// in upstream release builds (debug builds assert).
+type FilterBlockBuilder struct {
+	policy        FilterPolicy
+	keys          []byte   // keys of the current filter, concatenated
+	starts        []int    // start of each key in keys
+	result        []byte   // filters built so far
+	tmpKeys       [][]byte // CreateFilter's argument, reused
+	filterOffsets []uint32 // start of each filter in result
+}
+
+// NewFilterBlockBuilder returns a builder that makes filters with p.
+func NewFilterBlockBuilder(p FilterPolicy) *FilterBlockBuilder {
+	return &FilterBlockBuilder{policy: p}
+}
+
+// StartBlock tells the builder that the next keys belong to the data block at
+// blockOffset. It finishes the filters of every 2 KiB range before the one
+// holding blockOffset; ranges without keys get empty filters.
+func (b *FilterBlockBuilder) StartBlock(blockOffset uint64) {
+	index := blockOffset >> filterBaseLg
+	if index <= uint64(len(b.filterOffsets)) {
+		return
+	}
+	b.generateFilter()
+	// Every further range is empty: each gets an empty filter at the
+	// current end of the result.
+	end := uint32(len(b.result))
+	for uint64(len(b.filterOffsets)) < index {
+		b.filterOffsets = append(b.filterOffsets, end)
+	}
+}
+
+// AddKey adds key to the filter of the current range. The builder copies it.
+func (b *FilterBlockBuilder) AddKey(key []byte) {
+	b.starts = append(b.starts, len(b.keys))
+	b.keys = append(b.keys, key...)
+}
+
+// Finish finishes the last filter and appends the offset array, the array
+// offset and the base log, and returns the whole filter block. The returned
+// slice belongs to the builder; it is valid until the builder's next call.
+//
+// As upstream's, a builder is meant to be finished once; calling Finish
+// again appends another offset array to the block, exactly as upstream does.
+func (b *FilterBlockBuilder) Finish() []byte {
+	if len(b.starts) > 0 {
+		b.generateFilter()
+	}
+	arrayOffset := uint32(len(b.result))
+	for _, off := range b.filterOffsets {
+		b.result = binary.LittleEndian.AppendUint32(b.result, off)
+	}
+	b.result = binary.LittleEndian.AppendUint32(b.result, arrayOffset)
+	b.result = append(b.result, filterBaseLg)
+	return b.result
+}
+
+// generateFilter closes the current range: an empty filter when it has no
+// keys, else the policy's filter of its keys.
+func (b *FilterBlockBuilder) generateFilter() {
+	b.filterOffsets = append(b.filterOffsets, uint32(len(b.result)))
+	n := len(b.starts)
+	if n == 0 {
+		return
+	}
+	b.tmpKeys = b.tmpKeys[:0]
+	for i, s := range b.starts {
+		end := len(b.keys)
+		if i+1 < n {
+			end = b.starts[i+1]
+		}
+		b.tmpKeys = append(b.tmpKeys, b.keys[s:end:end])
+	}
+	b.result = b.policy.CreateFilter(b.tmpKeys, b.result)
+	clear(b.tmpKeys)
+	b.tmpKeys = b.tmpKeys[:0]
+	b.keys = b.keys[:0]
+	b.starts = b.starts[:0]
+}
+
+// FilterBlockReader answers queries against a filter block, as
+// leveldb::FilterBlockReader does, including for damaged blocks: whatever
+// cannot be decoded is treated as a potential match, never as an error.
+type FilterBlockReader struct {
+	policy   FilterPolicy
+	contents []byte
+	arrayOff uint64 // where the offset array starts; valid only if num > 0
+	num      uint64 // number of filters
+	baseLg   uint8
+}
+
+// NewFilterBlockReader returns a reader of a filter block built with p. The
+// reader keeps contents; the caller must not modify it while the reader is
+// in use.
+//
+// A block shorter than 5 bytes, or whose array offset lies past its last 5
+// bytes, holds no usable filter: every query on it answers true.
+func NewFilterBlockReader(p FilterPolicy, contents []byte) *FilterBlockReader {
+	r := &FilterBlockReader{policy: p}
+	n := uint64(len(contents))
+	if n < 5 {
+		return r
+	}
+	r.baseLg = contents[n-1]
+	last := uint64(binary.LittleEndian.Uint32(contents[n-5:]))
+	if last > n-5 {
+		return r
+	}
+	r.contents = contents
+	r.arrayOff = last
+	r.num = (n - 5 - last) / 4
+	return r
+}
+
+// KeyMayMatch reports whether key may be in the data block at blockOffset.
+//
+// The filter is chosen as blockOffset >> lg, with lg taken modulo 64 as
+// amd64 and arm64 do for upstream's over-wide shift. A filter whose offsets
+// are out of order or point past the offset array answers true; an empty
+// filter answers false.
+func (r *FilterBlockReader) KeyMayMatch(blockOffset uint64, key []byte) bool {
+	index := blockOffset >> (r.baseLg & 63)
+	if index >= r.num {
+		return true
+	}
+	// index < num guarantees both words lie within the block.
+	p := r.arrayOff + index*4
+	start := binary.LittleEndian.Uint32(r.contents[p:])
+	limit := binary.LittleEndian.Uint32(r.contents[p+4:])
+	if start <= limit && uint64(limit) <= r.arrayOff {
+		return r.policy.KeyMayMatch(key, r.contents[start:limit:limit])
+	}
+	return start != limit
+}
