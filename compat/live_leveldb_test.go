@@ -1,0 +1,71 @@
+//go:build leveldb
+
+package compat
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestLive compares the bloom package with upstream LevelDB, called through
+// cgo, on every golden-vector case and on larger ones: filters of up to
+// 100000 keys at every bits/key, and 500 random builder sequences.
+func TestLive(t *testing.T) {
+	cs := vectorCases()
+	cs.filter = FilterCases(true)
+	cs.block = BlockCases(500)
+	reportResults(t, run(BloomPort(), liveOracle{}, cs))
+}
+
+// TestLiveRandom runs cases from a seed that changes with every run; the
+// seed is printed and LDBCOMPAT_SEED replays it.
+func TestLiveRandom(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("LDBCOMPAT_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 0, 64)
+		if err != nil {
+			t.Fatalf("LDBCOMPAT_SEED=%q: %v", s, err)
+		}
+		seed = v
+	}
+	t.Logf("seed %d (replay: LDBCOMPAT_SEED=%d)", seed, seed)
+	g := newGen(seed)
+	var cs caseSet
+	for i := 0; i < 200; i++ {
+		b := g.r.IntN(70)
+		keys := g.keys(g.r.IntN(3000), 0, 64)
+		cs.filter = append(cs.filter, FilterCase{Name: fmt.Sprintf("seed%d/%d", seed, i), BitsPerKey: b, Keys: keys,
+			Dst: g.bytes(g.r.IntN(3)), Queries: append(sample(keys, 50), g.absent(keys, 200, 0, 64)...)})
+		f := g.bytes(g.r.IntN(300))
+		cs.match = append(cs.match, MatchCase{Name: fmt.Sprintf("seed%d/%d", seed, i), BitsPerKey: b, Filter: f, Queries: g.keys(50, 0, 30)})
+		c := g.blockCase(fmt.Sprintf("seed%d/%d", seed, i), PolicySpec{Test: i%2 == 0, BitsPerKey: b}, i%3 == 0, i%5 == 0)
+		cs.block = append(cs.block, c)
+		contents := g.bytes(g.r.IntN(80))
+		var qs []Query
+		for j := 0; j < 40; j++ {
+			qs = append(qs, Query{g.r.Uint64() >> g.r.IntN(64), g.bytes(g.r.IntN(8))})
+		}
+		cs.reader = append(cs.reader, ReaderCase{fmt.Sprintf("seed%d/%d", seed, i), PolicySpec{Test: i%2 == 0, BitsPerKey: b}, contents, qs})
+	}
+	res := run(BloomPort(), liveOracle{}, cs)
+	if len(res.byProp) > 0 {
+		t.Errorf("failures with seed %d (replay: LDBCOMPAT_SEED=%d)", seed, seed)
+	}
+	reportResults(t, res)
+}
+
+// TestLiveHashAllLengths compares Hash on every length 0..64 of random data
+// with bytes of 0x80 and above, under random seeds.
+func TestLiveHashAllLengths(t *testing.T) {
+	g := newGen(99)
+	var cs caseSet
+	for n := 0; n <= 64; n++ {
+		for i := 0; i < 50; i++ {
+			cs.hash = append(cs.hash, HashCase{fmt.Sprintf("len%d/%d", n, i), g.bytes(n), g.r.Uint32()})
+		}
+	}
+	reportResults(t, run(BloomPort(), liveOracle{}, cs))
+}

@@ -1,0 +1,150 @@
+package compat
+
+import (
+	"encoding/binary"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+)
+
+// FilterBlockBuilder is the builder half of a filter block implementation
+// under test, with leveldb::FilterBlockBuilder's calls.
+type FilterBlockBuilder interface {
+	StartBlock(blockOffset uint64)
+	AddKey(key []byte)
+	Finish() []byte
+}
+
+// FilterBlockReader is the reader half of a filter block implementation
+// under test, with leveldb::FilterBlockReader's call.
+type FilterBlockReader interface {
+	KeyMayMatch(blockOffset uint64, key []byte) bool
+}
+
+// Port describes a Go implementation of LevelDB's bloom filter and filter
+// block to check against upstream. Only Name and NewPolicy are required; the
+// properties whose hooks are nil are skipped.
+type Port struct {
+	// Name names the port in reports.
+	Name string
+
+	// NewPolicy returns the port's bloom filter policy for bitsPerKey, as
+	// leveldb::NewBloomFilterPolicy. It is called with bitsPerKey 0..1000.
+	NewPolicy func(bitsPerKey int) bloom.FilterPolicy
+
+	// Hash is the port's util/hash.cc Hash, if it exports one.
+	Hash func(data []byte, seed uint32) uint32
+
+	// NewFilterBlockBuilder returns the port's filter block builder using
+	// p, which may be the port's own bloom policy or upstream's test policy
+	// from table/filter_block_test.cc.
+	NewFilterBlockBuilder func(p bloom.FilterPolicy) FilterBlockBuilder
+
+	// NewFilterBlockReader returns the port's filter block reader over
+	// contents using p.
+	NewFilterBlockReader func(p bloom.FilterPolicy, contents []byte) FilterBlockReader
+}
+
+// BloomPort is this module's own bloom package, described as a Port.
+func BloomPort() Port {
+	return Port{
+		Name:      "ldbcompat/bloom",
+		NewPolicy: bloom.NewPolicy,
+		Hash:      bloom.Hash,
+		NewFilterBlockBuilder: func(p bloom.FilterPolicy) FilterBlockBuilder {
+			return bloom.NewFilterBlockBuilder(p)
+		},
+		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) FilterBlockReader {
+			return bloom.NewFilterBlockReader(p, contents)
+		},
+	}
+}
+
+// TestHashPolicy is upstream's TestHashFilter from
+// table/filter_block_test.cc: a filter is Hash(key, 1) of each key as a
+// little-endian uint32, and a key matches when its hash is among them.
+// Filter block cases use it so that the block layout is checked apart from
+// the bloom filter.
+type TestHashPolicy struct{}
+
+// Name returns "TestHashFilter".
+func (TestHashPolicy) Name() string { return "TestHashFilter" }
+
+// CreateFilter appends Hash(key, 1) of each key to dst.
+func (TestHashPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
+	for _, k := range keys {
+		dst = binary.LittleEndian.AppendUint32(dst, bloom.Hash(k, 1))
+	}
+	return dst
+}
+
+// KeyMayMatch reports whether Hash(key, 1) is one of filter's words.
+func (TestHashPolicy) KeyMayMatch(key, filter []byte) bool {
+	h := bloom.Hash(key, 1)
+	for i := 0; i+4 <= len(filter); i += 4 {
+		if binary.LittleEndian.Uint32(filter[i:]) == h {
+			return true
+		}
+	}
+	return false
+}
+
+// impl is what the suite asks of an implementation: upstream (live, through
+// cgo) or a port.
+type impl interface {
+	hash(data []byte, seed uint32) uint32
+	createFilter(bitsPerKey int, keys [][]byte, dst []byte) []byte
+	matchAll(bitsPerKey int, keys [][]byte, filter []byte) []bool
+	buildBlock(p PolicySpec, ops []Op) [][]byte
+	readBlock(p PolicySpec, contents []byte, qs []Query) []bool
+}
+
+// portImpl runs the suite's cases on a Port.
+type portImpl struct{ p Port }
+
+func (pi portImpl) policy(s PolicySpec) bloom.FilterPolicy {
+	if s.Test {
+		return TestHashPolicy{}
+	}
+	return pi.p.NewPolicy(s.BitsPerKey)
+}
+
+func (pi portImpl) hash(data []byte, seed uint32) uint32 { return pi.p.Hash(data, seed) }
+
+func (pi portImpl) createFilter(bitsPerKey int, keys [][]byte, dst []byte) []byte {
+	d := append([]byte(nil), dst...)
+	return pi.p.NewPolicy(bitsPerKey).CreateFilter(keys, d)
+}
+
+func (pi portImpl) matchAll(bitsPerKey int, keys [][]byte, filter []byte) []bool {
+	pol := pi.p.NewPolicy(bitsPerKey)
+	out := make([]bool, len(keys))
+	for i, k := range keys {
+		out[i] = pol.KeyMayMatch(k, filter)
+	}
+	return out
+}
+
+func (pi portImpl) buildBlock(s PolicySpec, ops []Op) [][]byte {
+	b := pi.p.NewFilterBlockBuilder(pi.policy(s))
+	var out [][]byte
+	for _, op := range ops {
+		switch op.Kind {
+		case OpStartBlock:
+			b.StartBlock(op.Offset)
+		case OpAddKey:
+			b.AddKey(op.Key)
+		case OpFinish:
+			out = append(out, append([]byte(nil), b.Finish()...))
+		}
+	}
+	return out
+}
+
+func (pi portImpl) readBlock(s PolicySpec, contents []byte, qs []Query) []bool {
+	r := pi.p.NewFilterBlockReader(pi.policy(s), contents)
+	out := make([]bool, len(qs))
+	for i, q := range qs {
+		out[i] = r.KeyMayMatch(q.Offset, q.Key)
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package compat
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat"
+	"github.com/ldbcompat/ldbcompat/bloom"
+)
+
+func loadTestVectors(t *testing.T) *vectorSet {
+	t.Helper()
+	vs, err := loadVectors(ldbcompat.TestData, VectorDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+func reportResults(t *testing.T, res *results) {
+	t.Helper()
+	for _, err := range res.errs {
+		t.Error(err)
+	}
+	for _, prop := range []string{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader} {
+		fs := res.byProp[prop]
+		for i, f := range fs {
+			if i == 5 {
+				t.Errorf("%s: %d more failures", prop, len(fs)-5)
+				break
+			}
+			t.Error(f)
+		}
+	}
+}
+
+// TestGoldenVectors checks the bloom package against every answer upstream
+// recorded in testdata/vectors.
+func TestGoldenVectors(t *testing.T) {
+	vs := loadTestVectors(t)
+	if vs.prov["leveldb"] != "1.23" {
+		t.Fatalf("vectors come from LevelDB %q, want 1.23", vs.prov["leveldb"])
+	}
+	cs := vectorCases()
+	n := len(cs.hash) + len(cs.filter) + len(cs.match) + len(cs.block) + len(cs.reader)
+	if len(vs.records) != n {
+		t.Errorf("vectors hold %d records, the cases are %d: regenerate with `make vectors`", len(vs.records), n)
+	}
+	reportResults(t, run(BloomPort(), vectorOracle{vs, bloomRef}, cs))
+}
+
+// brokenPolicy makes the mistakes ports are known to make, to show the suite
+// catches each.
+type brokenPolicy struct {
+	bloom.FilterPolicy
+	name string
+	mut  func(f []byte) []byte
+}
+
+func (b brokenPolicy) Name() string { return b.name }
+
+func (b brokenPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
+	n := len(dst)
+	out := b.FilterPolicy.CreateFilter(keys, dst)
+	return append(out[:n], b.mut(out[n:])...)
+}
+
+func TestGoldenVectorsCatchBrokenPorts(t *testing.T) {
+	vs := loadTestVectors(t)
+	cs := vectorCases()
+	cases := []struct {
+		name  string
+		port  Port
+		props []string
+	}{
+		{"wrong name", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
+			return brokenPolicy{bloom.NewPolicy(b), "leveldb.BuiltinBloomFilter", func(f []byte) []byte { return f }}
+		}}, []string{PropName}},
+		{"bits/key kept in a byte", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
+			return bloom.NewPolicy(int(uint8(b)))
+		}}, []string{PropFilterBytes}},
+		{"no trailing k byte check", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
+			return brokenPolicy{bloom.NewPolicy(b), bloom.PolicyName, func(f []byte) []byte { f[len(f)-1] = 6; return f }}
+		}}, []string{PropFilterBytes}},
+		{"signed hash", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
+			return bloom.NewLegacyPolicy(b, true)
+		}, Hash: bloom.HashSignedTail}, []string{PropName, PropHash, PropFilterBytes, PropKeyMayMatch}},
+		{"reader without lg masking", Port{Name: "x", NewPolicy: bloom.NewPolicy,
+			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader { return noMaskReader{bloom.NewFilterBlockReader(p, c), c} },
+		}, []string{PropReader}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := run(c.port, vectorOracle{vs, bloomRef}, cs)
+			for _, prop := range c.props {
+				if len(res.byProp[prop]) == 0 {
+					t.Errorf("no %q failure reported", prop)
+				}
+			}
+			for prop, fs := range res.byProp {
+				for _, f := range fs {
+					if !strings.Contains(f.String(), "upstream") && prop != PropName {
+						t.Errorf("failure does not say what upstream does: %s", f)
+					}
+				}
+			}
+		})
+	}
+}
+
+// noMaskReader shifts by the raw lg byte, as a reader that forgets C++'s
+// over-wide shift would (Go shifts of 64 or more give 0).
+type noMaskReader struct {
+	r        *bloom.FilterBlockReader
+	contents []byte
+}
+
+func (n noMaskReader) KeyMayMatch(off uint64, key []byte) bool {
+	if len(n.contents) >= 5 && n.contents[len(n.contents)-1] >= 64 {
+		return n.r.KeyMayMatch(off>>n.contents[len(n.contents)-1], key)
+	}
+	return n.r.KeyMayMatch(off, key)
+}

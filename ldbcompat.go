@@ -1,0 +1,16 @@
+// Package ldbcompat holds the module's test data, embedded so that the
+// conformance suite in package compat reaches it from any working directory,
+// including from another module that runs the suite against its own port:
+// the golden vectors that upstream LevelDB generated (testdata/vectors).
+//
+// The packages that do the work are bloom (the Go filter and filter block),
+// compat (the conformance suite) and the ldbcompat command.
+package ldbcompat
+
+import "embed"
+
+// TestData is the module's testdata directory: golden vectors under
+// testdata/vectors.
+//
+//go:embed testdata/vectors
+var TestData embed.FS
