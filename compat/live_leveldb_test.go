@@ -4,6 +4,8 @@ package compat
 
 import (
 	"fmt"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
 	"os"
 	"strconv"
 	"testing"
@@ -68,4 +70,49 @@ func TestLiveHashAllLengths(t *testing.T) {
 		}
 	}
 	reportResults(t, run(BloomPort(), liveOracle{}, cs))
+}
+
+// TestLiveWideFilter compares KeyMayMatch on filters of 2^32 bits and just
+// over, where upstream's 64-bit modulo leaves the hash unchanged (a 32-bit
+// modulo would wrap). The filters are 512 MiB of dense random bits.
+func TestLiveWideFilter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 512 MiB")
+	}
+	g := newGen(7)
+	pattern := g.bytes(1 << 16)
+	for i := range pattern {
+		pattern[i] |= byte(g.r.Uint32()) | byte(g.r.Uint32()) | byte(g.r.Uint32()) // ~94% ones
+	}
+	queries := g.keys(3000, 0, 24)
+	for _, size := range []int{1<<29 + 1, 1<<29 + 2} {
+		f := make([]byte, size)
+		for i := 0; i < size-1; i += len(pattern) {
+			copy(f[i:size-1], pattern)
+		}
+		f[size-1] = 6
+		cs := caseSet{match: []MatchCase{{Name: fmt.Sprintf("wide/%d", size), BitsPerKey: 10, Filter: f, Queries: queries}}}
+		reportResults(t, run(BloomPort(), liveOracle{}, cs))
+		if size == 1<<29+2 {
+			// A 32-bit modulo (2^32+8 bits wraps to 8) must answer
+			// differently somewhere, or the case proves nothing.
+			want, _ := liveOracle{}.match(cs.match[0])
+			wrapped := make([]bool, len(queries))
+			for i, q := range queries {
+				h := bloom.Hash(q, 0xbc9f1d34)
+				delta := h>>17 | h<<15
+				wrapped[i] = true
+				for j := 0; j < 6; j++ {
+					if f[(h%8)/8]&(1<<(h%8%8)) == 0 {
+						wrapped[i] = false
+						break
+					}
+					h += delta
+				}
+			}
+			if encodeBools(wrapped) == want.rec.Ans {
+				t.Error("a 32-bit modulo gives upstream's answers on every query: the case does not test the wide rule")
+			}
+		}
+	}
 }

@@ -1,0 +1,344 @@
+//go:build leveldb
+
+package upstream
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"testing"
+)
+
+// The cases of upstream's util/hash_test.cc (HASH.SignedUnsignedIssue).
+func TestHash(t *testing.T) {
+	data5 := []byte{
+		0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00,
+		0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18, 0x28, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	}
+	tests := []struct {
+		data []byte
+		seed uint32
+		want uint32
+	}{
+		{nil, 0xbc9f1d34, 0xbc9f1d34},
+		{[]byte{}, 0xbc9f1d34, 0xbc9f1d34},
+		{[]byte{0x62}, 0xbc9f1d34, 0xef1345c4},
+		{[]byte{0xc3, 0x97}, 0xbc9f1d34, 0x5b663814},
+		{[]byte{0xe2, 0x99, 0xa5}, 0xbc9f1d34, 0x323c078f},
+		{[]byte{0xe1, 0x80, 0xb9, 0x32}, 0xbc9f1d34, 0xed21633a},
+		{data5, 0x12345678, 0xf333dabb},
+	}
+	for _, tt := range tests {
+		if got := Hash(tt.data, tt.seed); got != tt.want {
+			t.Errorf("Hash(%x, %#x) = %#x, want %#x", tt.data, tt.seed, got, tt.want)
+		}
+		if got := HashBatch([][]byte{tt.data}, tt.seed); len(got) != 1 || got[0] != tt.want {
+			t.Errorf("HashBatch([%x], %#x) = %#x, want [%#x]", tt.data, tt.seed, got, tt.want)
+		}
+	}
+}
+
+func TestHashBatch(t *testing.T) {
+	if got := HashBatch(nil, 1); len(got) != 0 {
+		t.Errorf("HashBatch(nil) = %v, want empty", got)
+	}
+	keys := [][]byte{[]byte("a"), nil, []byte("hello"), []byte("world!!"), {}}
+	got := HashBatch(keys, 0xbc9f1d34)
+	for i, k := range keys {
+		if want := Hash(k, 0xbc9f1d34); got[i] != want {
+			t.Errorf("HashBatch key %d (%q) = %#x, Hash = %#x", i, k, got[i], want)
+		}
+	}
+}
+
+func TestBloomName(t *testing.T) {
+	for _, bits := range []int{0, 1, 10, 100} {
+		if got := BloomName(bits); got != "leveldb.BuiltinBloomFilter2" {
+			t.Errorf("BloomName(%d) = %q", bits, got)
+		}
+	}
+}
+
+func TestNegativeBitsPerKeyPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("BloomCreateFilter(-1, ...) did not panic")
+		}
+	}()
+	BloomCreateFilter(-1, [][]byte{[]byte("k")}, nil)
+}
+
+func keyOf(i int) []byte {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(i))
+	return b[:]
+}
+
+// Like upstream's util/bloom_test.cc: every added key matches, and the
+// shape of the filter follows from n and bitsPerKey.
+func TestBloomRoundTrip(t *testing.T) {
+	for _, n := range []int{0, 1, 10, 100, 1000, 10000} {
+		keys := make([][]byte, n)
+		for i := range keys {
+			keys[i] = keyOf(i)
+		}
+		filter := BloomCreateFilter(10, keys, nil)
+		bits := n * 10
+		if bits < 64 {
+			bits = 64
+		}
+		if want := (bits+7)/8 + 1; len(filter) != want {
+			t.Errorf("n=%d: filter length %d, want %d", n, len(filter), want)
+		}
+		if k := filter[len(filter)-1]; k != 6 {
+			t.Errorf("n=%d: stored k = %d, want 6 (int(10*0.69))", n, k)
+		}
+		for i, ok := range BloomKeyMayMatchBatch(10, keys, filter) {
+			if !ok {
+				t.Fatalf("n=%d: added key %d does not match (batch)", n, i)
+			}
+			if !BloomKeyMayMatch(10, keys[i], filter) {
+				t.Fatalf("n=%d: added key %d does not match", n, i)
+			}
+		}
+		// Keys never added mostly miss: at 10 bits/key the rate is ~1%.
+		misses := 0
+		probes := make([][]byte, 10000)
+		for i := range probes {
+			probes[i] = keyOf(i + 1000000000)
+		}
+		for _, ok := range BloomKeyMayMatchBatch(10, probes, filter) {
+			if !ok {
+				misses++
+			}
+		}
+		if misses < 9500 {
+			t.Errorf("n=%d: only %d of 10000 absent keys missed", n, misses)
+		}
+	}
+}
+
+func TestBloomEmptyAndShortFilters(t *testing.T) {
+	if BloomKeyMayMatch(10, []byte("x"), nil) {
+		t.Error("empty filter matched")
+	}
+	if BloomKeyMayMatch(10, []byte("x"), []byte{0xff}) {
+		t.Error("1-byte filter matched")
+	}
+	// A stored k above 30 is reserved and always matches.
+	if !BloomKeyMayMatch(10, []byte("x"), []byte{0, 0, 0, 0, 0, 0, 0, 0, 31}) {
+		t.Error("filter with k=31 did not match")
+	}
+	if got := BloomKeyMayMatchBatch(10, nil, []byte{1, 2}); len(got) != 0 {
+		t.Errorf("batch of no keys = %v", got)
+	}
+}
+
+func TestBloomCreateFilterKeepsDst(t *testing.T) {
+	dst := []byte("prefix\x00\xff")
+	keys := [][]byte{[]byte("hello"), []byte("world")}
+	got := BloomCreateFilter(10, keys, dst)
+	if !bytes.HasPrefix(got, dst) {
+		t.Fatalf("result %x does not start with dst %x", got, dst)
+	}
+	alone := BloomCreateFilter(10, keys, nil)
+	if !bytes.Equal(got[len(dst):], alone) {
+		t.Errorf("filter after dst = %x, want %x", got[len(dst):], alone)
+	}
+	if string(dst) != "prefix\x00\xff" {
+		t.Errorf("dst was modified: %q", dst)
+	}
+}
+
+func TestTiming(t *testing.T) {
+	keys := make([][]byte, 1000)
+	for i := range keys {
+		keys[i] = keyOf(i)
+	}
+	filter, ns := TimeCreateFilter(10, keys, 3)
+	if !bytes.Equal(filter, BloomCreateFilter(10, keys, nil)) || ns <= 0 {
+		t.Errorf("TimeCreateFilter: filter differs or ns = %d", ns)
+	}
+	if f, ns := TimeCreateFilter(10, keys, 0); f != nil || ns < 0 {
+		t.Errorf("TimeCreateFilter(iters=0) = %x, %d", f, ns)
+	}
+	hits, ns := TimeKeyMayMatch(10, keys, filter, 3)
+	if hits != len(keys) || ns <= 0 {
+		t.Errorf("TimeKeyMayMatch: hits = %d, want %d; ns = %d", hits, len(keys), ns)
+	}
+	ops := []Op{{Kind: OpStartBlock, Offset: 0}}
+	for _, k := range keys {
+		ops = append(ops, Op{Kind: OpAddKey, Key: k})
+	}
+	ops = append(ops, Op{Kind: OpFinish})
+	if ns := TimeFilterBlock(10, ops, 3); ns <= 0 {
+		t.Errorf("TimeFilterBlock: ns = %d", ns)
+	}
+}
+
+var testPolicy = Policy{Test: true}
+
+func finishOne(t *testing.T, p Policy, ops []Op) []byte {
+	t.Helper()
+	out := FilterBlockBuild(p, append(ops, Op{Kind: OpFinish}))
+	if len(out) != 1 {
+		t.Fatalf("FilterBlockBuild returned %d results, want 1", len(out))
+	}
+	return out[0]
+}
+
+func start(off uint64) Op { return Op{Kind: OpStartBlock, Offset: off} }
+func add(key string) Op   { return Op{Kind: OpAddKey, Key: []byte(key)} }
+
+type check struct {
+	offset uint64
+	key    string
+	want   bool
+}
+
+func runChecks(t *testing.T, p Policy, block []byte, checks []check) {
+	t.Helper()
+	queries := make([]Query, len(checks))
+	for i, c := range checks {
+		queries[i] = Query{Offset: c.offset, Key: []byte(c.key)}
+	}
+	got := FilterBlockKeyMayMatch(p, block, queries)
+	for i, c := range checks {
+		if got[i] != c.want {
+			t.Errorf("KeyMayMatch(%d, %q) = %v, want %v", c.offset, c.key, got[i], c.want)
+		}
+	}
+}
+
+// The cases of upstream's table/filter_block_test.cc.
+func TestFilterBlockEmptyBuilder(t *testing.T) {
+	block := finishOne(t, testPolicy, nil)
+	if want := []byte{0, 0, 0, 0, 0x0b}; !bytes.Equal(block, want) {
+		t.Fatalf("Finish() = %x, want %x", block, want)
+	}
+	runChecks(t, testPolicy, block, []check{{0, "foo", true}, {100000, "foo", true}})
+}
+
+func TestFilterBlockSingleChunk(t *testing.T) {
+	block := finishOne(t, testPolicy, []Op{
+		start(100), add("foo"), add("bar"), add("box"),
+		start(200), add("box"),
+		start(300), add("hello"),
+	})
+	runChecks(t, testPolicy, block, []check{
+		{100, "foo", true}, {100, "bar", true}, {100, "box", true},
+		{100, "hello", true}, {100, "foo", true},
+		{100, "missing", false}, {100, "other", false},
+	})
+}
+
+func TestFilterBlockMultiChunk(t *testing.T) {
+	block := finishOne(t, testPolicy, []Op{
+		start(0), add("foo"), start(2000), add("bar"), // first filter
+		start(3100), add("box"), // second filter
+		// third filter is empty
+		start(9000), add("box"), add("hello"), // last filter
+	})
+	runChecks(t, testPolicy, block, []check{
+		{0, "foo", true}, {2000, "bar", true}, {0, "box", false}, {0, "hello", false},
+		{3100, "box", true}, {3100, "foo", false}, {3100, "bar", false}, {3100, "hello", false},
+		{4100, "foo", false}, {4100, "bar", false}, {4100, "box", false}, {4100, "hello", false},
+		{9000, "box", true}, {9000, "hello", true}, {9000, "foo", false}, {9000, "bar", false},
+	})
+
+	// The layout, worked out by hand from table/filter_block.cc: filters of
+	// Hash(key, 1) words, then their offsets, then the array offset and 11.
+	h := func(s string) []byte { return binary.LittleEndian.AppendUint32(nil, Hash([]byte(s), 1)) }
+	var want []byte
+	want = append(want, h("foo")...)
+	want = append(want, h("bar")...)
+	want = append(want, h("box")...)
+	want = append(want, h("box")...)
+	want = append(want, h("hello")...)
+	for _, off := range []uint32{0, 8, 12, 12, 12} {
+		want = binary.LittleEndian.AppendUint32(want, off)
+	}
+	want = binary.LittleEndian.AppendUint32(want, 20)
+	want = append(want, 11)
+	if !bytes.Equal(block, want) {
+		t.Errorf("block = %x\nwant    %x", block, want)
+	}
+}
+
+func TestFilterBlockBloom(t *testing.T) {
+	p := Policy{BitsPerKey: 10}
+	block := finishOne(t, p, []Op{start(0), add("foo"), add("bar"), start(5000), add("baz")})
+	runChecks(t, p, block, []check{
+		{0, "foo", true}, {0, "bar", true}, {5000, "baz", true}, {2048, "foo", false},
+	})
+}
+
+func TestFilterBlockBuildResults(t *testing.T) {
+	if got := FilterBlockBuild(testPolicy, nil); len(got) != 0 {
+		t.Errorf("no ops: %d results", len(got))
+	}
+	if got := FilterBlockBuild(testPolicy, []Op{start(0), add("k")}); len(got) != 0 {
+		t.Errorf("no Finish: %d results", len(got))
+	}
+	// Finish twice: C++ appends the offsets again to the same result, and the
+	// second Slice covers both.
+	got := FilterBlockBuild(testPolicy, []Op{start(0), add("k"), {Kind: OpFinish}, {Kind: OpFinish}})
+	if len(got) != 2 || !bytes.HasPrefix(got[1], got[0]) || len(got[1]) <= len(got[0]) {
+		t.Errorf("Finish twice = %x", got)
+	}
+	// Results are separate: appending to one does not touch the next.
+	_ = append(got[0], 0xee)
+	if got[1][len(got[0])] == 0xee {
+		t.Error("results share memory")
+	}
+	if got := FilterBlockKeyMayMatch(testPolicy, nil, nil); len(got) != 0 {
+		t.Errorf("no queries: %v", got)
+	}
+}
+
+func TestUnknownOpKindPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("FilterBlockBuild with OpKind(7) did not panic")
+		}
+	}()
+	FilterBlockBuild(testPolicy, []Op{{Kind: 7}})
+}
+
+func ExampleBloomCreateFilter() {
+	keys := [][]byte{[]byte("hello"), []byte("world")}
+	filter := BloomCreateFilter(10, keys, nil)
+	fmt.Println(len(filter), BloomKeyMayMatch(10, []byte("hello"), filter))
+	// Output: 9 true
+}
+
+// A filter of more than 2^32 bits (over 512 MiB): sizes must travel as
+// size_t/uint64 through the shim, never as a C int.
+func TestHugeFilter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates over 1 GiB")
+	}
+	const n, bitsPerKey = 100000, 50000 // 5e9 bits, 625 MB
+	keys := make([][]byte, n)
+	for i := range keys {
+		keys[i] = keyOf(i)
+	}
+	filter := BloomCreateFilter(bitsPerKey, keys, []byte{0xaa})
+	if want := 1 + n*bitsPerKey/8 + 1; len(filter) != want {
+		t.Fatalf("filter length %d, want %d", len(filter), want)
+	}
+	if filter[0] != 0xaa || filter[len(filter)-1] != 30 {
+		t.Fatalf("filter starts %#x, ends with k=%d; want 0xaa and 30", filter[0], filter[len(filter)-1])
+	}
+	filter = filter[1:]
+	for i, ok := range BloomKeyMayMatchBatch(bitsPerKey, keys[:1000], filter) {
+		if !ok {
+			t.Fatalf("added key %d does not match", i)
+		}
+	}
+	if BloomKeyMayMatch(bitsPerKey, keyOf(-1), filter) {
+		t.Error("absent key matched (false positive rate should be ~0 here)")
+	}
+}
