@@ -86,7 +86,9 @@ func TestGoldenVectorsCatchBrokenPorts(t *testing.T) {
 			return bloom.NewLegacyPolicy(b, true)
 		}, Hash: bloom.HashSignedTail}, []string{PropName, PropHash, PropFilterBytes, PropKeyMayMatch}},
 		{"reader without lg masking", Port{Name: "x", NewPolicy: bloom.NewPolicy,
-			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader { return noMaskReader{bloom.NewFilterBlockReader(p, c), c} },
+			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
+				return noMaskReader{bloom.NewFilterBlockReader(p, c), c}
+			},
 		}, []string{PropReader}},
 	}
 	for _, c := range cases {
