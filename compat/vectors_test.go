@@ -1,6 +1,8 @@
 package compat
 
 import (
+	"io/fs"
+	"path"
 	"strings"
 	"testing"
 
@@ -122,4 +124,28 @@ func (n noMaskReader) KeyMayMatch(off uint64, key []byte) bool {
 		return n.r.KeyMayMatch(off>>n.contents[len(n.contents)-1], key)
 	}
 	return n.r.KeyMayMatch(off, key)
+}
+
+// TestGoldenVectorsVerbatim records every vector case with the bloom package
+// and compares the result with the committed files line by line: the files
+// bloom would write are upstream's, byte for byte.
+func TestGoldenVectorsVerbatim(t *testing.T) {
+	vs := loadTestVectors(t)
+	prov := Provenance{LevelDB: vs.prov["leveldb"], TarballSHA256: vs.prov["tarball-sha256"], GOARCH: vs.prov["goarch"], Compiler: vs.prov["compiler"]}
+	for name, data := range recordVectors(bloomRef, prov) {
+		committed, err := fs.ReadFile(ldbcompat.TestData, path.Join(VectorDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := strings.Split(string(data), "\n"), strings.Split(string(committed), "\n")
+		if len(got) != len(want) {
+			t.Errorf("%s: bloom records %d lines, upstream %d", name, len(got), len(want))
+		}
+		for i := 0; i < len(got) && i < len(want); i++ {
+			if got[i] != want[i] && !strings.HasPrefix(want[i], "# ") {
+				t.Errorf("%s:%d: bloom and upstream differ:\n  upstream: %.300s\n  bloom:    %.300s", name, i+1, want[i], got[i])
+				break
+			}
+		}
+	}
 }
