@@ -207,8 +207,8 @@ func FilterCases(large bool) []FilterCase {
 	var cs []FilterCase
 	for _, b := range FilterBitsPerKey() {
 		for _, n := range counts {
-			if n*b > 4_000_000 {
-				continue // keep single filters at most 500 KB
+			if (!large && n*b > 4_000_000) || n*b > 100_000_000 {
+				continue // filters of at most 500 KB in the vectors, 12.5 MB live
 			}
 			keys := g.keys(n, 0, 40)
 			q := sample(keys, 100)

@@ -46,7 +46,13 @@ func describeBytes(what string, want, got []byte) string {
 		fmt.Fprintf(&sb, " (upstream ends; port 0x%02x)", got[i])
 	}
 	lo := max(0, i-8)
-	window := func(b []byte) string { return hex.EncodeToString(b[min(lo, len(b)):min(i+24, len(b))]) }
+	window := func(b []byte) []string {
+		var out []string
+		for j := min(lo, len(b)); j < min(i+16, len(b)); j++ {
+			out = append(out, fmt.Sprintf("%d: %02x", j, b[j]))
+		}
+		return out
+	}
 	fmt.Fprintf(&sb, "\n    bytes %d.. (-upstream +port):\n%s", lo, indent(cmp.Diff(window(want), window(got))))
 	return sb.String()
 }
