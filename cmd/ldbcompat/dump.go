@@ -1,0 +1,203 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+)
+
+// dumpFilter is one filter of `dump --json`.
+type dumpFilter struct {
+	Index  int `json:"index"`
+	Offset int `json:"offset"` // in the filter block
+	Bytes  int `json:"bytes"`  // k byte included; 0 when empty
+	Keys   int `json:"keys"`
+	K      int `json:"k"` // -1 when empty
+}
+
+// dumpLayout is a filter block's layout in `dump --json`.
+type dumpLayout struct {
+	BaseLg       int          `json:"base_lg"`
+	ArrayOffset  int          `json:"array_offset"`
+	Filters      []dumpFilter `json:"filters"`
+	EmptyFilters int          `json:"empty_filters"`
+}
+
+// dumpReport is one table of `dump --json`.
+type dumpReport struct {
+	verifyReport
+	Layout *dumpLayout      `json:"layout,omitempty"`
+	FPR    *filtercheck.FPR `json:"fpr,omitempty"`
+}
+
+func runDump(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	samples := fs.Int("samples", 10000, "absent keys to query per table")
+	seed := fs.Uint64("seed", 1, "seed for the absent keys")
+	paths, ok := parseFlags(fs, args, stderr)
+	if !ok {
+		return exitError
+	}
+	if *samples < 0 {
+		fmt.Fprintf(stderr, "ldbcompat dump: --samples must not be negative\n")
+		return exitError
+	}
+	targets := resolve(paths)
+	code := exitOK
+	var reports []dumpReport
+	prog := newProgress(stderr, "dumped", len(targets))
+	forEachOrdered(len(targets), func(i int) dumpReport {
+		return dumpOne(targets[i], *samples, *seed)
+	}, func(_ int, rep dumpReport) {
+		prog.tick()
+		if rep.Status == statusError {
+			code = exitError
+		} else if rep.Status == string(filtercheck.StatusMismatch) && code == exitOK {
+			code = exitMismatch
+		}
+		if *asJSON {
+			reports = append(reports, rep)
+			return
+		}
+		prog.clear()
+		if rep.Status == statusError {
+			fmt.Fprintf(stderr, "ldbcompat: %s\n", rep.Error)
+			return
+		}
+		writeDump(stdout, rep)
+	})
+	prog.finish()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if reports == nil {
+			reports = []dumpReport{}
+		}
+		if err := enc.Encode(struct {
+			Tables   []dumpReport `json:"tables"`
+			ExitCode int          `json:"exit_code"`
+		}{reports, code}); err != nil {
+			fmt.Fprintf(stderr, "ldbcompat: %v\n", err)
+			return exitError
+		}
+	}
+	return code
+}
+
+// dumpOne reads one target and describes its filter block.
+func dumpOne(tg target, samples int, seed uint64) dumpReport {
+	rep := dumpReport{verifyReport: verifyReport{Path: tg.path}}
+	if tg.err != nil {
+		rep.Status, rep.Error = statusError, tg.err.Error()
+		return rep
+	}
+	t, r, err := openChecked(tg.path)
+	if err != nil {
+		rep.Status, rep.Error = statusError, err.Error()
+		return rep
+	}
+	blocks := r.Blocks
+	r.Blocks = nil
+	rep.Result, rep.Status = r, string(r.Status)
+	if r.Diff != nil {
+		off := r.FilterBlockOffset + uint64(r.Diff.Offset)
+		rep.DiffFileOffset = &off
+	}
+	_, contents, ok := t.FilterBlock()
+	if !ok {
+		return rep
+	}
+	l, err := filtercheck.ParseLayout(contents)
+	if err != nil {
+		return rep // reported as r.LayoutError
+	}
+	keys := filtercheck.KeysPerFilter(blocks, l.BaseLg, len(l.Filters))
+	rep.Layout = &dumpLayout{BaseLg: l.BaseLg, ArrayOffset: l.ArrayOffset, Filters: make([]dumpFilter, len(l.Filters))}
+	for i, f := range l.Filters {
+		rep.Layout.Filters[i] = dumpFilter{Index: i, Offset: f.Offset, Bytes: f.Len, Keys: keys[i], K: f.K(contents)}
+		if f.Len == 0 {
+			rep.Layout.EmptyFilters++
+		}
+	}
+	var p bloom.FilterPolicy
+	switch r.Policy {
+	case bloom.PolicyName:
+		p = bloom.NewPolicy(r.Params.BitsPerKey)
+	case bloom.LegacyPolicyName:
+		p = bloom.NewLegacyPolicy(r.Params.BitsPerKey, r.Legacy == filtercheck.LegacySigned)
+	default:
+		return rep // no policy to query with
+	}
+	fpr := filtercheck.MeasureFPR(contents, l, blocks, p, samples, seed)
+	rep.FPR = &fpr
+	return rep
+}
+
+// writeDump prints one table's dump.
+func writeDump(w io.Writer, rep dumpReport) {
+	r := rep.Result
+	fmt.Fprintf(w, "%s\n", rep.Path)
+	if r.Status == filtercheck.StatusNoFilter {
+		fmt.Fprintf(w, "  no filter block; %d keys in %d data blocks\n\n", r.Keys, r.DataBlocks)
+		return
+	}
+	verdict := string(r.Status)
+	if r.Diff != nil {
+		verdict = "MISMATCH at filter block " + r.Diff.String()
+	}
+	if r.Legacy != "" {
+		verdict += "; " + legacyText[r.Legacy]
+	}
+	fmt.Fprintf(w, "  filter policy    %s (verify: %s)\n", r.Policy, verdict)
+	if r.Params != nil && r.LayoutError == "" {
+		fmt.Fprintf(w, "  implies          %s\n", r.Params)
+	}
+	l := rep.Layout
+	if l == nil {
+		fmt.Fprintf(w, "  filter block     %d bytes at offset %d: %s\n\n", r.FilterBlockSize, r.FilterBlockOffset, r.LayoutError)
+		return
+	}
+	fmt.Fprintf(w, "  filter block     %d bytes at offset %d; %d filters (%d empty), one per %d bytes of data-block offsets\n",
+		r.FilterBlockSize, r.FilterBlockOffset, len(l.Filters), l.EmptyFilters, uint64(1)<<(uint(l.BaseLg)&63))
+	minK, maxK, sum, nonEmpty := -1, 0, 0, 0
+	for _, f := range l.Filters {
+		if f.Keys == 0 {
+			continue
+		}
+		nonEmpty++
+		sum += f.Keys
+		if minK < 0 || f.Keys < minK {
+			minK = f.Keys
+		}
+		maxK = max(maxK, f.Keys)
+	}
+	fmt.Fprintf(w, "  keys             %d in %d data blocks", r.Keys, r.DataBlocks)
+	if nonEmpty > 0 {
+		fmt.Fprintf(w, "; per filter with keys: min %d, mean %.1f, max %d", minK, float64(sum)/float64(nonEmpty), maxK)
+	}
+	fmt.Fprintln(w)
+	if f := rep.FPR; f != nil && f.Samples > 0 {
+		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys), theoretical %.3f%%\n",
+			100*f.Measured, f.FalsePositives, f.Samples, 100*f.Theoretical)
+	}
+	fmt.Fprintf(w, "  %6s  %-23s %6s %6s %3s %8s\n", "filter", "data offsets", "keys", "bytes", "k", "bits/key")
+	span := uint64(1) << (uint(l.BaseLg) & 63)
+	for _, f := range l.Filters {
+		lo := uint64(f.Index) * span
+		rng := fmt.Sprintf("%d..%d", lo, lo+span-1)
+		k, bpk := "-", "-"
+		if f.Bytes > 0 {
+			k = fmt.Sprint(f.K)
+		}
+		if f.Keys > 0 && f.Bytes > 0 {
+			bpk = fmt.Sprintf("%.1f", float64((f.Bytes-1)*8)/float64(f.Keys))
+		}
+		fmt.Fprintf(w, "  %6d  %-23s %6d %6d %3s %8s\n", f.Index, rng, f.Keys, f.Bytes, k, bpk)
+	}
+	fmt.Fprintln(w)
+}

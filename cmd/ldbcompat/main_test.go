@@ -1,0 +1,537 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+)
+
+const fixtures = "../../testdata/tables"
+
+// runCmd runs the command in-process and returns its exit code and output.
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// copyDB copies the committed fixture database name into a fresh temporary
+// directory and returns its path.
+func copyDB(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join(fixtures, name)
+	dst := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// firstTable returns the path of the first table in dir.
+func firstTable(t *testing.T, dir string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, "*.ldb"))
+	if len(m) == 0 {
+		t.Fatalf("no tables in %s", dir)
+	}
+	return m[0]
+}
+
+// openTable opens the table file at path.
+func openTable(t *testing.T, path string) (*table.Table, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := table.Open(path, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb, data
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"--help"}, 0, "ldbcompat verify [--json] PATH...", ""},
+		{[]string{"help"}, 0, "Exit status", ""},
+		{nil, 2, "", "Usage:"},
+		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+		{[]string{"verify"}, 2, "", "no PATH given"},
+		{[]string{"verify", "--bogus", "x"}, 2, "", "flag provided but not defined: -bogus"},
+		{[]string{"verify", "-h"}, 2, "", "Usage:"},
+		{[]string{"dump", "--samples", "-3", "x"}, 2, "", "must not be negative"},
+	} {
+		code, stdout, stderr := runCmd(t, tc.args...)
+		if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+			t.Errorf("ldbcompat %q: exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+				tc.args, code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+		}
+	}
+}
+
+// snapshot records names, sizes, modes and modification times under dir.
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %v %d\n", p, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestVerifyFixtures(t *testing.T) {
+	dbs, _ := filepath.Glob(filepath.Join(fixtures, "*.json"))
+	if len(dbs) == 0 {
+		t.Fatal("no fixtures")
+	}
+	var dirs []string
+	for _, j := range dbs {
+		dirs = append(dirs, copyDB(t, strings.TrimSuffix(filepath.Base(j), ".json")))
+	}
+	before := snapshot(t, filepath.Dir(dirs[0]))
+	time.Sleep(10 * time.Millisecond)
+	code, stdout, stderr := runCmd(t, append([]string{"verify"}, dirs...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	line := regexp.MustCompile(`^\S+\.ldb: ok: leveldb\.BuiltinBloomFilter2, bits/key \d+(\.\.\d+)?, k \d+, \d+ filters, \d+ keys$`)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	for _, l := range lines[:len(lines)-1] {
+		if !line.MatchString(l) {
+			t.Errorf("line %q does not match %v", l, line)
+		}
+	}
+	if want := fmt.Sprintf("%d tables: %d ok, 0 mismatch, 0 without filter", len(lines)-1, len(lines)-1); lines[len(lines)-1] != want {
+		t.Errorf("summary %q, want %q", lines[len(lines)-1], want)
+	}
+	if !strings.Contains(stdout, "b10-bs4096-snappy/000007.ldb: ok: leveldb.BuiltinBloomFilter2, bits/key 10, k 6,") {
+		t.Errorf("no exact bits/key for the 10 bits/key fixture:\n%s", stdout)
+	}
+	if after := snapshot(t, filepath.Dir(dirs[0])); after != before {
+		t.Errorf("verify changed the databases:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// TestVerifyReadOnly checks a database whose files and directory are
+// read-only, as an operator's live database may be.
+func TestVerifyReadOnly(t *testing.T) {
+	dir := copyDB(t, "b5-bs1024-snappy")
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if err := os.Chmod(filepath.Join(dir, e.Name()), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	if code, stdout, stderr := runCmd(t, "verify", dir); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// verifyJSON is the shape of `verify --json` the tests rely on.
+type verifyJSON struct {
+	Tables []struct {
+		Path           string  `json:"path"`
+		Status         string  `json:"status"`
+		Error          string  `json:"error"`
+		Policy         string  `json:"policy"`
+		Legacy         string  `json:"legacy"`
+		DataBlocks     int     `json:"data_blocks"`
+		Keys           int     `json:"keys"`
+		Filters        int     `json:"filters"`
+		DiffFileOffset *uint64 `json:"diff_file_offset"`
+		Params         *struct {
+			BitsPerKey    int `json:"bits_per_key"`
+			MinBitsPerKey int `json:"min_bits_per_key"`
+			MaxBitsPerKey int `json:"max_bits_per_key"`
+			K             int `json:"k"`
+		} `json:"params"`
+		Diff *struct {
+			Offset  int `json:"offset"`
+			Stored  int `json:"stored"`
+			Rebuilt int `json:"rebuilt"`
+		} `json:"diff"`
+	} `json:"tables"`
+	Summary struct {
+		Tables, OK, Mismatch, Errors int
+		NoFilter                     int `json:"no_filter"`
+	} `json:"summary"`
+	ExitCode int `json:"exit_code"`
+}
+
+func verifyJSONOf(t *testing.T, args ...string) (int, verifyJSON, string) {
+	t.Helper()
+	code, stdout, stderr := runCmd(t, append([]string{"verify", "--json"}, args...)...)
+	var v verifyJSON
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	if v.ExitCode != code {
+		t.Errorf("exit_code %d, exit status %d", v.ExitCode, code)
+	}
+	return code, v, stderr
+}
+
+// TestArgs checks that flags may follow paths and that "--" ends flags.
+func TestArgs(t *testing.T) {
+	dir := copyDB(t, "b16-bs128-snappy")
+	if code, stdout, _ := runCmd(t, "verify", dir, "--json"); code != 0 || !strings.HasPrefix(stdout, "{") {
+		t.Errorf("flag after path: exit %d, %q", code, stdout)
+	}
+	dash := filepath.Join(t.TempDir(), "-x.ldb")
+	data, _ := os.ReadFile(firstTable(t, dir))
+	writeFile(t, dash, data)
+	wd := mustGetwd(t)
+	if err := os.Chdir(filepath.Dir(dash)); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	if code, stdout, stderr := runCmd(t, "verify", "--json", "--", "-x.ldb", "-x.ldb"); code != 0 || strings.Count(stdout, `"path": "-x.ldb"`) != 2 {
+		t.Errorf("paths after --: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
+}
+
+func TestVerifyJSON(t *testing.T) {
+	dir := copyDB(t, "b10-bs4096-snappy")
+	code, v, _ := verifyJSONOf(t, dir)
+	if code != 0 || len(v.Tables) != 3 || v.Summary.Tables != 3 || v.Summary.OK != 3 {
+		t.Fatalf("exit %d, %+v", code, v)
+	}
+	for _, tb := range v.Tables {
+		if tb.Status != "ok" || tb.Policy != bloom.PolicyName || tb.Params == nil || tb.Params.BitsPerKey != 10 ||
+			tb.Params.MinBitsPerKey != 10 || tb.Params.MaxBitsPerKey != 10 || tb.Params.K != 6 ||
+			tb.Filters == 0 || tb.Keys == 0 || tb.DataBlocks == 0 || tb.Diff != nil || !strings.HasPrefix(tb.Path, dir) {
+			t.Errorf("table %+v", tb)
+		}
+	}
+	// The raw shape: key names a consumer may rely on.
+	_, stdout, _ := runCmd(t, "verify", "--json", firstTable(t, dir))
+	for _, key := range []string{`"tables"`, `"path"`, `"status": "ok"`, `"policy": "leveldb.BuiltinBloomFilter2"`, `"bits_per_key": 10`, `"k": 6`, `"filters"`, `"keys"`, `"summary"`, `"exit_code": 0`} {
+		if !strings.Contains(stdout, key) {
+			t.Errorf("JSON lacks %s:\n%s", key, stdout)
+		}
+	}
+}
+
+// tamper flips one bit in the first non-empty filter of the table at path
+// and repairs the filter block's checksum, so the table still reads. It
+// returns the offset of the flipped byte in the filter block and the file.
+func tamper(t *testing.T, path string) (blockOff int, fileOff uint64) {
+	t.Helper()
+	tb, data := openTable(t, path)
+	fh, ok := tb.FilterHandle()
+	if !ok {
+		t.Fatal("no filter block")
+	}
+	_, contents, _ := tb.FilterBlock()
+	l, err := filtercheck.ParseLayout(contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range l.Filters {
+		if f.Len > 1 {
+			blockOff = f.Offset + 1
+			break
+		}
+	}
+	fileOff = fh.Offset + uint64(blockOff)
+	data[fileOff] ^= 0x10
+	tabletest.FixChecksum(data, fh)
+	writeFile(t, path, data)
+	return blockOff, fileOff
+}
+
+func TestVerifyTampered(t *testing.T) {
+	dir := copyDB(t, "b10-bs4096-none")
+	path := firstTable(t, dir)
+	orig, _ := os.ReadFile(path)
+	blockOff, fileOff := tamper(t, path)
+	code, stdout, stderr := runCmd(t, "verify", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	want := fmt.Sprintf("%s: MISMATCH: leveldb.BuiltinBloomFilter2, bits/key 10, k 6, ", path)
+	if !strings.Contains(stdout, want) {
+		t.Errorf("output lacks %q:\n%s", want, stdout)
+	}
+	stored, rebuilt := int(orig[fileOff]^0x10), int(orig[fileOff])
+	diff := fmt.Sprintf("first difference at filter block byte %d: stored 0x%02x, rebuilt 0x%02x (file offset %d)", blockOff, stored, rebuilt, fileOff)
+	if !strings.Contains(stdout, diff) {
+		t.Errorf("output lacks %q:\n%s", diff, stdout)
+	}
+	if !strings.Contains(stdout, "3 tables: 2 ok, 1 mismatch") {
+		t.Errorf("summary wrong:\n%s", stdout)
+	}
+
+	code, v, _ := verifyJSONOf(t, path)
+	if code != 1 || len(v.Tables) != 1 {
+		t.Fatalf("exit %d, %+v", code, v)
+	}
+	tb := v.Tables[0]
+	if tb.Status != "mismatch" || tb.Diff == nil || tb.Diff.Offset != blockOff || tb.Diff.Stored != stored || tb.Diff.Rebuilt != rebuilt ||
+		tb.DiffFileOffset == nil || *tb.DiffFileOffset != fileOff || v.Summary.Mismatch != 1 {
+		t.Errorf("JSON %+v, diff %+v", tb, tb.Diff)
+	}
+}
+
+func TestVerifyErrors(t *testing.T) {
+	dir := copyDB(t, "b1-bs128-none")
+	path := firstTable(t, dir)
+	data, _ := os.ReadFile(path)
+
+	truncated := filepath.Join(t.TempDir(), "000099.ldb")
+	writeFile(t, truncated, data[:len(data)-7])
+	noDB := t.TempDir()
+	writeFile(t, filepath.Join(noDB, "000005.ldb"), data)
+	emptyDB := t.TempDir()
+	writeFile(t, filepath.Join(emptyDB, "CURRENT"), []byte("MANIFEST-000002\n"))
+	notTable := filepath.Join(t.TempDir(), "CURRENT")
+	writeFile(t, notTable, bytes.Repeat([]byte("MANIFEST-000002\n"), 2))
+	badBlock := filepath.Join(t.TempDir(), "000100.ldb")
+	bad := bytes.Clone(data)
+	bad[10] ^= 0xff
+	writeFile(t, badBlock, bad)
+
+	for _, tc := range []struct {
+		name string
+		path string
+		want string
+	}{
+		{"truncated", truncated, fmt.Sprintf("table %s: offset %d: not a LevelDB table: bad magic number", truncated, len(data)-7-8)},
+		{"not a database", noDB, noDB + ": not a LevelDB database: no CURRENT file"},
+		{"database without tables", emptyDB, emptyDB + ": not a LevelDB database with tables"},
+		{"missing", filepath.Join(noDB, "nope"), "no such file or directory"},
+		{"not a table", notTable, "table " + notTable + ": offset 0: file is 32 bytes, too short for a table"},
+		{"bad data block", badBlock, fmt.Sprintf("table %s: offset 0: data block 0 0+", badBlock)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "verify", tc.path)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q\nstdout: %s", code, stderr, tc.want, stdout)
+			}
+			code, v, _ := verifyJSONOf(t, tc.path)
+			if code != 2 || len(v.Tables) != 1 || v.Tables[0].Status != "error" || !strings.Contains(v.Tables[0].Error, tc.want) {
+				t.Errorf("JSON: exit %d, %+v", code, v)
+			}
+		})
+	}
+	// A readable mismatch and an unreadable table: the error wins.
+	tamper(t, path)
+	if code, stdout, stderr := runCmd(t, "verify", dir, truncated); code != 2 || !strings.Contains(stdout, "MISMATCH") || !strings.Contains(stdout, "1 unreadable") {
+		t.Errorf("mismatch + error: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestVerifyFilterKinds covers tables without a filter, with an unknown
+// policy, and with legacy filters written by either hash.
+func TestVerifyFilterKinds(t *testing.T) {
+	src := firstTable(t, filepath.Join(fixtures, "b10-bs4096-none"))
+	tb, data := openTable(t, src)
+	blocks, err := filtercheck.ReadKeys(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	mk := func(name, policy string, filter []byte) string {
+		out, err := tabletest.ReplaceFilter(data, policy, filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		writeFile(t, p, out)
+		return p
+	}
+	unsigned := filtercheck.Build(blocks, bloom.NewLegacyPolicy(10, false))
+	signed := filtercheck.Build(blocks, bloom.NewLegacyPolicy(10, true))
+	if bytes.Equal(signed, unsigned) {
+		t.Fatal("fixture keys do not tell the legacy hashes apart")
+	}
+	neither := bytes.Clone(signed)
+	neither[3] ^= 0x40
+	// A table whose keys end in ASCII: both hashes agree.
+	var ascii []table.Entry
+	for i := 0; i < 50; i++ {
+		ascii = append(ascii, table.Entry{Key: table.InternalKey{UserKey: []byte(fmt.Sprintf("key%03d", i)), Seq: 1, Kind: table.KindValue}})
+	}
+	either := filepath.Join(dir, "either.ldb")
+	writeFile(t, either, tabletest.Build(ascii, tabletest.Options{Policy: bloom.NewLegacyPolicy(10, true)}))
+
+	for _, tc := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{mk("nofilter.ldb", "", nil), 0, "nofilter.ldb: no filter block (6 data blocks, 185 keys)"},
+		{mk("custom.ldb", "my.CustomFilter", []byte("whatever")), 0, `custom.ldb: not checked: unknown filter policy "my.CustomFilter"`},
+		{mk("unsigned.ldb", bloom.LegacyPolicyName, unsigned), 0, "unsigned.ldb: ok: leveldb.BuiltinBloomFilter (legacy, written with unsigned (ARM) hash), bits/key 10, k 6"},
+		{mk("signed.ldb", bloom.LegacyPolicyName, signed), 0, "signed.ldb: ok: leveldb.BuiltinBloomFilter (legacy, written with signed (x86) hash), bits/key 10, k 6"},
+		{mk("neither.ldb", bloom.LegacyPolicyName, neither), 1, "neither.ldb: MISMATCH: leveldb.BuiltinBloomFilter (legacy, neither hash matches)"},
+		{either, 0, "either.ldb: ok: leveldb.BuiltinBloomFilter (legacy, either hash (no key tells them apart))"},
+		{mk("tail.ldb", bloom.PolicyName, append(bytes.Clone(unsigned), 0)), 1, "tail.ldb: MISMATCH: leveldb.BuiltinBloomFilter2"},
+	} {
+		code, stdout, stderr := runCmd(t, "verify", tc.path)
+		if code != tc.code || !strings.Contains(stdout, tc.want) {
+			t.Errorf("verify %s: exit %d, stdout %q, stderr %q; want exit %d and %q", filepath.Base(tc.path), code, stdout, stderr, tc.code, tc.want)
+		}
+	}
+	code, v, _ := verifyJSONOf(t, filepath.Join(dir, "signed.ldb"), filepath.Join(dir, "nofilter.ldb"))
+	if code != 0 || v.Tables[0].Legacy != "signed" || v.Tables[1].Status != "no-filter" || v.Summary.NoFilter != 1 {
+		t.Errorf("JSON: exit %d, %+v", code, v)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	dir := copyDB(t, "b30-bs1024-none")
+	old := progressThreshold
+	progressThreshold = 1
+	defer func() { progressThreshold = old }()
+	code, _, stderr := runCmd(t, "verify", dir)
+	if code != 0 || !strings.Contains(stderr, "verified 3/3 tables\n") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	progressThreshold = 100
+	if _, _, stderr := runCmd(t, "verify", dir); stderr != "" {
+		t.Errorf("progress for 3 tables: %q", stderr)
+	}
+}
+
+func TestDump(t *testing.T) {
+	dir := copyDB(t, "b10-bs4096-snappy")
+	code, stdout, stderr := runCmd(t, "dump", "--samples", "2000", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, re := range []string{
+		`(?m)^\S+000007\.ldb$`,
+		`(?m)^  filter policy    leveldb\.BuiltinBloomFilter2 \(verify: ok\)$`,
+		`(?m)^  implies          bits/key 10, k 6$`,
+		`(?m)^  filter block     \d+ bytes at offset \d+; \d+ filters \(\d+ empty\), one per 2048 bytes of data-block offsets$`,
+		`(?m)^  false positives  measured \d+\.\d{3}% \(\d+ of 2000 absent keys\), theoretical \d+\.\d{3}%$`,
+		`(?m)^       0  0\.\.2047 +\d+ +\d+   6 +\d+\.\d$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(stdout) {
+			t.Errorf("dump output does not match %s:\n%s", re, stdout)
+		}
+	}
+
+	code, stdout, _ = runCmd(t, "dump", "--json", "--samples", "3000", firstTable(t, dir))
+	var v struct {
+		Tables []struct {
+			Status string `json:"status"`
+			Layout struct {
+				BaseLg  int `json:"base_lg"`
+				Filters []struct {
+					Index, Offset, Bytes, Keys, K int
+				} `json:"filters"`
+			} `json:"layout"`
+			FPR filtercheck.FPR `json:"fpr"`
+		} `json:"tables"`
+		ExitCode int `json:"exit_code"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if code != 0 || len(v.Tables) != 1 {
+		t.Fatalf("exit %d, %s", code, stdout)
+	}
+	d := v.Tables[0]
+	keys := 0
+	for _, f := range d.Layout.Filters {
+		keys += f.Keys
+		if f.Bytes > 0 && f.K != 6 {
+			t.Errorf("filter %+v: k != 6", f)
+		}
+	}
+	if d.Status != "ok" || d.Layout.BaseLg != 11 || keys == 0 || d.FPR.Samples != 3000 || d.FPR.Measured > 0.05 || d.FPR.Theoretical <= 0 {
+		t.Errorf("dump JSON %+v", d)
+	}
+}
+
+func TestDumpSpecialTables(t *testing.T) {
+	src := firstTable(t, filepath.Join(fixtures, "b5-bs1024-snappy"))
+	_, data := openTable(t, src)
+	out, err := tabletest.ReplaceFilter(data, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "000001.ldb")
+	writeFile(t, p, out)
+	code, stdout, _ := runCmd(t, "dump", p)
+	if code != 0 || !strings.Contains(stdout, "no filter block;") {
+		t.Errorf("no filter: exit %d\n%s", code, stdout)
+	}
+	// A malformed filter block (array offset past the block) behind a
+	// valid checksum: reported, exit 1.
+	out, err = tabletest.ReplaceFilter(data, bloom.PolicyName, append(binary.LittleEndian.AppendUint32([]byte{1, 2, 3}, 99), 11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, p, out)
+	code, stdout, _ = runCmd(t, "dump", p)
+	if code != 1 || !strings.Contains(stdout, "offset array at 99") {
+		t.Errorf("malformed filter: exit %d\n%s", code, stdout)
+	}
+}

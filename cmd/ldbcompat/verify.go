@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+)
+
+// statusError marks a table or path that could not be read.
+const statusError = "error"
+
+// verifyReport is one table's line of `verify --json`.
+type verifyReport struct {
+	Path string `json:"path"`
+	// Status is Result.Status, or "error" when Error is set.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// DiffFileOffset is the file offset of the first differing byte.
+	DiffFileOffset *uint64 `json:"diff_file_offset,omitempty"`
+	*filtercheck.Result
+}
+
+// verifySummary counts the outcomes of `verify`.
+type verifySummary struct {
+	Tables        int `json:"tables"`
+	OK            int `json:"ok"`
+	Mismatch      int `json:"mismatch"`
+	NoFilter      int `json:"no_filter"`
+	UnknownPolicy int `json:"unknown_policy"`
+	Errors        int `json:"errors"`
+}
+
+// verifyOutput is the document `verify --json` prints.
+type verifyOutput struct {
+	Tables   []verifyReport `json:"tables"`
+	Summary  verifySummary  `json:"summary"`
+	ExitCode int            `json:"exit_code"`
+}
+
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print JSON")
+	paths, ok := parseFlags(fs, args, stderr)
+	if !ok {
+		return exitError
+	}
+	targets := resolve(paths)
+	out := verifyOutput{Tables: []verifyReport{}}
+	prog := newProgress(stderr, "verified", len(targets))
+	forEachOrdered(len(targets), func(i int) verifyReport {
+		return verifyOne(targets[i])
+	}, func(_ int, rep verifyReport) {
+		prog.tick()
+		switch rep.Status {
+		case statusError:
+			out.Summary.Errors++
+		case string(filtercheck.StatusOK):
+			out.Summary.OK++
+		case string(filtercheck.StatusMismatch):
+			out.Summary.Mismatch++
+		case string(filtercheck.StatusNoFilter):
+			out.Summary.NoFilter++
+		case string(filtercheck.StatusUnknownPolicy):
+			out.Summary.UnknownPolicy++
+		}
+		if rep.Status != statusError {
+			out.Summary.Tables++
+		}
+		if *asJSON {
+			out.Tables = append(out.Tables, rep)
+			return
+		}
+		prog.clear()
+		if rep.Status == statusError {
+			fmt.Fprintf(stderr, "ldbcompat: %s\n", rep.Error)
+			return
+		}
+		fmt.Fprintln(stdout, verifyLine(rep))
+	})
+	prog.finish()
+	out.ExitCode = exitOK
+	if out.Summary.Mismatch > 0 {
+		out.ExitCode = exitMismatch
+	}
+	if out.Summary.Errors > 0 {
+		out.ExitCode = exitError
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "ldbcompat: %v\n", err)
+			return exitError
+		}
+		return out.ExitCode
+	}
+	s := out.Summary
+	fmt.Fprintf(stdout, "%d tables: %d ok, %d mismatch, %d without filter", s.Tables, s.OK, s.Mismatch, s.NoFilter)
+	if s.UnknownPolicy > 0 {
+		fmt.Fprintf(stdout, ", %d with an unknown filter policy (not checked)", s.UnknownPolicy)
+	}
+	if s.Errors > 0 {
+		fmt.Fprintf(stdout, "; %d unreadable", s.Errors)
+	}
+	fmt.Fprintln(stdout)
+	return out.ExitCode
+}
+
+// verifyOne checks one target.
+func verifyOne(tg target) verifyReport {
+	rep := verifyReport{Path: tg.path}
+	if tg.err != nil {
+		rep.Status, rep.Error = statusError, tg.err.Error()
+		return rep
+	}
+	_, r, err := openChecked(tg.path)
+	if err != nil {
+		rep.Status, rep.Error = statusError, err.Error()
+		return rep
+	}
+	r.Blocks = nil // not reported; let it go
+	rep.Result = r
+	rep.Status = string(r.Status)
+	if r.Diff != nil {
+		off := r.FilterBlockOffset + uint64(r.Diff.Offset)
+		rep.DiffFileOffset = &off
+	}
+	return rep
+}
+
+// legacyText describes the hash a legacy filter was written with.
+var legacyText = map[string]string{
+	filtercheck.LegacyUnsigned: "legacy, written with unsigned (ARM) hash",
+	filtercheck.LegacySigned:   "legacy, written with signed (x86) hash",
+	filtercheck.LegacyEither:   "legacy, either hash (no key tells them apart)",
+	filtercheck.LegacyNeither:  "legacy, neither hash matches",
+}
+
+// verifyLine formats a readable table's result as one line.
+func verifyLine(rep verifyReport) string {
+	r := rep.Result
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", rep.Path)
+	switch r.Status {
+	case filtercheck.StatusNoFilter:
+		fmt.Fprintf(&b, "no filter block (%d data blocks, %d keys)", r.DataBlocks, r.Keys)
+		return b.String()
+	case filtercheck.StatusUnknownPolicy:
+		fmt.Fprintf(&b, "not checked: unknown filter policy %q (%d data blocks, %d keys)", r.Policy, r.DataBlocks, r.Keys)
+		return b.String()
+	case filtercheck.StatusOK:
+		b.WriteString("ok: ")
+	default:
+		b.WriteString("MISMATCH: ")
+	}
+	b.WriteString(r.Policy)
+	if r.Policy == bloom.LegacyPolicyName {
+		fmt.Fprintf(&b, " (%s)", legacyText[r.Legacy])
+	}
+	if r.LayoutError == "" {
+		fmt.Fprintf(&b, ", %s", r.Params)
+	}
+	fmt.Fprintf(&b, ", %d filters, %d keys", r.Filters, r.Keys)
+	if r.LayoutError != "" {
+		fmt.Fprintf(&b, "; malformed filter block: %s", r.LayoutError)
+	}
+	if d := r.Diff; d != nil {
+		fmt.Fprintf(&b, "; first difference at filter block %s", d)
+		if rep.DiffFileOffset != nil {
+			fmt.Fprintf(&b, " (file offset %d)", *rep.DiffFileOffset)
+		}
+	}
+	return b.String()
+}

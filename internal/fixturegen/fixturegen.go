@@ -1,0 +1,435 @@
+//go:build leveldb
+
+// Package fixturegen writes LevelDB databases through the real C++ library
+// (via levigo) with deterministic, seeded content chosen to exercise filter
+// blocks: user keys of every length from 1 to 40 bytes with bytes of 0x80
+// and above, overwrites and deletions kept alive by snapshots so one table
+// holds several versions of a user key, values larger than 2 KiB (so data
+// blocks skip whole 2 KiB filter ranges), and several tables, some written
+// by a memtable flush and one by a real compaction.
+//
+// It is used by internal/cmd/mkfixtures, which writes testdata/tables, and by
+// the tests of package compat, which generate fresh databases.
+package fixturegen
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/jmhodges/levigo"
+
+	"github.com/ldbcompat/ldbcompat/internal/table"
+)
+
+// The option values the fixtures cover.
+var (
+	BitsPerKey = []int{1, 5, 10, 16, 30}
+	BlockSizes = []int{128, 1024, 4096}
+)
+
+// Options selects what one generated database contains.
+type Options struct {
+	BitsPerKey int   // bloom filter bits per key
+	BlockSize  int   // LevelDB block_size
+	Snappy     bool  // snappy compression (else none)
+	KeysPerRun int   // new user keys written per key range; 0 means 300
+	Seed       int64 // seeds all content; 0 means 1
+}
+
+// Name returns a directory name describing o, such as "b10-bs4096-snappy".
+func (o Options) Name() string {
+	c := "none"
+	if o.Snappy {
+		c = "snappy"
+	}
+	return fmt.Sprintf("b%d-bs%d-%s", o.BitsPerKey, o.BlockSize, c)
+}
+
+// All returns every combination of BitsPerKey, BlockSizes and compression,
+// with the given keys per run and seed.
+func All(keysPerRun int, seed int64) []Options {
+	var all []Options
+	for _, b := range BitsPerKey {
+		for _, bs := range BlockSizes {
+			for _, s := range []bool{false, true} {
+				all = append(all, Options{BitsPerKey: b, BlockSize: bs, Snappy: s, KeysPerRun: keysPerRun, Seed: seed})
+			}
+		}
+	}
+	return all
+}
+
+// Info describes a generated database. It is what mkfixtures records beside
+// each fixture, so its JSON form is part of testdata.
+type Info struct {
+	Name       string `json:"name"`
+	BitsPerKey int    `json:"bits_per_key"`
+	BlockSize  int    `json:"block_size"`
+	// EffectiveBlockSize is BlockSize clamped to 1 KiB..4 MiB, as LevelDB's
+	// SanitizeOptions does: a database never writes smaller blocks.
+	EffectiveBlockSize int    `json:"effective_block_size"`
+	Compression        string `json:"compression"`
+	KeysPerRun         int    `json:"keys_per_run"`
+	Seed               int64  `json:"seed"`
+	LevelDBVersion     string `json:"leveldb_version"`
+	// TarballSHA256 and Compiler record how the linked LevelDB was built,
+	// from docker/build-leveldb.sh's build-info; empty for a system
+	// library.
+	TarballSHA256 string      `json:"tarball_sha256,omitempty"`
+	Compiler      string      `json:"compiler,omitempty"`
+	Arch          string      `json:"arch"`
+	Generator     string      `json:"generator"`
+	Tables        []TableInfo `json:"tables"`
+}
+
+// TableInfo describes one table of a generated database.
+type TableInfo struct {
+	File            string `json:"file"`
+	Size            int64  `json:"size"`
+	SHA256          string `json:"sha256"`
+	DataBlocks      int    `json:"data_blocks"`
+	SnappyBlocks    int    `json:"snappy_blocks"`
+	Entries         int    `json:"entries"`
+	Deletions       int    `json:"deletions"`
+	MultiVersion    int    `json:"user_keys_with_several_versions"`
+	FilterPolicy    string `json:"filter_policy"`
+	FilterBlockSize int    `json:"filter_block_size"`
+}
+
+// Generator names the program that writes fixtures, recorded in Info.
+const Generator = "go run -tags leveldb ./internal/cmd/mkfixtures"
+
+// LevelDBVersion returns the version of the linked LevelDB, such as "1.23".
+func LevelDBVersion() string {
+	return fmt.Sprintf("%d.%d", levigo.GetLevelDBMajorVersion(), levigo.GetLevelDBMinorVersion())
+}
+
+// Key ranges: each run writes user keys starting with its own byte, so the
+// runs' tables do not overlap until the last run rewrites run 0's range.
+var runPrefix = []byte{0x11, 0x7f, 0xc3}
+
+// Generate creates a database in dir (which must not exist or be empty) with
+// the content o selects, closes it, removes the files that vary from run to
+// run (LOG, LOG.old, LOCK) and describes the tables it left.
+//
+// The writes follow a fixed script, all from one seeded generator, with a
+// write buffer large enough that LevelDB never flushes on its own: every
+// table comes from an explicit CompactRange, so the file set is the same on
+// every run.
+func Generate(dir string, o Options) (*Info, error) {
+	if o.KeysPerRun == 0 {
+		o.KeysPerRun = 300
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.BitsPerKey < 0 || o.BlockSize <= 0 {
+		return nil, fmt.Errorf("fixturegen: bad options %+v", o)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := write(dir, o); err != nil {
+		return nil, fmt.Errorf("fixturegen %s: %w", o.Name(), err)
+	}
+	for _, f := range []string{"LOG", "LOG.old", "LOCK"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !os.IsNotExist(err) {
+			return nil, err
+		}
+	}
+	info, err := describe(dir, o)
+	if err != nil {
+		return nil, fmt.Errorf("fixturegen %s: %w", o.Name(), err)
+	}
+	return info, nil
+}
+
+func write(dir string, o Options) error {
+	opts := levigo.NewOptions()
+	defer opts.Close()
+	fp := levigo.NewBloomFilter(o.BitsPerKey)
+	defer fp.Close()
+	opts.SetCreateIfMissing(true)
+	opts.SetErrorIfExists(true)
+	opts.SetFilterPolicy(fp)
+	opts.SetBlockSize(o.BlockSize)
+	opts.SetWriteBufferSize(256 << 20)
+	if o.Snappy {
+		opts.SetCompression(levigo.SnappyCompression)
+	} else {
+		opts.SetCompression(levigo.NoCompression)
+	}
+	db, err := levigo.Open(dir, opts)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	wo := levigo.NewWriteOptions()
+	defer wo.Close()
+
+	rng := rand.New(rand.NewPCG(uint64(o.Seed), 0x6c64626366696c74))
+	var snaps []*levigo.Snapshot
+	defer func() {
+		for _, s := range snaps {
+			db.ReleaseSnapshot(s)
+		}
+	}()
+	snapshot := func() { snaps = append(snaps, db.NewSnapshot()) }
+
+	var run0 [][]byte
+	for run, prefix := range runPrefix {
+		keys := newKeys(rng, prefix, o.KeysPerRun)
+		if run == 0 {
+			run0 = keys
+		}
+		// Three rounds, with a snapshot between rounds so that the
+		// overwritten and deleted versions survive compaction.
+		for _, k := range keys {
+			if err := db.Put(wo, k, newValue(rng)); err != nil {
+				return err
+			}
+		}
+		snapshot()
+		for _, k := range keys {
+			switch r := rng.IntN(100); {
+			case r < 30:
+				err = db.Put(wo, k, newValue(rng))
+			case r < 45:
+				err = db.Delete(wo, k)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		snapshot()
+		for _, k := range keys {
+			switch r := rng.IntN(100); {
+			case r < 10:
+				err = db.Put(wo, k, newValue(rng))
+			case r < 15:
+				err = db.Delete(wo, k)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		// Flushes the memtable into a table of its own.
+		db.CompactRange(levigo.Range{Start: []byte{prefix}, Limit: []byte{prefix + 1}})
+	}
+	// Rewrite part of run 0's range and compact it: the flushed table
+	// overlaps run 0's and the two are merged by a compaction.
+	for _, k := range run0 {
+		switch r := rng.IntN(100); {
+		case r < 20:
+			err = db.Put(wo, k, newValue(rng))
+		case r < 30:
+			err = db.Delete(wo, k)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	extra := newKeys(rng, runPrefix[0], o.KeysPerRun/4)
+	for _, k := range extra {
+		if err := db.Put(wo, k, newValue(rng)); err != nil {
+			return err
+		}
+	}
+	db.CompactRange(levigo.Range{Start: []byte{runPrefix[0]}, Limit: []byte{runPrefix[0] + 1}})
+	return nil
+}
+
+// newKeys returns n distinct user keys that start with prefix, of 1 to 40
+// bytes (so most lengths are not multiples of 4), with random bytes after
+// the prefix, in random order.
+func newKeys(rng *rand.Rand, prefix byte, n int) [][]byte {
+	seen := make(map[string]bool, n)
+	keys := make([][]byte, 0, n)
+	for len(keys) < n {
+		k := make([]byte, 1+rng.IntN(40))
+		k[0] = prefix
+		for i := 1; i < len(k); i++ {
+			k[i] = byte(rng.Uint32())
+		}
+		if !seen[string(k)] {
+			seen[string(k)] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// words makes compressible values.
+var words = []string{"level", "bloom", "filter", "block", "table", "key", "snappy", "restart", "index", " "}
+
+// newValue returns a value: mostly small, sometimes empty, 1 in 25 between
+// 2 and 6 KiB; half of them compressible text, half random bytes.
+func newValue(rng *rand.Rand) []byte {
+	var n int
+	switch r := rng.IntN(100); {
+	case r < 3:
+		n = 0
+	case r < 7:
+		n = 2048 + rng.IntN(4096)
+	default:
+		n = 1 + rng.IntN(120)
+	}
+	v := make([]byte, 0, n+16)
+	if rng.IntN(2) == 0 {
+		for len(v) < n {
+			v = append(v, words[rng.IntN(len(words))]...)
+		}
+		return v[:n]
+	}
+	for len(v) < n {
+		v = append(v, byte(rng.Uint32()))
+	}
+	return v
+}
+
+// describe lists the tables in dir.
+func describe(dir string, o Options) (*Info, error) {
+	info := &Info{
+		Name:               o.Name(),
+		BitsPerKey:         o.BitsPerKey,
+		BlockSize:          o.BlockSize,
+		EffectiveBlockSize: min(max(o.BlockSize, 1<<10), 4<<20),
+		Compression:        "none",
+		KeysPerRun:         o.KeysPerRun,
+		Seed:               o.Seed,
+		LevelDBVersion:     LevelDBVersion(),
+		Arch:               runtime.GOARCH,
+		Generator:          Generator,
+	}
+	if o.Snappy {
+		info.Compression = "snappy"
+	}
+	names, err := Tables(dir)
+	if err != nil {
+		return nil, err
+	}
+	snappyBlocks := 0
+	for _, name := range names {
+		ti, err := describeTable(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		ti.File = name
+		snappyBlocks += ti.SnappyBlocks
+		info.Tables = append(info.Tables, *ti)
+	}
+	if len(info.Tables) < 3 {
+		return nil, fmt.Errorf("want at least 3 tables, LevelDB wrote %d", len(info.Tables))
+	}
+	if o.Snappy && snappyBlocks == 0 {
+		return nil, fmt.Errorf("snappy requested but no block is compressed: was LevelDB built without snappy?")
+	}
+	return info, nil
+}
+
+func describeTable(path string) (*TableInfo, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	t, err := table.Open(filepath.Base(path), bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	ti := &TableInfo{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+	versions := map[string]int{}
+	err = t.DataBlocks(func(b *table.DataBlock) error {
+		ti.DataBlocks++
+		if b.Compression == table.SnappyCompression {
+			ti.SnappyBlocks++
+		}
+		for _, e := range b.Entries {
+			ti.Entries++
+			if e.Key.Kind == table.KindDeletion {
+				ti.Deletions++
+			}
+			versions[string(e.Key.UserKey)]++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range versions {
+		if n > 1 {
+			ti.MultiVersion++
+		}
+	}
+	if name, contents, ok := t.FilterBlock(); ok {
+		ti.FilterPolicy, ti.FilterBlockSize = name, len(contents)
+	}
+	return ti, nil
+}
+
+// Tables returns the names of the table files (*.ldb, *.sst) in dir, sorted.
+func Tables(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		if n := e.Name(); strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// SnappyAvailable reports whether the linked LevelDB compresses with
+// snappy: LevelDB built without it silently stores blocks uncompressed. It
+// writes a small database in a temporary directory to find out.
+func SnappyAvailable() (bool, error) {
+	dir, err := os.MkdirTemp("", "fixturegen-snappy-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(dir)
+	opts := levigo.NewOptions()
+	defer opts.Close()
+	opts.SetCreateIfMissing(true)
+	opts.SetCompression(levigo.SnappyCompression)
+	db, err := levigo.Open(dir, opts)
+	if err != nil {
+		return false, err
+	}
+	wo := levigo.NewWriteOptions()
+	defer wo.Close()
+	err = db.Put(wo, []byte("k"), bytes.Repeat([]byte("compressible "), 1000))
+	if err == nil {
+		db.CompactRange(levigo.Range{})
+	}
+	db.Close()
+	if err != nil {
+		return false, err
+	}
+	names, err := Tables(dir)
+	if err != nil {
+		return false, err
+	}
+	for _, n := range names {
+		ti, err := describeTable(filepath.Join(dir, n))
+		if err != nil {
+			return false, err
+		}
+		if ti.SnappyBlocks > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,105 @@
+// Package table reads LevelDB tables (.ldb and, from releases before 1.14,
+// .sst files) without LevelDB: footer, index and metaindex blocks, data
+// blocks with their checksums and snappy compression, and the filter block.
+// It only reads; it yields each data block's handle and the internal keys
+// of its entries in table order, which is what rebuilding a filter block
+// needs.
+//
+// Every malformed input gives an *Error naming the file, the offset in it
+// and what was expected there. Nothing is allocated before the bytes it
+// describes are known to lie inside the file, and a snappy block's decoded
+// length is checked against the largest expansion snappy can produce, so a
+// damaged table never makes the reader panic or allocate more than a small
+// multiple of the file's size.
+//
+// # Table format
+//
+// The format is upstream's doc/table_format.md as written by
+// table/table_builder.cc. A table is a sequence of blocks, each followed by
+// a 5-byte trailer, and a fixed 48-byte footer:
+//
+//	+----------------------+  offset 0
+//	| data block 0         |
+//	| trailer              |
+//	+----------------------+
+//	| data block 1         |  each data block starts where the previous
+//	| trailer              |  block's trailer ends
+//	+----------------------+
+//	| ...                  |
+//	+----------------------+
+//	| filter block         |  optional; written raw (never compressed)
+//	| trailer              |
+//	+----------------------+
+//	| metaindex block      |
+//	| trailer              |
+//	+----------------------+
+//	| index block          |
+//	| trailer              |
+//	+----------------------+  file size - 48
+//	| footer               |
+//	+----------------------+  file size
+//
+// A block handle locates a block's contents, without its trailer: two
+// unsigned varints (LEB128, at most 10 bytes each).
+//
+//	+-----------------+---------------+
+//	| offset (varint) | size (varint) |
+//	+-----------------+---------------+
+//
+// The footer holds the handles of the metaindex and index blocks, zero
+// padding up to 40 bytes, and the magic number 0xdb4775248b80fb57 as a
+// little-endian uint64:
+//
+//	0                                            40                48
+//	+------------------+--------------+---------+------------------+
+//	| metaindex handle | index handle | padding | 57 fb 80 8b      |
+//	| 2..20 bytes      | 2..20 bytes  | zeros   | 24 75 47 db      |
+//	+------------------+--------------+---------+------------------+
+//
+// The trailer after each block's n content bytes is a compression type (0
+// none, 1 snappy; the contents are stored compressed and the handle's size
+// is the stored size) and a masked CRC-32C (Castagnoli) of the n stored
+// content bytes followed by the type byte:
+//
+//	+--------------------+------+------------------------+
+//	| contents (n bytes) | type | masked crc32c (LE u32) |
+//	+--------------------+------+------------------------+
+//
+//	masked = ((crc >> 15) | (crc << 17)) + 0xa282ead8   (mod 2^32)
+//
+// Once decompressed, data, index and metaindex blocks share one layout:
+// prefix-compressed entries, then an array of restart points, the offsets
+// of the entries whose keys are stored whole (every 16th entry by default,
+// and always the first), then their count:
+//
+//	+---------+---------+-----+------------+-----+------------+--------------+
+//	| entry 0 | entry 1 | ... | restart 0  | ... | restart R-1| R            |
+//	+---------+---------+-----+------------+-----+------------+--------------+
+//	                            uint32 LE each                  uint32 LE
+//
+// Each entry stores how many leading bytes its key shares with the previous
+// entry's key (0 at a restart point), then the rest of the key and the
+// value:
+//
+//	+---------------+-------------------+------------------+-------------+-------+
+//	| shared varint | non_shared varint | value_len varint | key[shared:]| value |
+//	+---------------+-------------------+------------------+-------------+-------+
+//	  varints are at most 5 bytes (32-bit values)
+//
+// In data blocks, keys are internal keys and values are the user's values.
+// An internal key is the user key followed by an 8-byte little-endian tag
+// packing a 56-bit sequence number and an 8-bit type (0 deletion, 1 value):
+//
+//	+----------------------+---------------------------------+
+//	| user key             | tag = seq<<8 | type (LE uint64) |
+//	+----------------------+---------------------------------+
+//
+// A table holds every version of a user key that its writer kept, newest
+// (highest sequence) first.
+//
+// The index block maps, for each data block, a key at or after that block's
+// last key and before the next block's first key (an internal key too) to
+// the data block's handle. The metaindex block maps names to handles; its
+// one entry in LevelDB 1.23 is "filter.<policy name>" naming the filter
+// block, whose layout package bloom documents.
+package table

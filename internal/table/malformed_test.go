@@ -1,0 +1,402 @@
+package table_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+)
+
+// readAll opens the table in data and reads every data block; it returns
+// the first error.
+func readAll(name string, r io.ReaderAt, size int64) error {
+	tb, err := table.Open(name, r, size)
+	if err != nil {
+		return err
+	}
+	return tb.DataBlocks(func(*table.DataBlock) error { return nil })
+}
+
+// checkTableError requires err to be a *table.Error naming file, at an
+// offset inside the file, whose message contains every string in want.
+func checkTableError(t *testing.T, err error, file string, size int, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error; want one containing %q", want)
+	}
+	var te *table.Error
+	if !errors.As(err, &te) {
+		t.Fatalf("error %v (%T) is not a *table.Error", err, err)
+	}
+	if te.File != file || te.Offset < 0 || te.Offset > int64(size) {
+		t.Fatalf("error %v: file %q offset %d; want file %q, offset in 0..%d", err, te.File, te.Offset, file, size)
+	}
+	prefix := fmt.Sprintf("table %s: offset %d: ", file, te.Offset)
+	if !strings.HasPrefix(err.Error(), prefix) {
+		t.Fatalf("error %q does not start with %q", err, prefix)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Fatalf("error %q does not contain %q", err, w)
+		}
+	}
+}
+
+// smallest returns the smallest committed table with the given
+// compression.
+func smallest(t *testing.T, compression string) fixtureTable {
+	t.Helper()
+	var best fixtureTable
+	for _, f := range loadFixtures(t) {
+		if f.db.Compression == compression && (best.data == nil || len(f.data) < len(best.data)) {
+			best = f
+		}
+	}
+	if best.data == nil {
+		t.Fatalf("no %s fixture", compression)
+	}
+	return best
+}
+
+func TestTruncated(t *testing.T) {
+	for _, comp := range []string{"none", "snappy"} {
+		f := smallest(t, comp)
+		var lengths []int
+		for n := 0; n < len(f.data); n++ {
+			if n < 256 || n > len(f.data)-256 || n%97 == 0 {
+				lengths = append(lengths, n)
+			}
+		}
+		for _, n := range lengths {
+			// The file really is shorter: the footer is read from the
+			// wrong place.
+			err := readAll("000005.ldb", bytes.NewReader(f.data[:n]), int64(n))
+			if n < table.FooterSize {
+				checkTableError(t, err, "000005.ldb", n, "too short")
+			} else {
+				checkTableError(t, err, "000005.ldb", n)
+			}
+			// The file was truncated after its size was taken: reads
+			// past the end fail.
+			err = readAll("000005.ldb", bytes.NewReader(f.data[:n]), int64(len(f.data)))
+			checkTableError(t, err, "000005.ldb", len(f.data))
+		}
+	}
+}
+
+func TestBadMagic(t *testing.T) {
+	f := smallest(t, "none")
+	for i := len(f.data) - 8; i < len(f.data); i++ {
+		data := bytes.Clone(f.data)
+		data[i] ^= 0x01
+		err := readAll("x.ldb", bytes.NewReader(data), int64(len(data)))
+		checkTableError(t, err, "x.ldb", len(data), "bad magic number", "0xdb4775248b80fb57")
+	}
+}
+
+// TestFlippedBytes flips every bit position of a sample of bytes in each
+// block and its trailer: the checksum must catch each one.
+func TestFlippedBytes(t *testing.T) {
+	for _, comp := range []string{"none", "snappy"} {
+		f := smallest(t, comp)
+		tb := f.open(t)
+		var handles []table.BlockHandle
+		for _, e := range tb.Index() {
+			handles = append(handles, e.Handle)
+		}
+		fh, _ := tb.FilterHandle()
+		handles = append(handles, fh, tb.MetaindexHandle(), tb.IndexHandle())
+		for _, h := range handles {
+			for off := h.Offset; off < h.End(); off++ {
+				if off-h.Offset > 16 && h.End()-off > 16 && (off-h.Offset)%13 != 0 {
+					continue
+				}
+				data := bytes.Clone(f.data)
+				data[off] ^= 1 << (off % 8)
+				err := readAll("f.ldb", bytes.NewReader(data), int64(len(data)))
+				checkTableError(t, err, "f.ldb", len(data), "checksum mismatch: stored 0x", ", computed 0x")
+				var te *table.Error
+				errors.As(err, &te)
+				if te.Offset != int64(h.Offset) {
+					t.Fatalf("flip at %d in block %s: error at offset %d, want the block's offset", off, h, te.Offset)
+				}
+			}
+		}
+	}
+}
+
+func TestHandlePastEOF(t *testing.T) {
+	f := smallest(t, "none")
+	tb := f.open(t)
+	size := uint64(len(f.data))
+	mh, ih := tb.MetaindexHandle(), tb.IndexHandle()
+	for _, tc := range []struct {
+		name        string
+		meta, index table.BlockHandle
+		want        string
+	}{
+		{"index offset at EOF", mh, table.BlockHandle{Offset: size, Size: ih.Size}, "index block handle"},
+		{"index size past EOF", mh, table.BlockHandle{Offset: ih.Offset, Size: size}, "index block handle"},
+		{"index trailer in footer", mh, table.BlockHandle{Offset: ih.Offset, Size: ih.Size + 1}, "index block handle"},
+		{"metaindex huge", table.BlockHandle{Offset: mh.Offset, Size: 1 << 62}, ih, "metaindex block handle"},
+		{"metaindex offset overflow", table.BlockHandle{Offset: 1<<64 - 2, Size: 10}, ih, "metaindex block handle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := tabletest.ReplaceFooter(f.data, tc.meta, tc.index)
+			err := readAll("h.ldb", bytes.NewReader(data), int64(len(data)))
+			checkTableError(t, err, "h.ldb", len(data), tc.want, "run past the end")
+		})
+	}
+	t.Run("data block handle past EOF", func(t *testing.T) {
+		entries := []tabletest.KV{{Key: []byte("k\x01\x00\x00\x00\x00\x00\x00\x00"), Value: table.AppendBlockHandle(nil, table.BlockHandle{Offset: 0, Size: size})}}
+		data, ih := tabletest.AppendBlock(bytes.Clone(f.data[:mh.End()]), tabletest.EncodeBlock(entries, 1), 0)
+		data = tabletest.AppendFooter(data, mh, ih)
+		err := readAll("d.ldb", bytes.NewReader(data), int64(len(data)))
+		checkTableError(t, err, "d.ldb", len(data), "data block handle", "run past the end")
+	})
+}
+
+// TestBadBlockContents alters block contents behind valid checksums, so
+// that the entry and restart checks are what catch the damage.
+func TestBadBlockContents(t *testing.T) {
+	key := func(s string, seq uint64) []byte {
+		return table.AppendInternalKey(nil, table.InternalKey{UserKey: []byte(s), Seq: seq, Kind: table.KindValue})
+	}
+	good := tabletest.EncodeBlock([]tabletest.KV{{Key: key("apple", 3), Value: []byte("v1")}, {Key: key("apricot", 2), Value: []byte("v2")}}, 16)
+	for _, tc := range []struct {
+		name     string
+		contents []byte
+		comp     byte
+		want     string
+	}{
+		{"empty block", nil, 0, "too short for its restart count"},
+		{"restart count too big", binary.LittleEndian.AppendUint32(nil, 5), 0, "restart count 5"},
+		{"no restarts", append(bytes.Clone(good[:len(good)-8]), 0, 0, 0, 0), 0, "not a restart point"},
+		{"restart not at entry", func() []byte {
+			b := bytes.Clone(good)
+			b = append(b[:len(b)-4], 3, 0, 0, 0, 2, 0, 0, 0)
+			return b
+		}(), 0, "restart point 1 (byte 3) is not an entry boundary"},
+		{"shared past previous key", func() []byte {
+			b := bytes.Clone(good)
+			b[0] = 1
+			return b
+		}(), 0, "shares 1 key bytes with a previous key of 0 bytes"},
+		{"value past end", func() []byte {
+			b := bytes.Clone(good)
+			b[2] = 100
+			return b
+		}(), 0, "run past the entries' end"},
+		{"bad varint", func() []byte {
+			b := bytes.Clone(good)
+			b[0], b[1], b[2], b[3], b[4] = 0xff, 0xff, 0xff, 0xff, 0x7f
+			return b
+		}(), 0, "want the shared key length"},
+		{"short internal key", tabletest.EncodeBlock([]tabletest.KV{{Key: []byte("abc")}}, 16), 0, "shorter than its 8-byte tag"},
+		{"bad kind", tabletest.EncodeBlock([]tabletest.KV{{Key: append([]byte("abc"), 7, 0, 0, 0, 0, 0, 0, 0)}}, 16), 0, "type 7"},
+		{"unknown compression", good, 9, "unknown compression type 9"},
+		{"zstd", good, 2, "zstd"},
+		{"snappy bomb", []byte{0xff, 0xff, 0xff, 0x7f, 0x00, 0x00}, 1, "more than snappy can expand"},
+		{"snappy garbage", []byte{0x10, 0xfe, 0xfe, 0xfe}, 1, "want a valid snappy block"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A table whose only data block is the altered one, with an
+			// empty metaindex.
+			data, dh := tabletest.AppendBlock(nil, tc.contents, tc.comp)
+			data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), 0)
+			idx := tabletest.EncodeBlock([]tabletest.KV{{Key: key("z", 0), Value: table.AppendBlockHandle(nil, dh)}}, 1)
+			data, ih := tabletest.AppendBlock(data, idx, 0)
+			data = tabletest.AppendFooter(data, mh, ih)
+			tbl, err := table.Open("b.ldb", bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			if _, _, ok := tbl.FilterBlock(); ok {
+				t.Fatal("FilterBlock ok without a filter")
+			}
+			_, err = tbl.ReadDataBlock(0)
+			checkTableError(t, err, "b.ldb", len(data), tc.want)
+		})
+	}
+}
+
+// TestMutations flips random bytes inside blocks of an uncompressed table
+// and repairs the checksum, many times: reading must end in a *table.Error
+// or succeed, never panic.
+func TestMutations(t *testing.T) {
+	f := smallest(t, "none")
+	tb := f.open(t)
+	handles := []table.BlockHandle{tb.MetaindexHandle(), tb.IndexHandle()}
+	for _, e := range tb.Index() {
+		handles = append(handles, e.Handle)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	iters := 3000
+	if testing.Short() {
+		iters = 300
+	}
+	failures := 0
+	for i := 0; i < iters; i++ {
+		data := bytes.Clone(f.data)
+		h := handles[rng.IntN(len(handles))]
+		for j := 0; j < 1+rng.IntN(3); j++ {
+			data[h.Offset+rng.Uint64N(h.Size)] = byte(rng.Uint32())
+		}
+		tabletest.FixChecksum(data, h)
+		err := readAll("m.ldb", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			failures++
+			checkTableError(t, err, "m.ldb", len(data))
+		}
+	}
+	if failures == 0 {
+		t.Error("no mutation was detected")
+	}
+}
+
+// FuzzOpen reads arbitrary bytes as a table: no panic, and every failure is
+// a *table.Error inside the file.
+func FuzzOpen(f *testing.F) {
+	// Small seeds: the fuzzer slows to a crawl on inputs of tens of KiB.
+	for _, o := range []tabletest.Options{{BlockSize: 64}, {BlockSize: 64, Snappy: true, Policy: bloom.NewPolicy(10)}} {
+		f.Add(tabletest.Build(smallEntries(12), o))
+	}
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := readAll("z.ldb", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			checkTableError(t, err, "z.ldb", len(data))
+			return
+		}
+		// What the CLI does with a readable table must not panic either.
+		tb, _ := table.Open("z.ldb", bytes.NewReader(data), int64(len(data)))
+		r, err := filtercheck.Check(tb)
+		if err != nil {
+			t.Fatalf("Check after a clean read: %v", err)
+		}
+		if _, contents, ok := tb.FilterBlock(); ok {
+			if l, err := filtercheck.ParseLayout(contents); err == nil {
+				filtercheck.MeasureFPR(contents, l, r.Blocks, bloom.NewPolicy(10), 20, 1)
+			}
+		}
+	})
+}
+
+// smallEntries returns n sorted entries with compressible values.
+func smallEntries(n int) []table.Entry {
+	var es []table.Entry
+	for i := 0; i < n; i++ {
+		k := table.InternalKey{UserKey: []byte(fmt.Sprintf("key\xf0%03d", i)), Seq: uint64(1000 - i), Kind: table.Kind(i % 2)}
+		es = append(es, table.Entry{Key: k, Value: bytes.Repeat([]byte{'v', byte(i)}, 8)})
+	}
+	return es
+}
+
+// TestBuildRoundTrip reads back tables written by tabletest.Build.
+func TestBuildRoundTrip(t *testing.T) {
+	want := smallEntries(200)
+	for _, o := range []tabletest.Options{{}, {BlockSize: 64}, {BlockSize: 100, Snappy: true, Policy: bloom.NewPolicy(7)}, {RestartInterval: 1, Snappy: true}} {
+		data := tabletest.Build(want, o)
+		tb, err := table.Open("rt.ldb", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []table.Entry
+		snappyBlocks := 0
+		err = tb.DataBlocks(func(b *table.DataBlock) error {
+			got = append(got, b.Entries...)
+			if b.Compression == table.SnappyCompression {
+				snappyBlocks++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%+v: read %d entries, wrote %d", o, len(got), len(want))
+		}
+		for i := range got {
+			if compareInternal(got[i].Key, want[i].Key) != 0 || got[i].Key.Kind != want[i].Key.Kind || !bytes.Equal(got[i].Value, want[i].Value) {
+				t.Fatalf("%+v: entry %d: read %v=%x, wrote %v=%x", o, i, got[i].Key, got[i].Value, want[i].Key, want[i].Value)
+			}
+		}
+		if o.Snappy && snappyBlocks == 0 {
+			t.Errorf("%+v: no snappy block", o)
+		}
+		if _, _, ok := tb.FilterBlock(); ok != (o.Policy != nil) {
+			t.Errorf("%+v: FilterBlock ok = %v", o, ok)
+		}
+	}
+}
+
+// TestDeepPrefixCompression feeds a block whose every entry repeats the
+// whole previous key and adds a byte: the keys' total size grows with the
+// square of the block's, and the reader must refuse before allocating it.
+func TestDeepPrefixCompression(t *testing.T) {
+	c := []byte{0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0} // a deletion of "" at sequence 0
+	for i := 8; i < 300000; i++ {
+		c = binary.AppendUvarint(c, uint64(i)) // shares the whole previous key
+		c = append(c, 1, 0, 0)                 // non_shared 1, value_len 0, a zero byte
+	}
+	c = binary.LittleEndian.AppendUint32(c, 0)
+	c = binary.LittleEndian.AppendUint32(c, 1)
+	data, dh := tabletest.AppendBlock(nil, c, 0)
+	data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), 0)
+	idx := tabletest.EncodeBlock([]tabletest.KV{{Key: []byte("zzzzzzzz"), Value: table.AppendBlockHandle(nil, dh)}}, 1)
+	data, ih := tabletest.AppendBlock(data, idx, 0)
+	data = tabletest.AppendFooter(data, mh, ih)
+	tb, err := table.Open("deep.ldb", bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tb.ReadDataBlock(0)
+	checkTableError(t, err, "deep.ldb", len(data), "times the block's size")
+}
+
+// FuzzDataBlock wraps arbitrary bytes as the stored contents of a table's
+// only data block, behind a valid checksum, so that the fuzzer reaches the
+// decompression and entry decoding the checksum otherwise guards.
+func FuzzDataBlock(f *testing.F) {
+	for _, es := range [][]table.Entry{nil, smallEntries(3), smallEntries(40)} {
+		var kvs []tabletest.KV
+		for _, e := range es {
+			kvs = append(kvs, tabletest.KV{Key: table.AppendInternalKey(nil, e.Key), Value: e.Value})
+		}
+		f.Add(tabletest.EncodeBlock(kvs, 4), byte(0))
+	}
+	f.Add([]byte{0x10, 0x3c, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f}, byte(1))
+	f.Fuzz(func(t *testing.T, contents []byte, comp byte) {
+		data, dh := tabletest.AppendBlock(nil, contents, comp)
+		data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), 0)
+		idx := tabletest.EncodeBlock([]tabletest.KV{{Key: []byte("zzzzzzzz"), Value: table.AppendBlockHandle(nil, dh)}}, 1)
+		data, ih := tabletest.AppendBlock(data, idx, 0)
+		data = tabletest.AppendFooter(data, mh, ih)
+		tb, err := table.Open("fz.ldb", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		b, err := tb.ReadDataBlock(0)
+		if err != nil {
+			checkTableError(t, err, "fz.ldb", len(data))
+			return
+		}
+		if comp != table.NoCompression && comp != table.SnappyCompression {
+			t.Fatalf("compression %d accepted", comp)
+		}
+		for _, e := range b.Entries {
+			if e.Key.Kind > table.KindValue {
+				t.Fatalf("entry with kind %d accepted", e.Key.Kind)
+			}
+		}
+	})
+}
