@@ -42,6 +42,20 @@ type Port struct {
 	// NewFilterBlockReader returns the port's filter block reader over
 	// contents using p.
 	NewFilterBlockReader func(p bloom.FilterPolicy, contents []byte) FilterBlockReader
+
+	// WriteDB creates a database in the empty directory dir with the port's
+	// bloom filter of bitsPerKey bits per key, puts kvs in order (keys are
+	// distinct) and closes it, leaving the data in tables (flush the
+	// memtable, for example by compacting the whole key range) so that
+	// their filter blocks can be checked. The kit then checks every table's
+	// filter block and has upstream read every key (see TestPort).
+	WriteDB func(dir string, kvs [][2][]byte, bitsPerKey int) error
+
+	// ReadDB opens the database in dir, which upstream LevelDB wrote with a
+	// bloom filter of bitsPerKey bits per key, with the port's bloom filter
+	// enabled, and reports for each key whether Get finds it. dir is a copy
+	// that the port may change.
+	ReadDB func(dir string, bitsPerKey int, keys [][]byte) (found []bool, err error)
 }
 
 // BloomPort is this module's own bloom package, described as a Port.

@@ -95,9 +95,11 @@ func (r *results) guard(prop, name, repro string, f func()) {
 func run(p Port, o oracle, cs caseSet) *results {
 	res := &results{}
 	im := portImpl{p}
-	if got := p.NewPolicy(10).Name(); got != bloom.PolicyName {
-		res.fail(Failure{PropName, "NewPolicy(10).Name()", fmt.Sprintf("port names its filter %q, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, bloom.PolicyName), ""})
-	}
+	res.guard(PropName, "NewPolicy(10).Name()", "NewPolicy(10).Name()", func() {
+		if got := p.NewPolicy(10).Name(); got != bloom.PolicyName {
+			res.fail(Failure{PropName, "NewPolicy(10).Name()", fmt.Sprintf("port names its filter %q, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, bloom.PolicyName), ""})
+		}
+	})
 	if p.Hash != nil {
 		for _, c := range cs.hash {
 			want, err := o.hash(c)

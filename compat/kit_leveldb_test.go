@@ -1,0 +1,98 @@
+//go:build leveldb
+
+package compat
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jmhodges/levigo"
+)
+
+// levigoPort is upstream itself, through levigo, described as a port: the
+// kit's live end-to-end checks must pass it. With bits < 0 WriteDB writes
+// without a filter policy.
+func levigoPort(writeBits func(int) int) Port {
+	p := BloomPort()
+	p.Name = "levigo"
+	p.ReadDB = func(dir string, bits int, keys [][]byte) ([]bool, error) {
+		vals, errs, err := upstreamGet(dir, bits, keys)
+		if err != nil {
+			return nil, err
+		}
+		found := make([]bool, len(keys))
+		for i, v := range vals {
+			if errs[i] != nil {
+				return nil, errs[i]
+			}
+			found[i] = v != nil
+		}
+		return found, nil
+	}
+	p.WriteDB = func(dir string, kvs [][2][]byte, bits int) error {
+		opts := levigo.NewOptions()
+		defer opts.Close()
+		opts.SetCreateIfMissing(true)
+		if b := writeBits(bits); b >= 0 {
+			fp := levigo.NewBloomFilter(b)
+			defer fp.Close()
+			opts.SetFilterPolicy(fp)
+		}
+		db, err := levigo.Open(dir, opts)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		wo := levigo.NewWriteOptions()
+		defer wo.Close()
+		for _, kv := range kvs {
+			if err := db.Put(wo, kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		db.CompactRange(levigo.Range{})
+		return nil
+	}
+	return p
+}
+
+// TestLevigoPort: upstream, as a port, passes every property, end-to-end
+// included, against committed and freshly written databases.
+func TestLevigoPort(t *testing.T) {
+	r := check(levigoPort(func(b int) int { return b }), kitConfig{tables: os.DirFS("../testdata/tables"), live: true})
+	if !r.Passed() {
+		t.Fatalf("upstream fails the kit:\n%s", r)
+	}
+	for _, prop := range []string{PropReadDB, PropWriteDB} {
+		if c, _ := r.Result(prop); c.Status != StatusPass || c.Cases == 0 {
+			t.Errorf("%s: %s after %d cases, want pass", prop, c.Status, c.Cases)
+		}
+	}
+	if c, _ := r.Result(PropReadDB); c.Cases != 6+len(liveDBOptions) {
+		t.Errorf("read %d databases, want the 6 committed and %d fresh ones", c.Cases, len(liveDBOptions))
+	}
+}
+
+// TestLevigoPortMistakes: databases written without a filter, or with one
+// sized for other bits/key, fail the write check.
+func TestLevigoPortMistakes(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		writeBits func(int) int
+		want      string
+	}{
+		{"no filter", func(int) int { return -1 }, "has no filter block"},
+		{"other bits/key", func(b int) int { return b + 6 }, "but the port was asked for 10 bits/key"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := levigoPort(c.writeBits)
+			p.ReadDB = nil
+			r := check(p, kitConfig{live: true, endToEndOnly: true})
+			res, _ := r.Result(PropWriteDB)
+			if res.Status != StatusFail || !strings.Contains(r.String(), c.want) {
+				t.Fatalf("want a write failure saying %q:\n%s", c.want, r)
+			}
+		})
+	}
+}

@@ -1,0 +1,102 @@
+//go:build leveldb
+
+package compat
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jmhodges/levigo"
+
+	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
+)
+
+// The kit's live half: upstream LevelDB through cgo (the suite's live
+// oracle) and through levigo (databases).
+
+func runLive(p Port, cs caseSet) *results { return run(p, liveOracle{}, cs) }
+
+// liveDBOptions are the databases upstream writes afresh for ReadDB: 10
+// bits/key, as the issue of false negatives matters most at the
+// recommended setting, with both compressions and two block sizes.
+var liveDBOptions = []fixturegen.Options{
+	{BitsPerKey: 10, BlockSize: 4096, Snappy: true, KeysPerRun: 300, Seed: 11},
+	{BitsPerKey: 10, BlockSize: 1024, Snappy: false, KeysPerRun: 300, Seed: 12},
+}
+
+// liveDBs has upstream write databases under dir.
+func liveDBs(dir string) ([]upstreamDB, error) {
+	var out []upstreamDB
+	for _, o := range liveDBOptions {
+		d := filepath.Join(dir, o.Name())
+		if _, err := fixturegen.Generate(d, o); err != nil {
+			return out, err
+		}
+		out = append(out, upstreamDB{name: fmt.Sprintf("upstream-written %s (seed %d)", o.Name(), o.Seed), bits: o.BitsPerKey, fsys: os.DirFS(d)})
+	}
+	return out, nil
+}
+
+// confirmContents checks that upstream reads db as the kit's table scan
+// does: the scan's answers are then upstream's.
+func confirmContents(db upstreamDB, contents []dbKey, absent [][]byte) error {
+	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyDB(db.fsys, tmp); err != nil {
+		return err
+	}
+	keys := make([][]byte, 0, len(contents)+len(absent))
+	for _, d := range contents {
+		keys = append(keys, d.key)
+	}
+	keys = append(keys, absent...)
+	vals, errs, err := upstreamGet(tmp, db.bits, keys)
+	if err != nil {
+		return err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("upstream's Get of key %x: %w", keys[i], err)
+		}
+	}
+	for i, d := range contents {
+		if (vals[i] != nil) != d.live || (d.live && !bytes.Equal(vals[i], d.value)) {
+			return fmt.Errorf("upstream reads key %x otherwise than the kit's table scan (found %v, scan %v)", d.key, vals[i] != nil, d.live)
+		}
+	}
+	for i := range absent {
+		if vals[len(contents)+i] != nil {
+			return fmt.Errorf("upstream finds key %x, which the kit's table scan does not", absent[i])
+		}
+	}
+	return nil
+}
+
+// upstreamGet opens the database in dir with upstream LevelDB and a bloom
+// filter of bits bits per key, and gets every key: nil for a missing key,
+// and the error of each Get that fails. err says the database did not open.
+func upstreamGet(dir string, bits int, keys [][]byte) (vals [][]byte, errs []error, err error) {
+	opts := levigo.NewOptions()
+	defer opts.Close()
+	fp := levigo.NewBloomFilter(bits)
+	defer fp.Close()
+	opts.SetFilterPolicy(fp)
+	db, err := levigo.Open(dir, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	ro := levigo.NewReadOptions()
+	defer ro.Close()
+	vals = make([][]byte, len(keys))
+	errs = make([]error, len(keys))
+	for i, k := range keys {
+		vals[i], errs[i] = db.Get(ro, k)
+	}
+	return vals, errs, nil
+}

@@ -1,0 +1,223 @@
+package compat
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+)
+
+// TestBloomPort runs the kit on this module's bloom package, as a port's
+// author runs it on theirs.
+func TestBloomPort(t *testing.T) {
+	TestPort(t, BloomPort())
+}
+
+// TestBloomTablePort runs the kit, end-to-end properties included, on a
+// port made of package bloom and a table reader and writer, with the
+// committed upstream databases and without cgo.
+func TestBloomTablePort(t *testing.T) {
+	r := check(tablePort(bloom.NewPolicy, bloom.NewPolicy), kitConfig{tables: os.DirFS("../testdata/tables")})
+	if !r.Passed() {
+		t.Fatalf("bloom with a table reader and writer fails the kit:\n%s", r)
+	}
+	for _, prop := range []string{PropReadDB, PropWriteDB} {
+		if c, _ := r.Result(prop); c.Status != StatusPass || c.Cases == 0 {
+			t.Errorf("%s: %s after %d cases, want pass", prop, c.Status, c.Cases)
+		}
+	}
+}
+
+// TestCheckCatchesBrokenPorts gives the kit ports with known mistakes and
+// checks that each is reported under the right property, with an effect,
+// and that panics are failures, not crashes.
+func TestCheckCatchesBrokenPorts(t *testing.T) {
+	tables := os.DirFS("../testdata/tables")
+	signed := func(b int) bloom.FilterPolicy { return renamed{bloom.NewLegacyPolicy(b, true)} }
+	cases := []struct {
+		name   string
+		port   Port
+		fail   []string // properties that must fail
+		effect string   // a phrase one of the effects must hold
+	}{
+		{"panicking NewPolicy", Port{Name: "x", NewPolicy: func(int) bloom.FilterPolicy { panic("boom") }},
+			[]string{PropName, PropFilterBytes, PropKeyMayMatch}, "panics"},
+		{"panicking hash", Port{Name: "x", NewPolicy: bloom.NewPolicy, Hash: func(d []byte, s uint32) uint32 {
+			if len(d) == 3 {
+				panic("three")
+			}
+			return bloom.Hash(d, s)
+		}}, []string{PropHash}, "panics"},
+		{"reader that refuses damaged blocks", Port{Name: "x", NewPolicy: bloom.NewPolicy,
+			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
+				if len(c) < 5 {
+					panic(Refusal{fmt.Errorf("filter block of %d bytes", len(c))})
+				}
+				return bloom.NewFilterBlockReader(p, c)
+			}}, []string{PropReader}, "refuses"},
+		{"reader that never matches an empty filter range", Port{Name: "x", NewPolicy: bloom.NewPolicy,
+			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
+				return allFalseAbove{bloom.NewFilterBlockReader(p, c)}
+			}}, []string{PropReader}, "false negatives"},
+		{"signed hash in the read path", tablePort(signed, bloom.NewPolicy), []string{PropFilterBytes, PropKeyMayMatch, PropReadDB}, "Get on the port reports keys missing"},
+		{"filters over internal keys", tablePort(bloom.NewPolicy, func(b int) bloom.FilterPolicy { return tagPolicy{bloom.NewPolicy(b)} }),
+			[]string{PropWriteDB}, "upstream's Get reports keys missing"},
+		{"no filter blocks", tablePort(bloom.NewPolicy, func(int) bloom.FilterPolicy { return nil }), []string{PropWriteDB}, "without a filter"},
+		{"old filter name", tablePort(bloom.NewPolicy, func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }),
+			[]string{PropWriteDB}, "looks only for filter.leveldb.BuiltinBloomFilter2"},
+		{"panicking ReadDB", Port{Name: "x", NewPolicy: bloom.NewPolicy, ReadDB: func(string, int, [][]byte) ([]bool, error) { panic("read") }},
+			[]string{PropReadDB}, "panics"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := check(c.port, kitConfig{tables: tables})
+			if r.Passed() {
+				t.Fatalf("kit passes a broken port:\n%s", r)
+			}
+			var effects []string
+			for _, prop := range c.fail {
+				res, _ := r.Result(prop)
+				if res.Status != StatusFail {
+					t.Errorf("%s: %s, want fail", prop, res.Status)
+					continue
+				}
+				if res.Effect == "" {
+					t.Errorf("%s fails without an effect", prop)
+				}
+				effects = append(effects, res.Effect)
+				for _, f := range res.Failures {
+					if f.Repro == "" && prop != PropName {
+						t.Errorf("%s %s: no reproducer", prop, f.Case)
+					}
+				}
+			}
+			if !strings.Contains(strings.Join(effects, "\n"), c.effect) {
+				t.Errorf("no effect mentions %q:\n%s", c.effect, strings.Join(effects, "\n"))
+			}
+			s := r.String()
+			for _, res := range r.Checks {
+				if len(res.Failures) > MaxShown && !strings.Contains(s, fmt.Sprintf("... and %d more", len(res.Failures)-MaxShown)) {
+					t.Errorf("%s: %d failures, report does not cut them at %d", res.Property, len(res.Failures), MaxShown)
+				}
+			}
+			if testing.Verbose() {
+				t.Log("\n" + s)
+			}
+		})
+	}
+}
+
+// TestCheckRequiresNewPolicy: a port without NewPolicy is a suite error,
+// not a crash.
+func TestCheckRequiresNewPolicy(t *testing.T) {
+	r := Check(Port{Name: "empty"})
+	if r.Passed() || len(r.Errors) == 0 {
+		t.Fatalf("a port without NewPolicy passes:\n%s", r)
+	}
+}
+
+// allFalseAbove answers false for offsets past the first filter range,
+// dropping keys upstream's reader accepts.
+type allFalseAbove struct{ r *bloom.FilterBlockReader }
+
+func (a allFalseAbove) KeyMayMatch(off uint64, key []byte) bool {
+	return off < 2048 && a.r.KeyMayMatch(off, key)
+}
+
+// renamed gives a policy upstream's name.
+type renamed struct{ bloom.FilterPolicy }
+
+func (renamed) Name() string { return bloom.PolicyName }
+
+// tagPolicy builds its filters from keys with an 8-byte tag appended, as a
+// port that forgets to strip internal keys' tags does.
+type tagPolicy struct{ bloom.FilterPolicy }
+
+func (p tagPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
+	tagged := make([][]byte, len(keys))
+	for i, k := range keys {
+		tagged[i] = append(append([]byte(nil), k...), 1, 0, 0, 0, 0, 0, 0, 0)
+	}
+	return p.FilterPolicy.CreateFilter(tagged, dst)
+}
+
+// tablePort is a port made of package internal/table and package bloom:
+// ReadDB gets each key from the newest version in any table whose filter
+// (built with readPolicy) says it may be in a data block, as upstream's
+// Table::InternalGet does; WriteDB writes one table with a filter block
+// built with writePolicy (none if it returns nil).
+func tablePort(readPolicy, writePolicy func(int) bloom.FilterPolicy) Port {
+	return Port{
+		Name:      "table",
+		NewPolicy: readPolicy,
+		ReadDB: func(dir string, bits int, keys [][]byte) ([]bool, error) {
+			type version struct {
+				seq  uint64
+				live bool
+			}
+			newest := map[string]version{}
+			want := map[string]bool{}
+			for _, k := range keys {
+				want[string(k)] = true
+			}
+			names, err := tableNames(os.DirFS(dir))
+			if err != nil {
+				return nil, err
+			}
+			pol := readPolicy(bits)
+			for _, name := range names {
+				data, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					return nil, err
+				}
+				t, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
+				if err != nil {
+					return nil, err
+				}
+				var fr *bloom.FilterBlockReader
+				if fname, contents, ok := t.FilterBlock(); ok && fname == pol.Name() {
+					fr = bloom.NewFilterBlockReader(pol, contents)
+				}
+				err = t.DataBlocks(func(b *table.DataBlock) error {
+					for _, e := range b.Entries {
+						uk := e.Key.UserKey
+						if !want[string(uk)] || (fr != nil && !fr.KeyMayMatch(b.Handle.Offset, uk)) {
+							continue
+						}
+						if v, ok := newest[string(uk)]; !ok || v.seq < e.Key.Seq {
+							newest[string(uk)] = version{e.Key.Seq, e.Key.Kind == table.KindValue}
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			found := make([]bool, len(keys))
+			for i, k := range keys {
+				found[i] = newest[string(k)].live
+			}
+			return found, nil
+		},
+		WriteDB: func(dir string, kvs [][2][]byte, bits int) error {
+			entries := make([]table.Entry, len(kvs))
+			for i, kv := range kvs {
+				entries[i] = table.Entry{Key: table.InternalKey{UserKey: kv[0], Seq: uint64(i + 1), Kind: table.KindValue}, Value: kv[1]}
+			}
+			sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].Key.UserKey, entries[j].Key.UserKey) < 0 })
+			o := tabletest.Options{Snappy: true}
+			if p := writePolicy(bits); p != nil {
+				o.Policy = p
+			}
+			return os.WriteFile(filepath.Join(dir, "000005.ldb"), tabletest.Build(entries, o), 0o644)
+		},
+	}
+}

@@ -1,0 +1,172 @@
+// Package golangleveldb describes github.com/golang/leveldb (its last
+// commit, of January 2017; its README calls it an incomplete work in
+// progress) as a compat.Port, through its public API:
+//
+//   - NewPolicy: bloom.FilterPolicy, its db.FilterPolicy;
+//   - Hash: not exported (bloom's hash function is unexported);
+//   - filter block reader: unexported, reached through its table reader
+//     (table.NewReader and Reader.Get, which consults the filter), on a
+//     table made around the block by ports/internal/sstcraft;
+//   - filter block builder: unexported, and table.Writer picks the data
+//     block offsets itself, so the suite's builder calls cannot be replayed;
+//   - ReadDB and WriteDB: leveldb.Open with db.Options.FilterPolicy set.
+//     The database has no CompactRange or flush call: WriteDB sets a small
+//     write buffer so that its memtables are flushed to tables and compacted.
+package golangleveldb
+
+import (
+	"errors"
+	"io"
+	"os"
+	"time"
+
+	"github.com/golang/leveldb"
+	gbloom "github.com/golang/leveldb/bloom"
+	"github.com/golang/leveldb/db"
+	"github.com/golang/leveldb/table"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
+)
+
+// Module is the module this adapter checks.
+const Module = "github.com/golang/leveldb"
+
+// writeBufferSize is the memtable size WriteDB sets, small enough that the
+// kit's database is flushed and compacted into several tables.
+const writeBufferSize = 64 << 10
+
+// Notes say how each property is reached, or why it is not.
+var Notes = map[string]string{
+	compat.PropHash:        "not exported: bloom's hash function is unexported",
+	compat.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
+	compat.PropReader:      "through table.NewReader and Reader.Get, which consults the filter, on a table made around the block",
+	compat.PropReadDB:      "leveldb.Open with db.Options{FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
+	compat.PropWriteDB:     "leveldb.Open with db.Options{FilterPolicy: bloom.FilterPolicy(bits), WriteBufferSize: 64 KiB}, DB.Set, DB.Close (no flush or CompactRange call exists)",
+	compat.PropFilterBytes: "bloom.FilterPolicy(bits).AppendFilter",
+}
+
+// Port returns golang/leveldb described as a compat.Port.
+func Port() compat.Port {
+	return compat.Port{
+		Name:      Module,
+		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return Policy{gbloom.FilterPolicy(bitsPerKey)} },
+		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) compat.FilterBlockReader {
+			return &tableReader{p: asPolicy(p), contents: contents, byOffset: map[uint64]*table.Reader{}, reads: map[uint64]*sstcraft.Reads{}}
+		},
+		ReadDB:  readDB,
+		WriteDB: writeDB,
+	}
+}
+
+// Policy is a golang/leveldb db.FilterPolicy as a bloom.FilterPolicy.
+type Policy struct{ P db.FilterPolicy }
+
+// Name returns the policy's name.
+func (p Policy) Name() string { return p.P.Name() }
+
+// CreateFilter calls AppendFilter.
+func (p Policy) CreateFilter(keys [][]byte, dst []byte) []byte { return p.P.AppendFilter(dst, keys) }
+
+// KeyMayMatch calls MayContain.
+func (p Policy) KeyMayMatch(key, f []byte) bool { return p.P.MayContain(f, key) }
+
+// asPolicy returns p as a golang/leveldb policy: its own when p wraps one,
+// else a wrapper (for upstream's test policy).
+func asPolicy(p bloom.FilterPolicy) db.FilterPolicy {
+	if gp, ok := p.(Policy); ok {
+		return gp.P
+	}
+	return wrapped{p}
+}
+
+type wrapped struct{ p bloom.FilterPolicy }
+
+func (w wrapped) Name() string                                  { return w.p.Name() }
+func (w wrapped) AppendFilter(dst []byte, keys [][]byte) []byte { return w.p.CreateFilter(keys, dst) }
+func (w wrapped) MayContain(f, key []byte) bool                 { return w.p.KeyMayMatch(key, f) }
+
+// tableReader answers KeyMayMatch through golang/leveldb's table reader: a
+// table per offset asked, whose only data block sits at that offset; the
+// filter said "may match" when Get went on to read the data block.
+type tableReader struct {
+	p        db.FilterPolicy
+	contents []byte
+	byOffset map[uint64]*table.Reader
+	reads    map[uint64]*sstcraft.Reads
+}
+
+func (r *tableReader) KeyMayMatch(offset uint64, key []byte) bool {
+	tr, ok := r.byOffset[offset]
+	rd := r.reads[offset]
+	if !ok {
+		rd = sstcraft.NewReads(sstcraft.Table(r.p.Name(), r.contents, offset))
+		tr = table.NewReader(memFile{rd}, &db.Options{FilterPolicy: r.p})
+		rd.Arm()
+		r.byOffset[offset], r.reads[offset] = tr, rd
+	}
+	before := rd.Count()
+	_, err := tr.Get(key, nil)
+	switch {
+	case rd.Count() > before:
+		return true
+	case errors.Is(err, db.ErrNotFound):
+		return false
+	default:
+		panic(compat.Refusal{Err: err})
+	}
+}
+
+// memFile is a read-only db.File over a table in memory.
+type memFile struct{ r *sstcraft.Reads }
+
+func (f memFile) Close() error                            { return nil }
+func (f memFile) Read([]byte) (int, error)                { return 0, io.EOF }
+func (f memFile) ReadAt(p []byte, off int64) (int, error) { return f.r.ReadAt(p, off) }
+func (f memFile) Write([]byte) (int, error)               { return 0, errors.New("read-only") }
+func (f memFile) Stat() (os.FileInfo, error)              { return fileInfo{f.r.Size()}, nil }
+func (f memFile) Sync() error                             { return nil }
+
+type fileInfo struct{ size int64 }
+
+func (fi fileInfo) Name() string       { return "000001.ldb" }
+func (fi fileInfo) Size() int64        { return fi.size }
+func (fi fileInfo) Mode() os.FileMode  { return 0o444 }
+func (fi fileInfo) ModTime() time.Time { return time.Time{} }
+func (fi fileInfo) IsDir() bool        { return false }
+func (fi fileInfo) Sys() any           { return nil }
+
+func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
+	d, err := leveldb.Open(dir, &db.Options{FilterPolicy: gbloom.FilterPolicy(bitsPerKey)})
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	found := make([]bool, len(keys))
+	for i, k := range keys {
+		_, err := d.Get(k, nil)
+		switch {
+		case err == nil:
+			found[i] = true
+		case errors.Is(err, db.ErrNotFound):
+		default:
+			return nil, err
+		}
+	}
+	return found, nil
+}
+
+func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
+	d, err := leveldb.Open(dir, &db.Options{FilterPolicy: gbloom.FilterPolicy(bitsPerKey), WriteBufferSize: writeBufferSize})
+	if err != nil {
+		return err
+	}
+	for _, kv := range kvs {
+		if err := d.Set(kv[0], kv[1], nil); err != nil {
+			d.Close()
+			return err
+		}
+	}
+	return d.Close()
+}

@@ -1,0 +1,178 @@
+// Package goleveldb describes github.com/syndtr/goleveldb as a
+// compat.Port, through its public API:
+//
+//   - NewPolicy: leveldb/filter.NewBloomFilter, its bloom filter;
+//   - Hash: leveldb/util.Hash;
+//   - filter block reader: goleveldb's filter block reader is unexported,
+//     so the adapter reaches it through its table reader
+//     (leveldb/table.NewReader and Reader.Find with filtering on), on a
+//     table made around the block by ports/internal/sstcraft;
+//   - filter block builder: unexported, and its table writer picks the
+//     data block offsets itself, so the arbitrary builder calls of the suite
+//     cannot be replayed (the end-to-end write check covers the builder);
+//   - ReadDB and WriteDB: leveldb.OpenFile with Options.Filter set.
+package goleveldb
+
+import (
+	"errors"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	lerrors "github.com/syndtr/goleveldb/leveldb/errors"
+	"github.com/syndtr/goleveldb/leveldb/filter"
+	"github.com/syndtr/goleveldb/leveldb/opt"
+	"github.com/syndtr/goleveldb/leveldb/storage"
+	"github.com/syndtr/goleveldb/leveldb/table"
+	"github.com/syndtr/goleveldb/leveldb/util"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
+)
+
+// Module is the module this adapter checks.
+const Module = "github.com/syndtr/goleveldb"
+
+// Notes say how each property is reached, or why it is not.
+var Notes = map[string]string{
+	compat.PropHash:        "leveldb/util.Hash",
+	compat.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
+	compat.PropReader:      "through table.NewReader and Reader.Find(key, filtered=true) on a table made around the block",
+	compat.PropReadDB:      "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Get",
+	compat.PropWriteDB:     "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(util.Range{})",
+	compat.PropFilterBytes: "filter.NewBloomFilter(bits).NewGenerator(): Add, Generate",
+}
+
+// Port returns goleveldb described as a compat.Port.
+func Port() compat.Port {
+	return compat.Port{
+		Name:      Module,
+		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return Policy{filter.NewBloomFilter(bitsPerKey)} },
+		Hash:      util.Hash,
+		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) compat.FilterBlockReader {
+			return &tableReader{f: asFilter(p), contents: contents, byOffset: map[uint64]*table.Reader{}, reads: map[uint64]*sstcraft.Reads{}}
+		},
+		ReadDB:  readDB,
+		WriteDB: writeDB,
+	}
+}
+
+// Policy is a goleveldb filter.Filter as a bloom.FilterPolicy.
+type Policy struct{ F filter.Filter }
+
+// Name returns the filter's name.
+func (p Policy) Name() string { return p.F.Name() }
+
+// CreateFilter generates the filter of keys with the filter's generator
+// into a goleveldb util.Buffer holding dst.
+func (p Policy) CreateFilter(keys [][]byte, dst []byte) []byte {
+	g := p.F.NewGenerator()
+	for _, k := range keys {
+		g.Add(k)
+	}
+	b := util.NewBuffer(dst)
+	g.Generate(b)
+	return b.Bytes()
+}
+
+// KeyMayMatch asks the filter's Contains.
+func (p Policy) KeyMayMatch(key, f []byte) bool { return p.F.Contains(f, key) }
+
+// asFilter returns p as a goleveldb filter: goleveldb's own when p wraps
+// one, else a wrapper (for upstream's test policy).
+func asFilter(p bloom.FilterPolicy) filter.Filter {
+	if gp, ok := p.(Policy); ok {
+		return gp.F
+	}
+	return wrapped{p}
+}
+
+type wrapped struct{ p bloom.FilterPolicy }
+
+func (w wrapped) Name() string                         { return w.p.Name() }
+func (w wrapped) Contains(f, key []byte) bool          { return w.p.KeyMayMatch(key, f) }
+func (w wrapped) NewGenerator() filter.FilterGenerator { return &generator{p: w.p} }
+
+type generator struct {
+	p    bloom.FilterPolicy
+	keys [][]byte
+}
+
+func (g *generator) Add(key []byte) { g.keys = append(g.keys, append([]byte(nil), key...)) }
+
+func (g *generator) Generate(b filter.Buffer) {
+	_, _ = b.Write(g.p.CreateFilter(g.keys, nil))
+	g.keys = g.keys[:0]
+}
+
+// tableReader answers KeyMayMatch through goleveldb's table reader: a
+// table per offset asked, whose only data block sits at that offset; the
+// filter said "may match" when the reader went on to read the data block.
+type tableReader struct {
+	f        filter.Filter
+	contents []byte
+	byOffset map[uint64]*table.Reader
+	reads    map[uint64]*sstcraft.Reads
+}
+
+func (r *tableReader) KeyMayMatch(offset uint64, key []byte) bool {
+	tr, ok := r.byOffset[offset]
+	rd := r.reads[offset]
+	if !ok {
+		rd = sstcraft.NewReads(sstcraft.Table(r.f.Name(), r.contents, offset))
+		var err error
+		tr, err = table.NewReader(rd, rd.Size(), storage.FileDesc{Type: storage.TypeTable, Num: 1}, nil, util.NewBufferPool(4096), &opt.Options{Filter: r.f, Strict: opt.StrictBlockChecksum})
+		if err != nil {
+			panic(compat.Refusal{Err: err})
+		}
+		rd.Arm()
+		r.byOffset[offset], r.reads[offset] = tr, rd
+	}
+	before := rd.Count()
+	_, _, err := tr.Find(key, true, nil)
+	switch {
+	case rd.Count() > before:
+		return true
+	case errors.Is(err, leveldb.ErrNotFound) || errors.Is(err, lerrors.ErrNotFound):
+		return false
+	default:
+		panic(compat.Refusal{Err: err})
+	}
+}
+
+func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
+	db, err := leveldb.OpenFile(dir, &opt.Options{Filter: filter.NewBloomFilter(bitsPerKey), ErrorIfMissing: true})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	found := make([]bool, len(keys))
+	for i, k := range keys {
+		_, err := db.Get(k, nil)
+		switch {
+		case err == nil:
+			found[i] = true
+		case errors.Is(err, leveldb.ErrNotFound):
+		default:
+			return nil, err
+		}
+	}
+	return found, nil
+}
+
+func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
+	db, err := leveldb.OpenFile(dir, &opt.Options{Filter: filter.NewBloomFilter(bitsPerKey), ErrorIfExist: true})
+	if err != nil {
+		return err
+	}
+	for _, kv := range kvs {
+		if err := db.Put(kv[0], kv[1], nil); err != nil {
+			db.Close()
+			return err
+		}
+	}
+	if err := db.CompactRange(util.Range{}); err != nil {
+		db.Close()
+		return err
+	}
+	return db.Close()
+}
