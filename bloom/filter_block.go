@@ -1,6 +1,9 @@
 package bloom
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // A filter block holds one filter per 2 KiB range of data-block offsets in a
 // table. Its layout, from table/filter_block.cc and doc/table_format.md:
@@ -33,18 +36,51 @@ const filterBaseLg = 11
 // StartBlock called with each data block's offset before that block's keys.
 // A StartBlock for a range earlier than one already started is a no-op, as
 // in upstream release builds (debug builds assert).
+//
+// The builder keeps its buffers from filter to filter, and Reset keeps them
+// from table to table, so that AddKey allocates nothing once they have grown
+// to the size of a filter's keys.
 type FilterBlockBuilder struct {
-	policy        FilterPolicy
+	policy FilterPolicy
+	// bloom is policy when it is this package's bloom filter, which builds
+	// filters from keys and ends directly.
+	bloom         *bloomPolicy
 	keys          []byte   // keys of the current filter, concatenated
-	starts        []int    // start of each key in keys
+	ends          []int    // end of each key in keys
 	result        []byte   // filters built so far
-	tmpKeys       [][]byte // CreateFilter's argument, reused
+	tmpKeys       [][]byte // CreateFilter's argument for other policies, reused
 	filterOffsets []uint32 // start of each filter in result
 }
 
+// Initial buffer sizes: the keys of a 2 KiB range of data blocks rarely
+// take more than a few KiB, and a table has tens to thousands of filters.
+const (
+	initialKeyBytes = 4 << 10
+	initialKeys     = 128
+	initialFilters  = 64
+	initialResult   = 4 << 10
+)
+
 // NewFilterBlockBuilder returns a builder that makes filters with p.
 func NewFilterBlockBuilder(p FilterPolicy) *FilterBlockBuilder {
-	return &FilterBlockBuilder{policy: p}
+	b := &FilterBlockBuilder{
+		policy:        p,
+		keys:          make([]byte, 0, initialKeyBytes),
+		ends:          make([]int, 0, initialKeys),
+		filterOffsets: make([]uint32, 0, initialFilters),
+	}
+	b.bloom, _ = p.(*bloomPolicy)
+	return b
+}
+
+// Reset makes b ready to build another table's filter block, as a new
+// builder with the same policy would, but keeps its buffers. The slice an
+// earlier Finish returned is overwritten by the next one.
+func (b *FilterBlockBuilder) Reset() {
+	b.keys = b.keys[:0]
+	b.ends = b.ends[:0]
+	b.result = b.result[:0]
+	b.filterOffsets = b.filterOffsets[:0]
 }
 
 // StartBlock tells the builder that the next keys belong to the data block at
@@ -66,21 +102,23 @@ func (b *FilterBlockBuilder) StartBlock(blockOffset uint64) {
 
 // AddKey adds key to the filter of the current range. The builder copies it.
 func (b *FilterBlockBuilder) AddKey(key []byte) {
-	b.starts = append(b.starts, len(b.keys))
 	b.keys = append(b.keys, key...)
+	b.ends = append(b.ends, len(b.keys))
 }
 
 // Finish finishes the last filter and appends the offset array, the array
 // offset and the base log, and returns the whole filter block. The returned
 // slice belongs to the builder; it is valid until the builder's next call.
 //
-// As upstream's, a builder is meant to be finished once; calling Finish
-// again appends another offset array to the block, exactly as upstream does.
+// As upstream's, a builder is meant to be finished once (or Reset); calling
+// Finish again appends another offset array to the block, exactly as
+// upstream does.
 func (b *FilterBlockBuilder) Finish() []byte {
-	if len(b.starts) > 0 {
+	if len(b.ends) > 0 {
 		b.generateFilter()
 	}
 	arrayOffset := uint32(len(b.result))
+	b.result = slices.Grow(b.result, 4*len(b.filterOffsets)+5)
 	for _, off := range b.filterOffsets {
 		b.result = binary.LittleEndian.AppendUint32(b.result, off)
 	}
@@ -93,23 +131,33 @@ func (b *FilterBlockBuilder) Finish() []byte {
 // keys, else the policy's filter of its keys.
 func (b *FilterBlockBuilder) generateFilter() {
 	b.filterOffsets = append(b.filterOffsets, uint32(len(b.result)))
-	n := len(b.starts)
+	n := len(b.ends)
 	if n == 0 {
 		return
 	}
-	b.tmpKeys = b.tmpKeys[:0]
-	for i, s := range b.starts {
-		end := len(b.keys)
-		if i+1 < n {
-			end = b.starts[i+1]
+	if b.bloom != nil {
+		// Grow the result by doubling, not by append's smaller steps for
+		// large slices: a table's filters then take a handful of
+		// allocations, whatever their number.
+		if need := b.bloom.filterLen(n); cap(b.result)-len(b.result) < need {
+			grown := make([]byte, len(b.result), max(2*cap(b.result), len(b.result)+need, initialResult))
+			copy(grown, b.result)
+			b.result = grown
 		}
-		b.tmpKeys = append(b.tmpKeys, b.keys[s:end:end])
+		b.result = b.bloom.appendFilterFlat(b.result, b.keys, b.ends)
+	} else {
+		b.tmpKeys = b.tmpKeys[:0]
+		start := 0
+		for _, end := range b.ends {
+			b.tmpKeys = append(b.tmpKeys, b.keys[start:end:end])
+			start = end
+		}
+		b.result = b.policy.CreateFilter(b.tmpKeys, b.result)
+		// Drop the references into keys, which the next filter reuses.
+		clear(b.tmpKeys)
 	}
-	b.result = b.policy.CreateFilter(b.tmpKeys, b.result)
-	clear(b.tmpKeys)
-	b.tmpKeys = b.tmpKeys[:0]
 	b.keys = b.keys[:0]
-	b.starts = b.starts[:0]
+	b.ends = b.ends[:0]
 }
 
 // FilterBlockReader answers queries against a filter block, as

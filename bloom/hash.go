@@ -18,27 +18,55 @@ const bloomSeed = 0xbc9f1d34
 // The length enters the hash truncated to 32 bits, as in upstream.
 func Hash(data []byte, seed uint32) uint32 {
 	h := seed ^ (uint32(len(data)) * hashM)
-	for len(data) >= 4 {
-		h += binary.LittleEndian.Uint32(data)
-		h *= hashM
-		h ^= h >> 16
+	// Whole words, four and then two at a time from 8-byte loads: the
+	// same arithmetic as one word at a time, with fewer loads, length
+	// checks and slice updates.
+	for len(data) >= 16 {
+		w0 := binary.LittleEndian.Uint64(data)
+		w1 := binary.LittleEndian.Uint64(data[8:])
+		h = mixWord(h, uint32(w0))
+		h = mixWord(h, uint32(w0>>32))
+		h = mixWord(h, uint32(w1))
+		h = mixWord(h, uint32(w1>>32))
+		data = data[16:]
+	}
+	if len(data) >= 8 {
+		w := binary.LittleEndian.Uint64(data)
+		h = mixWord(h, uint32(w))
+		h = mixWord(h, uint32(w>>32))
+		data = data[8:]
+	}
+	if len(data) >= 4 {
+		h = mixWord(h, binary.LittleEndian.Uint32(data))
 		data = data[4:]
 	}
-	switch len(data) {
-	case 3:
-		h += uint32(data[2])<<16 | uint32(data[1])<<8 | uint32(data[0])
-		h *= hashM
-		h ^= h >> hashR
-	case 2:
-		h += uint32(data[1])<<8 | uint32(data[0])
-		h *= hashM
-		h ^= h >> hashR
-	case 1:
-		h += uint32(data[0])
-		h *= hashM
-		h ^= h >> hashR
+	if len(data) > 0 {
+		h = mixTail(h, data)
 	}
 	return h
+}
+
+// mixWord folds one 4-byte little-endian word w into h.
+func mixWord(h, w uint32) uint32 {
+	h += w
+	h *= hashM
+	return h ^ h>>16
+}
+
+// mixTail folds the 1 to 3 tail bytes into h, as unsigned values.
+func mixTail(h uint32, tail []byte) uint32 {
+	var t uint32
+	switch len(tail) {
+	case 3:
+		t = uint32(tail[2])<<16 | uint32(tail[1])<<8 | uint32(tail[0])
+	case 2:
+		t = uint32(tail[1])<<8 | uint32(tail[0])
+	case 1:
+		t = uint32(tail[0])
+	}
+	h += t
+	h *= hashM
+	return h ^ h>>hashR
 }
 
 // HashSignedTail is the hash of LevelDB releases before 1.16 as compiled

@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+)
+
+// Go returns the Impl of package bloom, named "go". Its loops are the ones
+// a caller writes: CreateFilter reusing dst[:0], KeyMayMatch through the
+// FilterPolicy interface, and a new FilterBlockBuilder per table.
+func Go() Impl {
+	im := FromPolicy("go", bloom.NewPolicy)
+	im.FilterBlock = func(bitsPerKey int, ops []Op, iters int) int64 {
+		p := bloom.NewPolicy(bitsPerKey)
+		start := time.Now()
+		for i := 0; i < iters; i++ {
+			runOps(bloom.NewFilterBlockBuilder(p), ops)
+		}
+		return time.Since(start).Nanoseconds()
+	}
+	return im
+}
+
+// FromPolicy returns the Impl of a Go filter policy, such as a LevelDB
+// port's bloom filter seen through an adapter: CreateFilter and
+// KeyMayMatch only, since a port's filter block builder is its own.
+func FromPolicy(name string, newPolicy func(bitsPerKey int) bloom.FilterPolicy) Impl {
+	return Impl{
+		Name: name,
+		CreateFilter: func(bitsPerKey int, keys [][]byte, iters int) ([]byte, int64) {
+			p := newPolicy(bitsPerKey)
+			var dst []byte
+			start := time.Now()
+			for i := 0; i < iters; i++ {
+				dst = p.CreateFilter(keys, dst[:0])
+			}
+			return dst, time.Since(start).Nanoseconds()
+		},
+		KeyMayMatch: func(bitsPerKey int, keys [][]byte, filter []byte, iters int) (int, int64) {
+			p := newPolicy(bitsPerKey)
+			hits := 0
+			start := time.Now()
+			for i := 0; i < iters; i++ {
+				hits = 0
+				for _, k := range keys {
+					if p.KeyMayMatch(k, filter) {
+						hits++
+					}
+				}
+			}
+			return hits, time.Since(start).Nanoseconds()
+		},
+		Allocs: func(name string, bitsPerKey int, keys [][]byte, filter []byte, ops []Op) float64 {
+			return policyAllocs(newPolicy(bitsPerKey), name, keys, filter, ops)
+		},
+	}
+}
+
+func runOps(b *bloom.FilterBlockBuilder, ops []Op) {
+	for _, op := range ops {
+		switch op.Kind {
+		case StartBlock:
+			b.StartBlock(op.Offset)
+		case AddKey:
+			b.AddKey(op.Key)
+		case Finish:
+			b.Finish()
+		}
+	}
+}
+
+// policyAllocs counts the heap allocations of one run of a benchmark: per
+// CreateFilter into a reused buffer, per pass of KeyMayMatch over all keys,
+// and per table for package bloom's filter block builder.
+func policyAllocs(p bloom.FilterPolicy, name string, keys [][]byte, filter []byte, ops []Op) float64 {
+	dst := p.CreateFilter(keys, nil)
+	var f func()
+	switch name {
+	case NameCreateFilter:
+		f = func() { dst = p.CreateFilter(keys, dst[:0]) }
+	case NameMatchHit, NameMatchMiss:
+		f = func() {
+			for _, k := range keys {
+				p.KeyMayMatch(k, filter)
+			}
+		}
+	case NameFilterBlock:
+		f = func() { runOps(bloom.NewFilterBlockBuilder(p), ops) }
+	default:
+		return -1
+	}
+	return allocsPerRun(10, f)
+}
+
+// allocsPerRun is testing.AllocsPerRun without importing testing.
+func allocsPerRun(runs int, f func()) float64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f() // warm up
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < runs; i++ {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs-before.Mallocs) / float64(runs)
+}

@@ -1,0 +1,18 @@
+//go:build leveldb
+
+// Command benchcmp compares package bloom with upstream C++ LevelDB 1.23 on
+// the same keys and the same filter, in one process, alternating between
+// them, and measures `ldbcompat verify` throughput over a database written
+// by upstream. It is what `make bench` runs:
+//
+//	eval "$(docker/build-leveldb.sh --print-env)"
+//	go run -tags leveldb ./internal/cmd/benchcmp [-rounds 5] [-out bench/out/bench.txt]
+//
+// See package bench for the flags and the output format.
+package main
+
+import "github.com/ldbcompat/ldbcompat/bench"
+
+func main() {
+	bench.Main([]bench.Impl{bench.Go(), bench.Upstream()}, bench.Verify)
+}
