@@ -26,7 +26,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -178,9 +177,10 @@ func resolve(paths []string) []target {
 		var tables []string
 		for _, e := range ents {
 			n := e.Name()
-			// Directories (and devices) named like tables are skipped;
-			// symbolic links are followed when the table is opened.
-			if (strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst")) && (e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
+			// Anything named like a table is one: a directory, a named
+			// pipe or a dangling symbolic link of that name is reported
+			// as unreadable, as LevelDB would fail to open it.
+			if strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst") {
 				tables = append(tables, filepath.Join(p, n))
 			}
 		}

@@ -172,11 +172,19 @@ func uvarint32(b []byte) (v uint32, n int) {
 	return uint32(x), n
 }
 
-// The key budget of a block: keyBudgetFactor times its size, plus
-// keyBudgetSlack bytes.
+// The key budget of a block: keyBudgetFactor times its decompressed size
+// and, for a compressed block, at most storedKeyBudgetFactor times its
+// stored size, plus keyBudgetSlack bytes. The second bound keeps snappy's
+// expansion (up to 22 times) and prefix compression's from compounding: a
+// 25 KB table of one snappy block of identical entries, each repeating a
+// 2000-byte key, decoded to 38 MB of keys without it. The slack is per
+// block, so it must stay small: a table of many small blocks, each filled
+// up to its budget, would otherwise decode to the slack times the number
+// of blocks (1 MiB a block let a 200 KB table decode to 30 MB of keys).
 const (
-	keyBudgetFactor = 64
-	keyBudgetSlack  = 1 << 20
+	keyBudgetFactor       = 64
+	storedKeyBudgetFactor = 256
+	keyBudgetSlack        = 4 << 10
 )
 
 // forEachEntry decodes the entries of a block (data, index or metaindex
@@ -203,7 +211,11 @@ func (t *Table) forEachEntry(b *Block, what string, fn func(rawEntry) error) err
 	// the block itself; bound the total so that a crafted block cannot make
 	// the reader allocate without limit. LevelDB's restart interval (16 by
 	// default) keeps real blocks far below this.
-	budget := keyBudgetFactor*uint64(len(c)) + keyBudgetSlack
+	budget, factor, of := keyBudgetFactor*uint64(len(c)), keyBudgetFactor, "size"
+	if b.Compression != NoCompression && storedKeyBudgetFactor*b.Handle.Size < budget {
+		budget, factor, of = storedKeyBudgetFactor*b.Handle.Size, storedKeyBudgetFactor, "stored size"
+	}
+	budget += keyBudgetSlack
 	for pos := 0; pos < limit; index++ {
 		p := pos
 		shared, n := uvarint32(c[p:limit])
@@ -240,7 +252,7 @@ func (t *Table) forEachEntry(b *Block, what string, fn func(rawEntry) error) err
 		}
 		klen := uint64(shared) + uint64(nonShared)
 		if klen > budget {
-			return t.blockErrorf(b, what, pos, "entry %d: keys decode to more than %d times the block's size; want prefix compression as shallow as LevelDB writes", index, keyBudgetFactor)
+			return t.blockErrorf(b, what, pos, "entry %d: keys decode to more than %d times the block's %s; want prefix compression as shallow as LevelDB writes", index, factor, of)
 		}
 		budget -= klen
 		key := make([]byte, klen)

@@ -7,10 +7,14 @@
 //
 // Every malformed input gives an *Error naming the file, the offset in it
 // and what was expected there. Nothing is allocated before the bytes it
-// describes are known to lie inside the file, and a snappy block's decoded
-// length is checked against the largest expansion snappy can produce, so a
-// damaged table never makes the reader panic or allocate more than a small
-// multiple of the file's size.
+// describes are known to lie inside the file, a snappy block's decoded
+// length is checked against the largest expansion snappy can produce (22
+// times), and a block's prefix-compressed keys may decode to at most 64
+// times the block's decompressed size, and 256 times its stored size, plus
+// 4 KiB, so a damaged table never makes the reader panic or allocate more
+// than a bounded multiple of the file's size: 2.5 to 4.5 times for the
+// tables C++ LevelDB writes, damaged or not, and about 300 times for the
+// worst crafted one (internal/table/bounds_test.go).
 //
 // # Table format
 //

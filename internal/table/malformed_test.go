@@ -272,7 +272,11 @@ func FuzzOpen(f *testing.F) {
 	}
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		err := readAll("z.ldb", bytes.NewReader(data), int64(len(data)))
+		var err error
+		got := allocatedBy(func() { err = readAll("z.ldb", bytes.NewReader(data), int64(len(data))) })
+		if bound := fuzzAllocBound(len(data)); got > bound {
+			t.Fatalf("reading a %d-byte table allocated %d bytes; want at most %d", len(data), got, bound)
+		}
 		if err != nil {
 			checkTableError(t, err, "z.ldb", len(data))
 			return
@@ -385,7 +389,11 @@ func FuzzDataBlock(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Open: %v", err)
 		}
-		b, err := tb.ReadDataBlock(0)
+		var b *table.DataBlock
+		got := allocatedBy(func() { b, err = tb.ReadDataBlock(0) })
+		if bound := fuzzAllocBound(len(data)); got > bound {
+			t.Fatalf("reading a %d-byte block allocated %d bytes; want at most %d", len(contents), got, bound)
+		}
 		if err != nil {
 			checkTableError(t, err, "fz.ldb", len(data))
 			return
@@ -400,3 +408,8 @@ func FuzzDataBlock(f *testing.F) {
 		}
 	})
 }
+
+// fuzzAllocBound is the most reading an arbitrary table of size bytes may
+// allocate: the decompressed blocks (up to 22 times their stored size),
+// their keys (up to 256 times), each entry's bookkeeping, and a constant.
+func fuzzAllocBound(size int) uint64 { return 400*uint64(size) + 1<<20 }

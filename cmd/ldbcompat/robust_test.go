@@ -1,0 +1,455 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+)
+
+// The CLI with bad input: every path or table that cannot be read gives a
+// message on stderr naming the file (and the offset, when the file could
+// be opened) and exit status 2, for verify and dump alike; nothing hangs.
+
+// runBoth runs verify and dump on args, each with a deadline: a command
+// that hangs fails the test instead of stalling it.
+func runBoth(t *testing.T, args ...string) (verifyCode int, verifyErr string, dumpCode int, dumpErr string) {
+	t.Helper()
+	type out struct {
+		code   int
+		stderr string
+	}
+	do := func(cmd string) out {
+		done := make(chan out, 1)
+		argv := []string{cmd}
+		if cmd == "dump" {
+			argv = append(argv, "--samples", "50")
+		}
+		argv = append(argv, args...)
+		go func() {
+			var o, e bytes.Buffer
+			code := run(argv, &o, &e)
+			done <- out{code, e.String()}
+		}()
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(30 * time.Second):
+			t.Fatalf("ldbcompat %s %q did not finish in 30s", cmd, args)
+		}
+		return out{}
+	}
+	v, d := do("verify"), do("dump")
+	return v.code, v.stderr, d.code, d.stderr
+}
+
+// wantError requires exit status 2 from verify and dump and, on stderr, a
+// line naming path and matching each pattern.
+func wantError(t *testing.T, path string, patterns ...string) {
+	t.Helper()
+	vc, ve, dc, de := runBoth(t, path)
+	for _, r := range []struct {
+		cmd    string
+		code   int
+		stderr string
+	}{{"verify", vc, ve}, {"dump", dc, de}} {
+		if r.code != exitError {
+			t.Errorf("%s %s: exit %d, want %d\nstderr: %s", r.cmd, path, r.code, exitError, r.stderr)
+		}
+		line := ""
+		for _, l := range strings.Split(r.stderr, "\n") {
+			if strings.HasPrefix(l, "ldbcompat: ") && strings.Contains(l, path) {
+				line = l
+			}
+		}
+		if line == "" {
+			t.Errorf("%s %s: no error line naming the file on stderr:\n%s", r.cmd, path, r.stderr)
+			continue
+		}
+		for _, p := range patterns {
+			if !regexp.MustCompile(p).MatchString(line) {
+				t.Errorf("%s %s: error %q does not match %q", r.cmd, path, line, p)
+			}
+		}
+	}
+}
+
+func TestBadPaths(t *testing.T) {
+	src := firstTable(t, filepath.Join(fixtures, "b10-bs4096-none"))
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, b)
+		return p
+	}
+	noise := make([]byte, 4096)
+	for i := range noise {
+		noise[i] = byte(i * 7919 >> 3)
+	}
+	t.Run("missing", func(t *testing.T) {
+		wantError(t, filepath.Join(dir, "nope.ldb"), "no such file or directory")
+	})
+	t.Run("empty file", func(t *testing.T) {
+		wantError(t, file("empty.ldb", nil), `offset 0: file is 0 bytes, too short for a table`)
+	})
+	t.Run("text file", func(t *testing.T) {
+		wantError(t, file("CURRENT", bytes.Repeat([]byte("MANIFEST-000002\n"), 10)), `offset 152: not a LevelDB table: bad magic number`)
+	})
+	t.Run("noise", func(t *testing.T) {
+		wantError(t, file("noise.ldb", noise), `offset 4088: not a LevelDB table: bad magic number`)
+	})
+	t.Run("log file", func(t *testing.T) {
+		// A write-ahead log is not a table either.
+		wantError(t, file("000003.log", append([]byte{0x8f, 0x32, 0x8c, 0x1a, 0x24, 0, 1}, bytes.Repeat([]byte("x"), 100)...)), `bad magic number`)
+	})
+	t.Run("footer only", func(t *testing.T) {
+		wantError(t, file("footer.ldb", data[len(data)-table.FooterSize:]), `offset 0: metaindex block handle \d+\+\d+: block and its 5-byte trailer run past the end of the blocks at 0`)
+	})
+	t.Run("directory without CURRENT", func(t *testing.T) {
+		d := filepath.Join(dir, "notdb")
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(d, "000005.ldb"), data)
+		wantError(t, d, "not a LevelDB database: no CURRENT file")
+	})
+	t.Run("database without tables", func(t *testing.T) {
+		d := filepath.Join(dir, "empty-db")
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(d, "CURRENT"), []byte("MANIFEST-000002\n"))
+		writeFile(t, filepath.Join(d, "000003.log"), nil)
+		wantError(t, d, "not a LevelDB database with tables: no [*].ldb or [*].sst files")
+	})
+}
+
+// TestUnreadableTables covers tables that cannot be opened or read: file
+// permissions (when not root), dangling symbolic links, named pipes and
+// directories named like tables, and read errors.
+func TestUnreadableTables(t *testing.T) {
+	src := firstTable(t, filepath.Join(fixtures, "b10-bs4096-none"))
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("permission denied", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("running as root, which reads files whatever their mode; the dangling link, pipe and read-error cases cover unreadable tables")
+		}
+		p := filepath.Join(t.TempDir(), "000005.ldb")
+		writeFile(t, p, data)
+		if err := os.Chmod(p, 0); err != nil {
+			t.Fatal(err)
+		}
+		wantError(t, p, "permission denied")
+	})
+	// Each odd entry in a database directory that also holds a good
+	// table: the good one is still checked, the odd one named, exit 2.
+	for _, tc := range []struct {
+		name   string
+		make   func(t *testing.T, path string)
+		want   string
+		direct string // the error when the entry is named directly, if not want
+	}{
+		{"dangling symbolic link", func(t *testing.T, p string) {
+			if err := os.Symlink(filepath.Join(filepath.Dir(p), "gone.ldb"), p); err != nil {
+				t.Fatal(err)
+			}
+		}, "no such file or directory", ""},
+		{"named pipe", func(t *testing.T, p string) {
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+		}, "not a regular file but a named pipe", ""},
+		{"symbolic link to a named pipe", func(t *testing.T, p string) {
+			fifo := filepath.Join(filepath.Dir(p), "pipe")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			if err := os.Symlink(fifo, p); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file but a named pipe", ""},
+		{"directory", func(t *testing.T, p string) {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a regular file but a directory", "not a LevelDB database: no CURRENT file"},
+		{"symbolic link loop", func(t *testing.T, p string) {
+			if err := os.Symlink(p, p); err != nil {
+				t.Fatal(err)
+			}
+		}, "too many levels of symbolic links", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := t.TempDir()
+			writeFile(t, filepath.Join(db, "CURRENT"), []byte("MANIFEST-000002\n"))
+			writeFile(t, filepath.Join(db, "000005.ldb"), data)
+			odd := filepath.Join(db, "000009.ldb")
+			tc.make(t, odd)
+			code, stdout, stderr := runCmd(t, "verify", db)
+			if code != exitError || !strings.Contains(stdout, "000005.ldb: ok") || !strings.Contains(stdout, "1 tables: 1 ok") ||
+				!regexp.MustCompile("ldbcompat: .*"+regexp.QuoteMeta(odd)+": .*"+tc.want).MatchString(stderr) {
+				t.Errorf("verify %s: exit %d; want 2, the good table ok and %q\nstdout: %s\nstderr: %s", db, code, tc.want, stdout, stderr)
+			}
+			// Named directly, not through its database.
+			direct := tc.want
+			if tc.direct != "" {
+				direct = tc.direct
+			}
+			wantError(t, odd, direct)
+		})
+	}
+}
+
+// hookedFile is a table file whose reads go through hook first.
+type hookedFile struct {
+	*os.File
+	hook func(p []byte, off int64) (n int, err error, handled bool)
+}
+
+func (f *hookedFile) ReadAt(p []byte, off int64) (int, error) {
+	if n, err, ok := f.hook(p, off); ok {
+		return n, err
+	}
+	return f.File.ReadAt(p, off)
+}
+
+// withOpenHook makes openFile wrap every file it opens in a hookedFile
+// built by mk, until the test ends.
+func withOpenHook(t *testing.T, mk func(path string, f *os.File) *hookedFile) {
+	t.Helper()
+	saved := openFile
+	t.Cleanup(func() { openFile = saved })
+	openFile = func(path string) (tableFile, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		return mk(path, f), nil
+	}
+}
+
+// TestTableReadErrors simulates I/O errors and tables that change while
+// they are read, through the openFile hook.
+func TestTableReadErrors(t *testing.T) {
+	src := firstTable(t, filepath.Join(fixtures, "b10-bs4096-none"))
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := int64(len(data))
+	tb, _ := openTable(t, src)
+	ih := tb.IndexHandle()
+
+	t.Run("I/O error", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "000005.ldb")
+		writeFile(t, p, data)
+		withOpenHook(t, func(path string, f *os.File) *hookedFile {
+			return &hookedFile{f, func(b []byte, off int64) (int, error, bool) {
+				if off < size-table.FooterSize {
+					return 0, &fs.PathError{Op: "read", Path: path, Err: syscall.EIO}, true
+				}
+				return 0, nil, false
+			}}
+		})
+		wantError(t, p, fmt.Sprintf(`table .*000005.ldb: offset %d: reading index block \(%d bytes\): read .*: input/output error`, ih.Offset, ih.Size+table.TrailerSize))
+	})
+	// The file changes after its footer has been read.
+	for _, tc := range []struct {
+		name   string
+		change func(path string) error
+		want   []string
+	}{
+		{"truncated while read", func(p string) error { return os.Truncate(p, size/2) },
+			[]string{fmt.Sprintf(`offset %d: reading index block .*unexpected EOF`, ih.Offset), fmt.Sprintf(`changed while it was read \(%d bytes, .* when opened; %d bytes`, size, size/2)}},
+		{"overwritten while read", func(p string) error {
+			return os.WriteFile(p, bytes.Repeat([]byte{0x5a}, len(data)), 0o644)
+		}, []string{fmt.Sprintf(`offset %d: index block .*checksum mismatch`, ih.Offset), `changed while it was read`}},
+		{"grown while read", func(p string) error {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.Write(make([]byte, 4096))
+			return err
+		}, []string{fmt.Sprintf(`changed while it was read \(%d bytes, .* when opened; %d bytes`, size, size+4096), "is LevelDB still writing it"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "000005.ldb")
+			withOpenHook(t, func(path string, f *os.File) *hookedFile {
+				var once sync.Once
+				return &hookedFile{f, func(b []byte, off int64) (int, error, bool) {
+					if off == size-table.FooterSize {
+						return 0, nil, false // the footer: read it as it was
+					}
+					var err error
+					once.Do(func() {
+						// Make sure the modification time moves on
+						// coarse-grained file systems.
+						time.Sleep(10 * time.Millisecond)
+						err = tc.change(path)
+					})
+					if err != nil {
+						return 0, err, true
+					}
+					return 0, nil, false
+				}}
+			})
+			for _, cmd := range []string{"verify", "dump"} {
+				writeFile(t, p, data)
+				code, stdout, stderr := runCmd(t, cmd, p)
+				if code != exitError {
+					t.Errorf("%s: exit %d, want 2\nstdout: %s\nstderr: %s", cmd, code, stdout, stderr)
+				}
+				for _, w := range append(tc.want, "^ldbcompat: (table )?"+regexp.QuoteMeta(p)) {
+					if !regexp.MustCompile(w).MatchString(stderr) {
+						t.Errorf("%s: stderr %q does not match %q", cmd, stderr, w)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestBitFlipCLI runs verify and dump on copies of a fixture table with one
+// bit flipped, for a sample of bits (every bit of the footer, one byte in
+// 97 elsewhere): exit 2 with the file and an offset named, or exactly the
+// undamaged table's output.
+func TestBitFlipCLI(t *testing.T) {
+	src := firstTable(t, filepath.Join(fixtures, "b16-bs128-snappy"))
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "000005.ldb")
+	writeFile(t, p, data)
+	_, wantOut, _ := runCmd(t, "verify", p)
+	_, wantDump, _ := runCmd(t, "dump", "--samples", "100", p)
+	stride := 97
+	if testing.Short() {
+		stride = 997
+	}
+	var bits []int
+	for i := range data {
+		switch {
+		case i >= len(data)-table.FooterSize:
+			for b := 0; b < 8; b++ {
+				bits = append(bits, 8*i+b)
+			}
+		case i%stride == 0:
+			bits = append(bits, 8*i+i/stride%8)
+		}
+	}
+	errPrefix := regexp.MustCompile(`^ldbcompat: table ` + regexp.QuoteMeta(p) + `: offset (\d+): `)
+	same := 0
+	for _, bit := range bits {
+		damaged := bytes.Clone(data)
+		damaged[bit/8] ^= 1 << (bit % 8)
+		writeFile(t, p, damaged)
+		for _, args := range [][]string{{"verify", p}, {"dump", "--samples", "100", p}} {
+			code, stdout, stderr := runCmd(t, args...)
+			want := map[string]string{"verify": wantOut, "dump": wantDump}[args[0]]
+			switch code {
+			case exitOK:
+				if stdout != want {
+					t.Errorf("bit %d of byte %d flipped: %s exit 0 with different output:\n%s\nundamaged:\n%s", bit%8, bit/8, args[0], stdout, want)
+				}
+				same++
+			case exitError:
+				if !errPrefix.MatchString(stderr) {
+					t.Errorf("bit %d of byte %d flipped: %s: stderr %q does not name the file and an offset", bit%8, bit/8, args[0], stderr)
+				}
+			default:
+				t.Errorf("bit %d of byte %d flipped: %s exit %d\n%s%s", bit%8, bit/8, args[0], code, stdout, stderr)
+			}
+		}
+	}
+	if same == 0 {
+		t.Error("no flip left the output unchanged; the footer padding should")
+	}
+	t.Logf("%d bits flipped; %d runs gave the undamaged output", len(bits), same)
+}
+
+// TestErrorsUnwrap checks that the errors openChecked returns keep the
+// underlying *table.Error for callers that look for it.
+func TestErrorsUnwrap(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.ldb")
+	writeFile(t, p, []byte("short"))
+	_, _, err := openChecked(p)
+	var te *table.Error
+	if !errors.As(err, &te) || te.File != p {
+		t.Fatalf("error %v (%T): want a *table.Error for %s", err, err, p)
+	}
+}
+
+// fuzzBase is the table FuzzCLI stores arbitrary filter blocks in: 40
+// entries in a few data blocks across several 2 KiB ranges.
+var fuzzBase = sync.OnceValue(func() []byte {
+	var es []table.Entry
+	for i := 0; i < 40; i++ {
+		k := table.InternalKey{UserKey: []byte(fmt.Sprintf("key%02d\x80", i/2)), Seq: uint64(100 - i), Kind: table.Kind(i % 2)}
+		es = append(es, table.Entry{Key: k, Value: bytes.Repeat([]byte{'v'}, i*5)})
+	}
+	return tabletest.Build(es, tabletest.Options{BlockSize: 200, Policy: bloom.NewPolicy(10)})
+})
+
+// FuzzCLI runs verify and dump, as text and as JSON, on a table whose
+// filter block is arbitrary bytes behind a valid checksum, so that the
+// fuzzer reaches the formatting of every kind of result: the table is
+// readable, so the exit status is 0 or 1, the same for both commands, and
+// the JSON parses.
+func FuzzCLI(f *testing.F) {
+	tb, err := table.Open("base", bytes.NewReader(fuzzBase()), int64(len(fuzzBase())))
+	if err != nil {
+		f.Fatal(err)
+	}
+	_, real, _ := tb.FilterBlock()
+	f.Add(real, uint8(0))
+	f.Add(real, uint8(1))
+	f.Add([]byte{0, 0, 0, 0, 11}, uint8(0))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 40, 0, 0, 0, 0, 0xff, 0, 0, 0, 10, 0, 0, 0, 63}, uint8(1))
+	f.Add([]byte{1, 2, 3, 4}, uint8(2))
+	f.Fuzz(func(t *testing.T, contents []byte, sel uint8) {
+		name := []string{bloom.PolicyName, bloom.LegacyPolicyName, "leveldb.OtherFilter", ""}[sel%4]
+		data, err := tabletest.ReplaceFilter(fuzzBase(), name, contents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "000005.ldb")
+		writeFile(t, p, data)
+		codes := map[string]int{}
+		for _, args := range [][]string{{"verify", p}, {"verify", "--json", p}, {"dump", "--samples", "20", p}, {"dump", "--json", "--samples", "20", p}} {
+			code, stdout, stderr := runCmd(t, args...)
+			if code != exitOK && code != exitMismatch {
+				t.Fatalf("%q: exit %d\n%s%s", args, code, stdout, stderr)
+			}
+			codes[args[0]] = code
+			if args[1] == "--json" && !json.Valid([]byte(stdout)) {
+				t.Fatalf("%q: invalid JSON:\n%s", args, stdout)
+			}
+		}
+		if codes["verify"] != codes["dump"] {
+			t.Fatalf("verify exit %d, dump exit %d", codes["verify"], codes["dump"])
+		}
+	})
+}
