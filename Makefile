@@ -8,14 +8,17 @@ LEVELDB_OUT := .cache/leveldb-1.23/linux-$(GOARCH_HOST)
 # Builds upstream LevelDB if needed and exports the cgo flags that point at it.
 LEVELDB_ENV := eval "$$(docker/build-leveldb.sh --print-env)"
 
-.PHONY: test lint deps leveldb compat compat-native vectors vectors-check help
+.PHONY: test lint deps leveldb compat compat-native compat-arm64 vectors vectors-check fuzz help
 
 help:
 	@echo "make test           go test ./... (pure Go, no C++ needed)"
-	@echo "make compat         build LevelDB 1.23 from its tarball and run the whole suite against it"
+	@echo "make compat         build LevelDB 1.23 from its tarball and run the whole suite against it,"
+	@echo "                    in docker or podman when one works, else natively (COMPAT_IN=docker|podman|native)"
+	@echo "make compat-arm64   the same, cross-built for linux/arm64 and run under qemu-aarch64"
 	@echo "make vectors        regenerate testdata/vectors from upstream"
 	@echo "make vectors-check  fail if upstream's answers differ from the committed vectors"
 	@echo "make lint           gofmt, go vet (with and without the leveldb tag), staticcheck"
+	@echo "make fuzz           run every fuzz target for FUZZTIME (default 60s) each; compat's against upstream"
 
 test:
 	$(GO) test ./...
@@ -26,7 +29,11 @@ deps:
 leveldb: deps
 	docker/build-leveldb.sh
 
-compat: compat-native
+# In a container when docker or podman works (docker/compat.sh says which
+# and why), natively otherwise; COMPAT_IN=docker|podman|native forces one.
+# GO_IMAGE picks the base image, e.g. GO_IMAGE=$(docker/offline-base.sh).
+compat:
+	@MAKE="$(MAKE)" docker/compat.sh
 
 compat-native: deps
 	@start=$$(date +%s); \
@@ -34,6 +41,10 @@ compat-native: deps
 	echo "compat: running the suite with -tags leveldb against $(LEVELDB_OUT)"; \
 	$(GO) test -tags leveldb -count=1 -json ./... | $(GO) run ./internal/cmd/testsummary -label compat; \
 	echo "compat: done in $$(( $$(date +%s) - start ))s"
+
+# Cross-built for linux/arm64 and run under qemu-aarch64 (docker/compat-arm64.sh).
+compat-arm64:
+	docker/compat-arm64.sh
 
 vectors: deps
 	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info -out testdata/vectors
@@ -46,3 +57,61 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	$(LEVELDB_ENV); $(GO) vet -tags leveldb ./... && $(GO) run $(STATICCHECK) -tags leveldb ./...
+
+# Runs the conformance kit (compat.Check) on every port adapter in ports/, a
+# module of its own, with -tags leveldb, and writes docs/ports.md from the
+# results: the adapters' own tests first, then ports/cmd/report.
+.PHONY: ports
+ports: deps
+	$(LEVELDB_ENV); cd ports && $(GO) test -tags leveldb -count=1 ./... && $(GO) run -tags leveldb ./cmd/report -out ../docs/ports.md
+
+# Times package bloom against upstream C++ LevelDB 1.23 on the same keys and
+# filter (upstream's loops timed inside C++), alternating in one process,
+# and `ldbcompat verify` over a database upstream writes; with ports/ present
+# its Go ports join in (ports/cmd/bench). Prints the table and writes
+# benchstat-compatible bench/out/bench.txt. BENCHFLAGS passes flags, e.g.
+# BENCHFLAGS='-rounds 9 -time 50ms' (see package bench).
+.PHONY: bench
+bench: deps
+	@$(LEVELDB_ENV); \
+	if [ -f ports/go.mod ] && [ -d ports/cmd/bench ]; then \
+		cd ports && $(GO) run -tags leveldb ./cmd/bench -out ../bench/out/bench.txt $(BENCHFLAGS); \
+	else \
+		$(GO) run -tags leveldb ./internal/cmd/benchcmp -out bench/out/bench.txt $(BENCHFLAGS); \
+	fi
+
+# Measures bloom's false-positive rate and filter size for 1..20 bits/key
+# against theory and plots them: docs/fprate.png, docs/fprate.svg and the
+# table in docs/fprate.txt. The plotting library lives in the tools/fprate
+# module, so the ldbcompat module stays free of it.
+.PHONY: fprate
+fprate:
+	$(GO) run -C tools/fprate . -out ../../docs/fprate | tee docs/fprate.txt
+
+# Every fuzz target of every package, one `go test -fuzz` run each (it takes
+# one target per run), FUZZTIME each: the pure-Go targets, then compat's
+# differential ones against upstream LevelDB, built if needed, with the
+# leveldb tag. New inputs that widen coverage are minimized for at most
+# FUZZMINIMIZETIME (Go's default, 60s, can stall a short run). A failing
+# input is written to the package's testdata/fuzz/<Target>/: commit it with
+# the fix. The summary gives each target's executions (the count Go prints
+# last; it includes minimization runs).
+FUZZTIME ?= 60s
+FUZZMINIMIZETIME ?= 5s
+FUZZ_PKGS := ./bloom ./internal/table ./internal/filtercheck ./cmd/ldbcompat
+FUZZ_LEVELDB_PKGS := ./compat
+
+fuzz: deps
+	@$(LEVELDB_ENV); \
+	log=$$(mktemp); summary=$$(mktemp); trap 'rm -f "$$log" "$$summary"' EXIT; \
+	fuzz() { \
+		tags=$$1 pkg=$$2; \
+		for t in $$($(GO) test $$tags -list '^Fuzz' "$$pkg" | grep '^Fuzz'); do \
+			echo "fuzz: $$pkg $$t for $(FUZZTIME)"; \
+			$(GO) test $$tags -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) "$$pkg" 2>&1 | tee "$$log"; \
+			printf '%-32s %-24s %12s execs\n' "$$t" "$$pkg" "$$(grep -o 'execs: [0-9]*' "$$log" | tail -1 | cut -d' ' -f2)" >> "$$summary"; \
+		done; \
+	}; \
+	for p in $(FUZZ_PKGS); do fuzz "" "$$p"; done; \
+	for p in $(FUZZ_LEVELDB_PKGS); do fuzz "-tags leveldb" "$$p"; done; \
+	echo "fuzz: every target ran $(FUZZTIME) without a failure:"; cat "$$summary"

@@ -36,6 +36,7 @@ func main() {
 	flag.Parse()
 	stats := map[string]*pkgStat{}
 	output := map[string][]string{} // package/test -> output lines
+	running := map[string]bool{}    // package/test started and not finished
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
@@ -52,18 +53,28 @@ func main() {
 		}
 		key := e.Package + "\x00" + e.Test
 		switch e.Action {
+		case "run":
+			running[key] = true
 		case "output":
-			if e.Test != "" || strings.Contains(e.Output, "FAIL") || strings.HasPrefix(e.Output, "#") {
-				output[key] = append(output[key], e.Output)
-			}
+			output[key] = append(output[key], e.Output)
 			if e.Test == "" && strings.Contains(e.Output, "[no test files]") {
 				st.nothing = true
 			}
 		case "pass", "fail", "skip":
+			delete(running, key)
 			if e.Test == "" {
 				st.failed = e.Action == "fail"
 				st.elapsed = e.Elapsed
 				if st.failed {
+					// A test binary that died (a crash, a timeout) leaves
+					// tests that never finished: show what they printed,
+					// then the package's own output.
+					for k := range running {
+						if strings.HasPrefix(k, e.Package+"\x00") {
+							fmt.Printf("--- %s did not finish:\n%s", strings.TrimPrefix(k, e.Package+"\x00"), strings.Join(output[k], ""))
+							delete(running, k)
+						}
+					}
 					fmt.Print(strings.Join(output[key], ""))
 				}
 				continue

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# compat-arm64.sh — what `make compat-arm64` runs: the whole suite with
+# -tags leveldb, cross-built for linux/arm64 and run under qemu-aarch64 on an
+# amd64 Linux host (natively on an arm64 one).
+#
+# Usage: docker/compat-arm64.sh      (from any directory)
+#
+# Steps:
+#   1. docker/install-deps.sh --arm64: the aarch64 cross compilers and
+#      qemu-user (installed with apt as root when missing).
+#   2. docker/build-leveldb.sh --target aarch64: upstream LevelDB 1.23 for
+#      linux/arm64 in .cache/leveldb-1.23/linux-arm64 (snappy only when an
+#      aarch64 libsnappy is installed).
+#   3. For every package with tests: GOARCH=arm64 CGO_ENABLED=1 go test -c
+#      -tags leveldb into .cache/compat-arm64/; then the test binaries run,
+#      one at a time, from their package's directory (tests read testdata
+#      relative to it) under `timeout -s KILL $COMPAT_ARM64_TIMEOUT qemu-aarch64`,
+#      through `go tool test2json`, and internal/cmd/testsummary prints the
+#      summary, labelled compat-arm64.
+#   4. internal/cmd/genvectors, cross-built the same way, runs under qemu with
+#      -check: upstream's answers on arm64 must equal the committed golden
+#      vectors.
+# It exits 1 when a test, a package or the vector check fails.
+#
+# Environment:
+#   COMPAT_ARM64_TIMEOUT  seconds allowed for each test binary (900)
+#   QEMU_AARCH64          the emulator (default: qemu-aarch64 -L
+#                         /usr/aarch64-linux-gnu on a non-arm64 host)
+#   LEVELDB_SNAPPY        passed on to build-leveldb.sh
+#
+# Never install Debian's :arm64 multiarch packages for this (libsnappy-dev:arm64
+# and the like): with them in /usr/lib/aarch64-linux-gnu, qemu-aarch64 -L
+# /usr/aarch64-linux-gnu has been seen to hang; timeout -s KILL bounds it.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+cd "$root"
+
+say() { printf 'compat-arm64: %s\n' "$*" >&2; }
+die() {
+	say "error: $*"
+	exit 1
+}
+
+start=$(date +%s)
+per_test_timeout=${COMPAT_ARM64_TIMEOUT:-900}
+out="$root/.cache/compat-arm64"
+
+case "$(uname -m)" in
+aarch64 | arm64) "$here/install-deps.sh" ;;
+*) "$here/install-deps.sh" --arm64 ;;
+esac
+
+# The cross environment (CGO_*, GOOS, GOARCH, CC, CXX), applied only to the
+# commands that build arm64 binaries: go run and go tool stay native.
+cross_env=$("$here/build-leveldb.sh" --target aarch64 --print-env)
+build_info="$root/.cache/leveldb-1.23/linux-arm64/build-info"
+[ -f "$build_info" ] || die "no $build_info after build-leveldb.sh"
+snappy=$(sed -n 's/^snappy: //p' "$build_info")
+cross() { (eval "$cross_env" && "$@"); }
+
+if [ -n "${QEMU_AARCH64:-}" ]; then
+	read -r -a qemu <<<"$QEMU_AARCH64"
+elif [ "$(uname -m)" = aarch64 ] || [ "$(uname -m)" = arm64 ]; then
+	qemu=()
+else
+	qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+fi
+
+# The native helpers, built first so that a cross-compile error is not
+# mistaken for theirs.
+mkdir -p "$out"
+rm -f "$out"/*.test "$out"/genvectors "$out"/*.json
+go build -o "$out/testsummary.host" ./internal/cmd/testsummary
+test2json=$(go env GOTOOLDIR)/test2json
+[ -x "$test2json" ] || go build -o "$out/test2json.host" cmd/test2json
+[ -x "$test2json" ] || test2json="$out/test2json.host"
+
+# Packages with tests, as arm64 sees them (build tags, GOARCH files).
+mapfile -t pkgs < <(cross go list -tags leveldb \
+	-f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ./...)
+[ ${#pkgs[@]} -gt 0 ] || die "go list found no package with tests"
+
+say "LevelDB 1.23 for linux/arm64, snappy $snappy; cross-compiling ${#pkgs[@]} test packages and genvectors"
+t0=$(date +%s)
+build_failed=()
+for line in "${pkgs[@]}"; do
+	pkg=${line%% *}
+	name=$(printf '%s' "${pkg#github.com/ldbcompat/ldbcompat}" | sed 's|^/||; s|/|_|g')
+	name=${name:-root}
+	if ! cross go test -c -tags leveldb -o "$out/$name.test" "$pkg"; then
+		build_failed+=("$pkg")
+	fi
+done
+cross go build -tags leveldb -o "$out/genvectors" ./internal/cmd/genvectors ||
+	build_failed+=(github.com/ldbcompat/ldbcompat/internal/cmd/genvectors)
+say "cross-compiled in $(($(date +%s) - t0))s${build_failed[*]:+; FAILED to build: ${build_failed[*]}}"
+
+# Run each binary from its package's directory, as go test does.
+say "running under ${qemu[*]:-the host (arm64)}, at most ${per_test_timeout}s per package"
+: >"$out/events.json"
+for line in "${pkgs[@]}"; do
+	pkg=${line%% *}
+	dir=${line#* }
+	name=$(printf '%s' "${pkg#github.com/ldbcompat/ldbcompat}" | sed 's|^/||; s|/|_|g')
+	name=${name:-root}
+	bin="$out/$name.test"
+	[ -x "$bin" ] || continue
+	t1=$(date +%s)
+	(cd "$dir" && "$test2json" -t -p "$pkg" \
+		timeout -s KILL "$per_test_timeout" ${qemu[@]+"${qemu[@]}"} "$bin" \
+		-test.v=test2json -test.count=1 -test.timeout="$((per_test_timeout - 30))s") \
+		>>"$out/events.json" 2>&1 || true
+	say "  $pkg: $(($(date +%s) - t1))s"
+done
+# Packages that did not build are failures in the summary too.
+for pkg in ${build_failed[@]+"${build_failed[@]}"}; do
+	printf '{"Action":"output","Package":"%s","Output":"FAIL %s [cross-compile failed, see above]\\n"}\n{"Action":"fail","Package":"%s"}\n' \
+		"$pkg" "$pkg" "$pkg" >>"$out/events.json"
+done
+
+status=0
+"$out/testsummary.host" -label compat-arm64 <"$out/events.json" || status=1
+
+# Golden vectors: upstream on arm64 must give the committed answers.
+if [ -x "$out/genvectors" ]; then
+	say "golden vectors: upstream on linux/arm64 against testdata/vectors"
+	if ! timeout -s KILL "$per_test_timeout" ${qemu[@]+"${qemu[@]}"} "$out/genvectors" \
+		-check -build-info "$build_info" -out testdata/vectors; then
+		say "FAILED: upstream's answers on arm64 differ from testdata/vectors (or genvectors failed)"
+		status=1
+	fi
+else
+	status=1
+fi
+
+if [ "$status" -eq 0 ]; then
+	say "passed in $(($(date +%s) - start))s"
+else
+	say "FAILED after $(($(date +%s) - start))s"
+fi
+exit "$status"
