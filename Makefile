@@ -18,6 +18,10 @@ help:
 	@echo "make vectors        regenerate testdata/vectors from upstream"
 	@echo "make vectors-check  fail if upstream's answers differ from the committed vectors"
 	@echo "make lint           gofmt, go vet (with and without the leveldb tag), staticcheck"
+	@echo "make fixtures       regenerate testdata/tables (databases written by upstream through levigo)"
+	@echo "make ports          run the kit on the Go ports in ports/ and write docs/ports.md"
+	@echo "make bench          time bloom against upstream C++ (and the ports) side by side"
+	@echo "make fprate         plot the measured false-positive rate against theory (docs/fprate.*)"
 	@echo "make fuzz           run every fuzz target for FUZZTIME (default 60s) each; compat's against upstream"
 
 test:
@@ -48,6 +52,13 @@ compat-arm64:
 
 vectors: deps
 	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info -out testdata/vectors
+
+# Writes testdata/tables/ again through the C++ library (levigo): six small
+# databases with the options recorded beside each. compat's
+# TestCommittedFixturesReproduce fails when the committed ones drift.
+.PHONY: fixtures
+fixtures: deps
+	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/mkfixtures -build-info $(LEVELDB_OUT)/build-info -out testdata/tables
 
 vectors-check: deps
 	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info -out testdata/vectors -check
