@@ -32,12 +32,49 @@ type Block struct {
 // keys.
 func ReadKeys(t *table.Table) ([]Block, error) {
 	blocks := make([]Block, 0, t.NumDataBlocks())
-	err := t.DataBlocks(func(b *table.DataBlock) error {
-		keys := make([][]byte, len(b.Entries))
-		for i, e := range b.Entries {
-			keys[i] = e.Key.UserKey
+	// The keys share buffers, and their slices arrays, allocated in chunks
+	// that are never grown in place, so that earlier keys stay put; a
+	// block's slices are contiguous. Chunks grow with the file up to a
+	// limit, so that small tables allocate little.
+	size := int(min(t.Size(), math.MaxInt32))
+	arenaChunk := min(64<<10, max(size/4, 256))
+	sliceChunk := min(4<<10, max(size/64, 16))
+	var arena []byte
+	var slices [][]byte
+	first := 0 // where the current block's slices start
+	err := t.DataKeys(func(k []byte) {
+		// Every key is a valid internal key: its user key is all but its
+		// 8-byte tag.
+		u := k[:len(k)-8]
+		var stored []byte
+		switch {
+		case len(u) > arenaChunk/4:
+			stored = make([]byte, len(u))
+			copy(stored, u)
+		case cap(arena)-len(arena) < len(u):
+			arena = make([]byte, 0, arenaChunk)
+			fallthrough
+		default:
+			start := len(arena)
+			arena = append(arena, u...)
+			stored = arena[start:len(arena):len(arena)]
+			if stored == nil {
+				stored = []byte{} // an empty user key, as ReadDataBlock gives it
+			}
 		}
-		blocks = append(blocks, Block{Handle: b.Handle, Keys: keys})
+		if len(slices) == cap(slices) {
+			cur := slices[first:]
+			slices = append(make([][]byte, 0, max(2*len(cur), sliceChunk)), cur...)
+			first = 0
+		}
+		slices = append(slices, stored)
+	}, func(_ int, h table.BlockHandle, n int) error {
+		keys := [][]byte{} // as ReadDataBlock gives a block without entries
+		if n > 0 {
+			keys = slices[first:len(slices):len(slices)]
+		}
+		first = len(slices)
+		blocks = append(blocks, Block{Handle: h, Keys: keys})
 		return nil
 	})
 	if err != nil {

@@ -91,7 +91,7 @@ func (t *Table) ReadDataBlock(i int) (*DataBlock, error) {
 		return nil, err
 	}
 	db := &DataBlock{Block: *b}
-	err = t.forEachEntry(b, what, func(e rawEntry) error {
+	err = t.forEachEntry(b, what, nil, func(e rawEntry) error {
 		k, err := ParseInternalKey(e.key)
 		if err != nil {
 			return e.errorf("entry %d: %v", e.index, err)
@@ -121,6 +121,69 @@ func (t *Table) DataBlocks(fn func(*DataBlock) error) error {
 	return nil
 }
 
+// DataKeys reads every data block in table order and calls key with the
+// internal key of each of its entries, in order, then block with the
+// block's position i in the index, its handle and its number of entries.
+// It reads and checks every block and key as ReadDataBlock does, returning
+// the same errors, but keeps neither the blocks nor the keys: k is valid
+// only during the call to key, which must copy what it keeps. It stops at
+// the first error, which it returns.
+func (t *Table) DataKeys(key func(k []byte), block func(i int, h BlockHandle, n int) error) error {
+	if len(t.index) == 0 {
+		return nil
+	}
+	// Read the data blocks with one read when it succeeds; they lie in
+	// order before the footer (see readIndex), so the span is at most the
+	// file. Otherwise read them one by one, for each block's error.
+	lo, hi := t.index[0].Handle.Offset, t.index[len(t.index)-1].Handle.End()
+	span := make([]byte, hi-lo)
+	if n, _ := t.r.ReadAt(span, int64(lo)); n != len(span) {
+		span = nil
+	}
+	var (
+		scratch, raw []byte
+		keys         [2][]byte
+		b            Block
+	)
+	for i := range t.index {
+		h := t.index[i].Handle
+		what := fmt.Sprintf("data block %d", i)
+		var stored []byte
+		if span != nil {
+			stored = span[h.Offset-lo : h.End()-lo]
+		} else {
+			if uint64(cap(raw)) < h.Size+TrailerSize {
+				raw = make([]byte, h.Size+TrailerSize)
+			}
+			stored = raw[:h.Size+TrailerSize]
+			if err := t.readAt(stored, h.Offset, what); err != nil {
+				return err
+			}
+		}
+		var err error
+		if scratch, err = t.decodeBlock(&b, h, what, stored, scratch); err != nil {
+			return err
+		}
+		n := 0
+		err = t.forEachEntry(&b, what, &keys, func(e rawEntry) error {
+			if m := len(e.key) - internalKeyTagSize; m < 0 || Kind(e.key[m]) > KindValue {
+				_, err := ParseInternalKey(e.key)
+				return e.errorf("entry %d: %v", e.index, err)
+			}
+			key(e.key)
+			n++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := block(i, h, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // rawEntry is one decoded entry of a block, handed to forEachEntry's
 // callback.
 type rawEntry struct {
@@ -130,7 +193,7 @@ type rawEntry struct {
 	index    int    // position of the entry in the block
 	pos      int    // where the entry starts in the decompressed contents
 	valuePos int    // where its value starts
-	key      []byte // the whole key, a fresh copy
+	key      []byte // the whole key, a fresh copy unless in a flat buffer
 	value    []byte // aliases the block's contents
 }
 
@@ -191,7 +254,11 @@ const (
 // layout) and calls fn with each in order. Besides the bounds of every
 // entry, it checks the restart array: the first entry and every restart
 // point hold whole keys, and every restart point is an entry boundary.
-func (t *Table) forEachEntry(b *Block, what string, fn func(rawEntry) error) error {
+//
+// When bufs is nil, each entry's key is a fresh copy; else the keys are
+// built in the two buffers of *bufs in turn, so that fn must not keep an
+// entry's key past the call.
+func (t *Table) forEachEntry(b *Block, what string, bufs *[2][]byte, fn func(rawEntry) error) error {
 	c := b.Contents
 	if len(c) < 4 {
 		return t.blockErrorf(b, what, 0, "block of %d bytes is too short for its restart count (4 bytes)", len(c))
@@ -255,9 +322,17 @@ func (t *Table) forEachEntry(b *Block, what string, fn func(rawEntry) error) err
 			return t.blockErrorf(b, what, pos, "entry %d: keys decode to more than %d times the block's %s; want prefix compression as shallow as LevelDB writes", index, factor, of)
 		}
 		budget -= klen
-		key := make([]byte, klen)
-		copy(key, last[:shared])
-		copy(key[shared:], c[p:p+int(nonShared)])
+		var key []byte
+		if bufs != nil {
+			// last is in the other buffer.
+			buf := &bufs[index&1]
+			*buf = append(append((*buf)[:0], last[:shared]...), c[p:p+int(nonShared)]...)
+			key = *buf
+		} else {
+			key = make([]byte, klen)
+			copy(key, last[:shared])
+			copy(key[shared:], c[p:p+int(nonShared)])
+		}
 		vp := p + int(nonShared)
 		e := rawEntry{t: t, b: b, what: what, index: index, pos: pos, valuePos: vp, key: key, value: c[vp : vp+int(valueLen) : vp+int(valueLen)]}
 		if err := fn(e); err != nil {

@@ -262,14 +262,26 @@ func (t *Table) ReadBlock(h BlockHandle, what string) (*Block, error) {
 	if err := t.readAt(buf, h.Offset, what); err != nil {
 		return nil, err
 	}
+	b := &Block{}
+	if _, err := t.decodeBlock(b, h, what, buf, nil); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// decodeBlock checks the trailer of the stored block buf (h.Size bytes and
+// the trailer) and sets b to the block, decompressed. A snappy block is
+// decoded into scratch when it is large enough, else into a new buffer,
+// which decodeBlock returns for reuse; an uncompressed block aliases buf.
+func (t *Table) decodeBlock(b *Block, h BlockHandle, what string, buf, scratch []byte) ([]byte, error) {
 	n := h.Size
 	typ := buf[n]
 	stored := binary.LittleEndian.Uint32(buf[n+1:])
 	computed := BlockChecksum(buf[:n], typ)
 	if stored != computed {
-		return nil, t.errorf(h.Offset, "%s %s: block checksum mismatch: stored 0x%08x, computed 0x%08x", what, h, stored, computed)
+		return scratch, t.errorf(h.Offset, "%s %s: block checksum mismatch: stored 0x%08x, computed 0x%08x", what, h, stored, computed)
 	}
-	b := &Block{Handle: h, Compression: typ}
+	*b = Block{Handle: h, Compression: typ}
 	switch typ {
 	case NoCompression:
 		b.Contents = buf[:n:n]
@@ -277,25 +289,28 @@ func (t *Table) ReadBlock(h BlockHandle, what string) (*Block, error) {
 		src := buf[:n]
 		dlen, err := snappy.DecodedLen(src)
 		if err != nil {
-			return nil, &Error{File: t.name, Offset: int64(h.Offset), Msg: fmt.Sprintf("%s %s: want a snappy block length", what, h), Err: err}
+			return scratch, &Error{File: t.name, Offset: int64(h.Offset), Msg: fmt.Sprintf("%s %s: want a snappy block length", what, h), Err: err}
 		}
 		if uint64(dlen) > maxSnappyRatio*uint64(len(src)) {
-			return nil, t.errorf(h.Offset, "%s %s: snappy block of %d bytes claims to decode to %d bytes, more than snappy can expand it (%d)", what, h, len(src), dlen, maxSnappyRatio*len(src))
+			return scratch, t.errorf(h.Offset, "%s %s: snappy block of %d bytes claims to decode to %d bytes, more than snappy can expand it (%d)", what, h, len(src), dlen, maxSnappyRatio*len(src))
 		}
-		dst, err := snappy.Decode(make([]byte, dlen), src)
+		if cap(scratch) < dlen {
+			scratch = make([]byte, dlen)
+		}
+		dst, err := snappy.Decode(scratch[:dlen], src)
 		if err != nil {
-			return nil, &Error{File: t.name, Offset: int64(h.Offset), Msg: fmt.Sprintf("%s %s: want a valid snappy block", what, h), Err: err}
+			return scratch, &Error{File: t.name, Offset: int64(h.Offset), Msg: fmt.Sprintf("%s %s: want a valid snappy block", what, h), Err: err}
 		}
 		if len(dst) != dlen {
-			return nil, t.errorf(h.Offset, "%s %s: snappy block decoded to %d bytes, its header says %d", what, h, len(dst), dlen)
+			return scratch, t.errorf(h.Offset, "%s %s: snappy block decoded to %d bytes, its header says %d", what, h, len(dst), dlen)
 		}
-		b.Contents = dst
+		b.Contents = dst[:dlen:dlen]
 	case 2:
-		return nil, t.errorf(h.Offset+n, "%s %s: compression type 2 (zstd) is not in LevelDB 1.23; want 0 (none) or 1 (snappy)", what, h)
+		return scratch, t.errorf(h.Offset+n, "%s %s: compression type 2 (zstd) is not in LevelDB 1.23; want 0 (none) or 1 (snappy)", what, h)
 	default:
-		return nil, t.errorf(h.Offset+n, "%s %s: unknown compression type %d; want 0 (none) or 1 (snappy)", what, h, typ)
+		return scratch, t.errorf(h.Offset+n, "%s %s: unknown compression type %d; want 0 (none) or 1 (snappy)", what, h, typ)
 	}
-	return b, nil
+	return scratch, nil
 }
 
 func (t *Table) readIndex() error {
@@ -303,7 +318,7 @@ func (t *Table) readIndex() error {
 	if err != nil {
 		return err
 	}
-	return t.forEachEntry(b, "index block", func(e rawEntry) error {
+	return t.forEachEntry(b, "index block", nil, func(e rawEntry) error {
 		h, n := decodeBlockHandle(e.value)
 		if n <= 0 || n != len(e.value) {
 			return e.errorf("index entry value: want a data block handle (two varints), got %d bytes % x", len(e.value), truncate(e.value))
@@ -327,7 +342,7 @@ func (t *Table) readMetaindex() error {
 	if err != nil {
 		return err
 	}
-	err = t.forEachEntry(b, "metaindex block", func(e rawEntry) error {
+	err = t.forEachEntry(b, "metaindex block", nil, func(e rawEntry) error {
 		h, n := decodeBlockHandle(e.value)
 		if n <= 0 || n != len(e.value) {
 			return e.errorf("metaindex entry %q: want a block handle (two varints), got %d bytes % x", e.key, len(e.value), truncate(e.value))

@@ -1,0 +1,77 @@
+package filtercheck_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+)
+
+// readKeysSlowly is ReadKeys written plainly, with DataBlocks.
+func readKeysSlowly(t *table.Table) ([]filtercheck.Block, error) {
+	var blocks []filtercheck.Block
+	err := t.DataBlocks(func(b *table.DataBlock) error {
+		keys := make([][]byte, len(b.Entries))
+		for i, e := range b.Entries {
+			keys[i] = e.Key.UserKey
+		}
+		blocks = append(blocks, filtercheck.Block{Handle: b.Handle, Keys: keys})
+		return nil
+	})
+	return blocks, err
+}
+
+// TestReadKeysPlain checks ReadKeys against readKeysSlowly on the fixture
+// tables and on a table with empty user keys and an empty data block.
+func TestReadKeysPlain(t *testing.T) {
+	paths, err := filepath.Glob("../../testdata/tables/*/*.ldb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[p] = data
+	}
+	// Empty user keys, an empty block and a long key.
+	var file []byte
+	var index []tabletest.KV
+	for _, kvs := range [][]tabletest.KV{
+		{{Key: ikey("", 2)}, {Key: ikey("", 1)}, {Key: ikey("a", 1)}},
+		{},
+		{{Key: ikey(string(bytes.Repeat([]byte("b"), 100000)), 1)}, {Key: ikey("c", 1)}},
+	} {
+		var h table.BlockHandle
+		file, h = tabletest.AppendBlock(file, tabletest.EncodeBlock(kvs, 16), table.NoCompression)
+		index = append(index, tabletest.KV{Key: ikey(string(rune('a'+len(index))), 1), Value: table.AppendBlockHandle(nil, h)})
+	}
+	meta := tabletest.EncodeBlock(nil, 16)
+	file, mh := tabletest.AppendBlock(file, meta, table.NoCompression)
+	file, ih := tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
+	files["crafted"] = tabletest.AppendFooter(file, mh, ih)
+	if len(files) < 2 {
+		t.Fatal("no fixture tables")
+	}
+	for name, data := range files {
+		tb, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr := readKeysSlowly(tb)
+		got, gerr := filtercheck.ReadKeys(tb)
+		if werr != nil || gerr != nil {
+			t.Fatalf("%s: errors %v, %v", name, gerr, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ReadKeys differs from reading the keys with DataBlocks", name)
+		}
+	}
+}
