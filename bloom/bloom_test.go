@@ -117,8 +117,9 @@ func TestProbesAndSize(t *testing.T) {
 }
 
 // refFilter builds a bloom filter the way util/bloom.cc describes it, one key
-// and one probe at a time, with 64-bit modulo.
-func refFilter(keys [][]byte, bitsPerKey, k int) []byte {
+// and one probe at a time, with 64-bit modulo; signed selects the legacy x86
+// hash (tail bytes as signed chars).
+func refFilter(keys [][]byte, bitsPerKey, k int, signed bool) []byte {
 	bits := len(keys) * bitsPerKey
 	if bits < 64 {
 		bits = 64
@@ -128,7 +129,7 @@ func refFilter(keys [][]byte, bitsPerKey, k int) []byte {
 	f := make([]byte, nbytes+1)
 	f[nbytes] = byte(k)
 	for _, key := range keys {
-		h := refHash(key, 0xbc9f1d34, false)
+		h := refHash(key, 0xbc9f1d34, signed)
 		delta := h>>17 | h<<15
 		for j := 0; j < k; j++ {
 			pos := uint64(h) % uint64(bits)
@@ -147,7 +148,7 @@ func TestCreateFilterReference(t *testing.T) {
 				keys[i] = bytes.Repeat([]byte{byte(0xf0 + i)}, i%19)
 			}
 			got := NewPolicy(bpk).CreateFilter(keys, nil)
-			want := refFilter(keys, bpk, probesFor(bpk))
+			want := refFilter(keys, bpk, probesFor(bpk), false)
 			if !bytes.Equal(got, want) {
 				t.Errorf("bits/key %d, n %d: filter differs from the reference", bpk, n)
 			}
