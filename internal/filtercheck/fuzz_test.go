@@ -121,31 +121,6 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
-// writeSeed writes vals in the `go test fuzz v1` format as
-// testdata/fuzz/<target>/<name>.
-func writeSeed(t *testing.T, target, name string, vals ...any) {
-	t.Helper()
-	var b bytes.Buffer
-	b.WriteString("go test fuzz v1\n")
-	for _, v := range vals {
-		switch v := v.(type) {
-		case []byte:
-			fmt.Fprintf(&b, "[]byte(%q)\n", v)
-		case byte:
-			fmt.Fprintf(&b, "byte(%q)\n", v)
-		default:
-			fmt.Fprintf(&b, "%T(%v)\n", v, v)
-		}
-	}
-	dir := filepath.Join("testdata", "fuzz", target)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestWriteFuzzSeeds writes FuzzCheck's seed corpus in testdata/fuzz:
 //
 //	LDBCOMPAT_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./internal/filtercheck
@@ -171,7 +146,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, contents, _ := tb.FilterBlock()
-		writeSeed(t, "FuzzCheck", fx.name, contents, fx.sel)
+		tabletest.WriteSeed(t, "FuzzCheck", fx.name, contents, fx.sel)
 	}
 	// Regression: two one-key filters of 40 KB ending in k = 30 imply
 	// about 320,000 bits/key; rebuilding the third range's 200 keys at
@@ -179,9 +154,9 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	// bytes keep the file small.
 	wide := append(bytes.Repeat([]byte("a"), 40<<10), 30)
 	narrow := []byte("aaaaaaaa\x01")
-	writeSeed(t, "FuzzCheck", "huge-bits-per-key", filterBlock(wide, wide, narrow), uint8(2))
-	writeSeed(t, "FuzzCheck", "huge-bits-per-key-legacy", filterBlock(wide[30<<10:], wide[30<<10:], narrow), uint8(5))
-	writeSeed(t, "FuzzCheck", "array-offset-past-end", []byte{1, 2, 3, 4, 0xff, 0xff, 0xff, 0xff, 11}, uint8(0))
-	writeSeed(t, "FuzzCheck", "base-lg-255", []byte{0, 0, 0, 0, 255}, uint8(0))
-	writeSeed(t, "FuzzCheck", "unknown-policy", []byte{0, 0, 0, 0, 11}, uint8(6))
+	tabletest.WriteSeed(t, "FuzzCheck", "huge-bits-per-key", filterBlock(wide, wide, narrow), uint8(2))
+	tabletest.WriteSeed(t, "FuzzCheck", "huge-bits-per-key-legacy", filterBlock(wide[30<<10:], wide[30<<10:], narrow), uint8(5))
+	tabletest.WriteSeed(t, "FuzzCheck", "array-offset-past-end", []byte{1, 2, 3, 4, 0xff, 0xff, 0xff, 0xff, 11}, uint8(0))
+	tabletest.WriteSeed(t, "FuzzCheck", "base-lg-255", []byte{0, 0, 0, 0, 255}, uint8(0))
+	tabletest.WriteSeed(t, "FuzzCheck", "unknown-policy", []byte{0, 0, 0, 0, 11}, uint8(6))
 }

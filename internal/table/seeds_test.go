@@ -2,9 +2,7 @@ package table_test
 
 import (
 	"bytes"
-	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
@@ -22,31 +20,6 @@ import (
 // slows to a crawl on inputs of tens of KiB), so each seed keeps the first
 // data block of a fixture table byte for byte, as C++ wrote it, and
 // rebuilds the rest of a table around it.
-
-// writeSeed writes vals in the `go test fuzz v1` format as
-// testdata/fuzz/<target>/<name>.
-func writeSeed(t *testing.T, target, name string, vals ...any) {
-	t.Helper()
-	var b bytes.Buffer
-	b.WriteString("go test fuzz v1\n")
-	for _, v := range vals {
-		switch v := v.(type) {
-		case []byte:
-			fmt.Fprintf(&b, "[]byte(%q)\n", v)
-		case byte:
-			fmt.Fprintf(&b, "byte(%q)\n", v)
-		default:
-			fmt.Fprintf(&b, "%T(%v)\n", v, v)
-		}
-	}
-	dir := filepath.Join("testdata", "fuzz", target)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // firstBlockTable returns a table holding the first data block of f as C++
 // wrote it (contents and trailer), a filter block for its keys made with
@@ -106,18 +79,18 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		if err := readAll(s.seed, bytes.NewReader(file), int64(len(file))); err != nil {
 			t.Fatalf("%s: %v", s.seed, err)
 		}
-		writeSeed(t, "FuzzOpen", s.seed, file)
-		writeSeed(t, "FuzzDataBlock", s.seed, stored, comp)
+		tabletest.WriteSeed(t, "FuzzOpen", s.seed, file)
+		tabletest.WriteSeed(t, "FuzzDataBlock", s.seed, stored, comp)
 	}
 	// A fixture's footer alone: its handles point before the file.
 	f := byName["b10-bs4096-none/000007.ldb"]
-	writeSeed(t, "FuzzOpen", "cxx-footer-only", f.data[len(f.data)-table.FooterSize:])
+	tabletest.WriteSeed(t, "FuzzOpen", "cxx-footer-only", f.data[len(f.data)-table.FooterSize:])
 	// A RocksDB magic number, which gets its own message.
 	rocks := bytes.Clone(f.data[len(f.data)-table.FooterSize:])
 	copy(rocks[table.FooterSize-8:], []byte{0xf7, 0xcf, 0xf4, 0x85, 0xb7, 0x41, 0xe2, 0x88})
-	writeSeed(t, "FuzzOpen", "rocksdb-magic", rocks)
+	tabletest.WriteSeed(t, "FuzzOpen", "rocksdb-magic", rocks)
 	// A snappy block claiming far more than snappy can expand its size to.
-	writeSeed(t, "FuzzDataBlock", "snappy-claims-4gib", []byte{0xff, 0xff, 0xff, 0xff, 0x0f, 0x00}, byte(table.SnappyCompression))
+	tabletest.WriteSeed(t, "FuzzDataBlock", "snappy-claims-4gib", []byte{0xff, 0xff, 0xff, 0xff, 0x0f, 0x00}, byte(table.SnappyCompression))
 	// Deep prefix compression: every key repeats the previous one whole.
-	writeSeed(t, "FuzzDataBlock", "deep-prefix", deepBlock(120), byte(table.NoCompression))
+	tabletest.WriteSeed(t, "FuzzDataBlock", "deep-prefix", deepBlock(120), byte(table.NoCompression))
 }

@@ -1,0 +1,35 @@
+package tabletest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// WriteSeed writes vals in the `go test fuzz v1` format as
+// testdata/fuzz/<target>/<name>, relative to the test's package directory:
+// a seed of the fuzz target target.
+func WriteSeed(t *testing.T, target, name string, vals ...any) {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("go test fuzz v1\n")
+	for _, v := range vals {
+		switch v := v.(type) {
+		case []byte:
+			fmt.Fprintf(&b, "[]byte(%q)\n", v)
+		case byte:
+			fmt.Fprintf(&b, "byte(%q)\n", v)
+		default:
+			fmt.Fprintf(&b, "%T(%v)\n", v, v)
+		}
+	}
+	dir := filepath.Join("testdata", "fuzz", target)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
