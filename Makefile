@@ -99,30 +99,22 @@ bench: deps
 fprate:
 	$(GO) run -C tools/fprate . -out ../../docs/fprate | tee docs/fprate.txt
 
-# Every fuzz target of every package, one `go test -fuzz` run each (it takes
-# one target per run), FUZZTIME each: the pure-Go targets, then compat's
-# differential ones against upstream LevelDB, built if needed, with the
-# leveldb tag. New inputs that widen coverage are minimized for at most
-# FUZZMINIMIZETIME (Go's default, 60s, can stall a short run). A failing
-# input is written to the package's testdata/fuzz/<Target>/: commit it with
-# the fix. The summary gives each target's executions (the count Go prints
-# last; it includes minimization runs).
+# Every fuzz target of every package, one `go test -fuzz` run each
+# (tools/fuzz.sh): the pure-Go targets, then compat's differential ones
+# against upstream LevelDB, built if needed, with the leveldb tag. FUZZTIME
+# is per target, a duration (60s) or an execution count (100000x); new
+# inputs that widen coverage are minimized for at most FUZZMINIMIZETIME. A
+# failing input is written to the package's testdata/fuzz/<Target>/: commit
+# it with the fix. The summary gives each target's executions (the count Go
+# prints last; it includes minimization runs).
 FUZZTIME ?= 60s
 FUZZMINIMIZETIME ?= 5s
 FUZZ_PKGS := ./bloom ./internal/table ./internal/filtercheck ./cmd/ldbcompat
 FUZZ_LEVELDB_PKGS := ./compat
 
 fuzz: deps
-	@$(LEVELDB_ENV); \
-	log=$$(mktemp); summary=$$(mktemp); trap 'rm -f "$$log" "$$summary"' EXIT; \
-	fuzz() { \
-		tags=$$1 pkg=$$2; \
-		for t in $$($(GO) test $$tags -list '^Fuzz' "$$pkg" | grep '^Fuzz'); do \
-			echo "fuzz: $$pkg $$t for $(FUZZTIME)"; \
-			$(GO) test $$tags -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) "$$pkg" 2>&1 | tee "$$log"; \
-			printf '%-32s %-24s %12s execs\n' "$$t" "$$pkg" "$$(grep -o 'execs: [0-9]*' "$$log" | tail -1 | cut -d' ' -f2)" >> "$$summary"; \
-		done; \
-	}; \
-	for p in $(FUZZ_PKGS); do fuzz "" "$$p"; done; \
-	for p in $(FUZZ_LEVELDB_PKGS); do fuzz "-tags leveldb" "$$p"; done; \
-	echo "fuzz: every target ran $(FUZZTIME) without a failure:"; cat "$$summary"
+	@export GO="$(GO)" FUZZTIME="$(FUZZTIME)" FUZZMINIMIZETIME="$(FUZZMINIMIZETIME)"; \
+	tools/fuzz.sh $(FUZZ_PKGS); \
+	if [ -n "$(strip $(FUZZ_LEVELDB_PKGS))" ]; then \
+		$(LEVELDB_ENV); tools/fuzz.sh -tags leveldb $(FUZZ_LEVELDB_PKGS); \
+	fi
