@@ -61,7 +61,7 @@ func levigoPort(writeBits func(int) int) Port {
 // included, against committed and freshly written databases.
 func TestLevigoPort(t *testing.T) {
 	if !snappyAvailable(t) {
-		t.Skip("the linked LevelDB was built without snappy (the arm64 cross build): it cannot read the committed snappy tables")
+		t.Skip("the linked LevelDB was built without snappy (LEVELDB_SNAPPY=OFF, or no snappy to be had): it cannot read the committed snappy tables")
 	}
 	r := check(levigoPort(func(b int) int { return b }), kitConfig{tables: os.DirFS("../testdata/tables"), live: true})
 	if !r.Passed() {

@@ -17,19 +17,30 @@
 #
 # Environment:
 #   LEVELDB_TARGET    native (default) or aarch64
-#   LEVELDB_SNAPPY    auto (default: on when snappy's header and library are
-#                     usable by the target compiler), ON, or OFF
-#   LEVELDB_TARBALL   passed on to fetch-leveldb.sh
+#   LEVELDB_SNAPPY    auto (default): the target's own libsnappy when its
+#                     compiler can link it (Debian: libsnappy-dev), else snappy
+#                     1.1.9 built from source (below), else off;
+#                     system: the target's libsnappy, or fail; source: always
+#                     from source; OFF: without snappy (ON means system)
+#   LEVELDB_TARBALL, SNAPPY_TARBALL   passed on to fetch-leveldb.sh
 #   CC, CXX           native compilers (default cc, c++)
 #
 # Output, in <repo>/.cache/leveldb-1.23/<goos>-<goarch>/:
 #   src/                  the pristine extracted source tree (cgo/upstream
 #                         compiles against internal headers such as util/hash.h)
 #   lib/libleveldb.a      static, Release (-O3 -DNDEBUG), position-independent
+#   snappy/               when snappy comes from source: snappy 1.1.9 from its
+#                         checksummed release tarball (fetch-leveldb.sh
+#                         --snappy), static, Release, position-independent,
+#                         with -fno-semantic-interposition (without it GCC
+#                         cannot honour 1.1.9's always_inline under -fPIC).
+#                         This is how the arm64 cross build gets snappy
+#                         without Debian's :arm64 multiarch packages.
 #   include/leveldb/*.h   the installed public headers
-#   build-info            version, tarball sha256, compilers, cmake flags, snappy
+#   build-info            version, tarball sha256, compilers, cmake flags,
+#                         snappy (on/off) and where it came from
 #   .stamp                what the output was built from; a rebuild happens
-#                         only when it changes (tarball sha256, this script,
+#                         only when it changes (tarball sha256s, this script,
 #                         the toolchain file, target, snappy, compilers)
 # The build runs in a temporary directory beside the output and replaces it
 # only on success. Its log is kept in .cache/leveldb-1.23/<goos>-<goarch>.build.log.
@@ -104,6 +115,7 @@ plat="$goos-$goarch"
 
 command -v cmake >/dev/null 2>&1 || die "cmake not found (Debian: apt-get install cmake)"
 
+# The compilers (or the toolchain file): shared by LevelDB's and snappy's builds.
 cmake_args=()
 if $cross; then
 	cc=aarch64-linux-gnu-gcc
@@ -137,17 +149,42 @@ cleanup() {
 trap cleanup EXIT
 work=$(mktemp -d "${TMPDIR:-/tmp}/build-leveldb.XXXXXX")
 
-# Snappy: on when the target compiler can compile and link against it.
+# Snappy: the target's own library when its compiler can compile and link
+# against it; otherwise (auto) built from its release tarball.
 snappy_usable() {
 	printf '#include <snappy.h>\nint main() { return snappy::MaxCompressedLength(16) > 0 ? 0 : 1; }\n' >"$work/snappy.cc"
 	"$cxx" "$work/snappy.cc" -o "$work/snappy" -lsnappy >/dev/null 2>&1
 }
+snappy_tarball="$root/.cache/snappy-1.1.9.tar.gz"
+# fetch_snappy: put the snappy tarball in the cache; fail quietly (its
+# messages go to stderr) so that auto can fall back to no snappy.
+fetch_snappy() { "$here/fetch-leveldb.sh" --snappy >&2; }
+snappy_from=none
 case "$(printf '%s' "${LEVELDB_SNAPPY:-auto}" | tr '[:lower:]' '[:upper:]')" in
 OFF | 0 | NO | FALSE) snappy=OFF ;;
-ON | 1 | YES | TRUE) snappy=ON ;;
-AUTO | "") if snappy_usable; then snappy=ON; else snappy=OFF; fi ;;
-*) die "LEVELDB_SNAPPY must be auto, ON or OFF, not '$LEVELDB_SNAPPY'" ;;
+ON | 1 | YES | TRUE | SYSTEM)
+	snappy_usable || die "LEVELDB_SNAPPY=${LEVELDB_SNAPPY}: $cxx cannot link -lsnappy (Debian: apt-get install libsnappy-dev; or LEVELDB_SNAPPY=source)"
+	snappy=ON snappy_from=system
+	;;
+SOURCE)
+	fetch_snappy || die "LEVELDB_SNAPPY=source: could not fetch the snappy 1.1.9 tarball (see above)"
+	snappy=ON snappy_from=source
+	;;
+AUTO | "")
+	if snappy_usable; then
+		snappy=ON snappy_from=system
+	elif fetch_snappy; then
+		say "$cxx has no libsnappy: using snappy 1.1.9 built from source"
+		snappy=ON snappy_from=source
+	else
+		say "warning: no libsnappy for $cxx and no snappy tarball: building without snappy (snappy tests will skip)"
+		snappy=OFF
+	fi
+	;;
+*) die "LEVELDB_SNAPPY must be auto, system, source or OFF, not '$LEVELDB_SNAPPY'" ;;
 esac
+snappy_sha=none
+if [ "$snappy_from" = source ]; then snappy_sha=$(sha256_of "$snappy_tarball"); fi
 
 vdir="$root/.cache/leveldb-$version"
 out="$vdir/$plat"
@@ -158,6 +195,21 @@ mkdir -p "$vdir"
 # The tarball: fetch-leveldb.sh finds it (cache first) and checks its sum.
 "$here/fetch-leveldb.sh" >&2
 tar_sha=$(sha256_of "$tarball")
+
+# What snappy's source build adds to the compilers: nothing but its own
+# flags, all part of the stamp.
+snappy_args=(
+	-DCMAKE_BUILD_TYPE=Release
+	-DBUILD_SHARED_LIBS=OFF
+	-DCMAKE_POSITION_INDEPENDENT_CODE=ON
+	-DCMAKE_CXX_FLAGS=-fno-semantic-interposition
+	-DSNAPPY_BUILD_TESTS=OFF
+	-DSNAPPY_BUILD_BENCHMARKS=OFF
+	-DSNAPPY_INSTALL=ON
+	-DCMAKE_INSTALL_LIBDIR=lib
+	-DCMAKE_INSTALL_INCLUDEDIR=include
+)
+snappy_cmake=("${cmake_args[@]}" "${snappy_args[@]}")
 
 # Everything that decides what the build produces. crc32c and tcmalloc are
 # pinned off so that whatever else is installed on the machine cannot change
@@ -176,19 +228,22 @@ cmake_args+=(
 	-DCMAKE_INSTALL_INCLUDEDIR=include
 )
 key=$(
-	printf 'leveldb %s\ntarball %s\nscript %s\ntoolchain %s\ntarget %s\nsnappy %s\ncc %s\ncxx %s\n' \
-		"$version" "$tar_sha" "$(sha256_of "$self")" "$toolchain_sha" "$plat" "$snappy" \
-		"$cc_version" "$cxx_version"
+	printf 'leveldb %s\ntarball %s\nscript %s\ntoolchain %s\ntarget %s\nsnappy %s %s %s\ncc %s\ncxx %s\n' \
+		"$version" "$tar_sha" "$(sha256_of "$self")" "$toolchain_sha" "$plat" "$snappy" "$snappy_from" \
+		"$snappy_sha" "$cc_version" "$cxx_version"
 	printf 'cmake %s\n' "${cmake_args[@]}"
+	if [ "$snappy_from" = source ]; then printf 'snappy-cmake %s\n' "${snappy_args[@]}"; fi
 )
 
 cppflags="-I$out/src -I$out/src/include"
 ldflags="-L$out/lib -lleveldb"
+if [ "$snappy_from" = source ]; then ldflags="$ldflags -L$out/snappy/lib"; fi
 if [ "$snappy" = ON ]; then ldflags="$ldflags -lsnappy"; fi
 ldflags="$ldflags -lstdc++ -lpthread -lm"
 
 up_to_date() {
 	[ -f "$out/.stamp" ] && [ -f "$out/lib/libleveldb.a" ] && [ -f "$out/src/util/hash.h" ] &&
+		{ [ "$snappy_from" != source ] || [ -f "$out/snappy/lib/libsnappy.a" ]; } &&
 		[ "$(cat "$out/.stamp")" = "$key" ]
 }
 
@@ -205,8 +260,30 @@ build() {
 	tar -xzf "$tarball" -C "$stage" --no-same-owner
 	[ -d "$stage/leveldb-$version" ] || die "$tarball has no leveldb-$version/ directory"
 	mv "$stage/leveldb-$version" "$stage/src"
+	# LevelDB finds snappy's header through the compiler flags (its cmake
+	# check is skipped: HAVE_SNAPPY is given); the static library is named
+	# only on cgo's link line.
+	local leveldb_extra=()
+	if [ "$snappy_from" = source ]; then
+		say "building snappy 1.1.9 from source for $plat"
+		mkdir "$stage/snappy-src"
+		tar -xzf "$snappy_tarball" -C "$stage/snappy-src" --strip-components=1 --no-same-owner
+		[ -f "$stage/snappy-src/snappy.cc" ] || die "$snappy_tarball has no snappy.cc"
+		if ! {
+			cmake -S "$stage/snappy-src" -B "$stage/snappy-build" "-DCMAKE_INSTALL_PREFIX=$stage/snappy" "${snappy_cmake[@]}" &&
+				cmake --build "$stage/snappy-build" --target snappy -j "$jobs" &&
+				cmake --install "$stage/snappy-build"
+		} >>"$log" 2>&1; then
+			tail -n 40 "$log" >&2
+			die "snappy build failed; full log in $log"
+		fi
+		rm -rf "$stage/snappy-src" "$stage/snappy-build" "$stage/snappy/lib/cmake"
+		[ -f "$stage/snappy/lib/libsnappy.a" ] || die "snappy build produced no libsnappy.a (see $log)"
+		leveldb_extra=("-DCMAKE_CXX_FLAGS=-I$stage/snappy/include")
+	fi
 	if ! {
-		cmake -S "$stage/src" -B "$stage/build" "-DCMAKE_INSTALL_PREFIX=$stage" "${cmake_args[@]}" &&
+		cmake -S "$stage/src" -B "$stage/build" "-DCMAKE_INSTALL_PREFIX=$stage" "${cmake_args[@]}" \
+			${leveldb_extra[@]+"${leveldb_extra[@]}"} &&
 			cmake --build "$stage/build" --target leveldb -j "$jobs" &&
 			cmake --install "$stage/build"
 	} >>"$log" 2>&1; then
@@ -228,6 +305,10 @@ build() {
 		printf ' %s' "${cmake_args[@]}"
 		printf '\n'
 		printf 'snappy: %s\n' "$(printf '%s' "$snappy" | tr '[:upper:]' '[:lower:]')"
+		case $snappy_from in
+		system) printf 'snappy_from: the target compiler'"'"'s libsnappy\n' ;;
+		source) printf 'snappy_from: snappy-1.1.9.tar.gz sha256 %s, cmake_flags:%s\n' "$snappy_sha" "$(printf ' %s' "${snappy_args[@]}")" ;;
+		esac
 		printf 'cgo_cppflags: %s\n' "$cppflags"
 		printf 'cgo_ldflags: %s\n' "$ldflags"
 	} >"$stage/build-info"

@@ -9,8 +9,9 @@
 #   1. docker/install-deps.sh --arm64: the aarch64 cross compilers and
 #      qemu-user (installed with apt as root when missing).
 #   2. docker/build-leveldb.sh --target aarch64: upstream LevelDB 1.23 for
-#      linux/arm64 in .cache/leveldb-1.23/linux-arm64 (snappy only when an
-#      aarch64 libsnappy is installed).
+#      linux/arm64 in .cache/leveldb-1.23/linux-arm64, with snappy 1.1.9
+#      cross-built from its checksummed tarball when there is no aarch64
+#      libsnappy (LEVELDB_SNAPPY, see build-leveldb.sh).
 #   3. For every package with tests: GOARCH=arm64 CGO_ENABLED=1 go test -c
 #      -tags leveldb into .cache/compat-arm64/; then the test binaries run,
 #      one at a time, from their package's directory (tests read testdata

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # fetch-leveldb.sh — put the LevelDB 1.23 release tarball in <repo>/.cache/
-# and check its SHA-256.
+# and check its SHA-256; with --snappy, the snappy 1.1.9 one instead (the
+# cross builds compile it from source when the target has no libsnappy).
 #
-# Usage: docker/fetch-leveldb.sh            (from any directory)
+# Usage: docker/fetch-leveldb.sh [--snappy]      (from any directory)
 #
 # Sources, tried in this order; the first one that yields a file wins:
 #   1. $LEVELDB_TARBALL   a path to a local copy of the tarball
+#      ($SNAPPY_TARBALL with --snappy)
 #   2. the cache          <repo>/.cache/leveldb-1.23.tar.gz
-#   3. upstream           GitHub's archive of the 1.23 tag (short time-out)
-#   4. Debian             the source package leveldb 1.23-4, whose
-#                         leveldb_1.23.orig.tar.gz is the very same file
+#                         (<repo>/.cache/snappy-1.1.9.tar.gz)
+#   3. upstream           GitHub's archive of the release tag (short time-out)
+#   4. Debian             the source package leveldb 1.23-4 (snappy 1.1.9-3),
+#                         whose <name>_<version>.orig.tar.gz is the very same file
 #
 # Every file is checked against the SHA-256 below. A file with another sum is
 # a hard error (exit 1), never skipped: it names the source and both sums.
@@ -17,7 +20,8 @@
 # place only after they check out, so the cache never holds a partial file.
 #
 # Environment:
-#   LEVELDB_TARBALL       local tarball to use (copied into the cache)
+#   LEVELDB_TARBALL       local LevelDB tarball to use (copied into the cache)
+#   SNAPPY_TARBALL        local snappy tarball to use, with --snappy
 #   LEVELDB_FETCH_TIMEOUT seconds allowed for the upstream download (60)
 #
 # Prints one line on stdout saying which source was used; diagnostics go to
@@ -25,22 +29,32 @@
 
 set -euo pipefail
 
-readonly version=1.23
-readonly debian_version=1.23-4
-readonly want_sha=9a37f8a6174f09bd622bc723b55881dc541cd50747cbd08831c2a82d620f6d76
-readonly upstream_url="https://github.com/google/leveldb/archive/refs/tags/${version}.tar.gz"
-
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-cache="$root/.cache"
-name="leveldb-${version}.tar.gz"
-dest="$cache/$name"
-
 say() { printf 'fetch-leveldb: %s\n' "$*" >&2; }
 die() {
 	say "error: $*"
 	exit 1
 }
+
+case "${1:-}" in
+"")
+	readonly pkg=leveldb version=1.23 debian_version=1.23-4
+	readonly want_sha=9a37f8a6174f09bd622bc723b55881dc541cd50747cbd08831c2a82d620f6d76
+	local_tarball=${LEVELDB_TARBALL:-} local_var=LEVELDB_TARBALL
+	;;
+--snappy)
+	readonly pkg=snappy version=1.1.9 debian_version=1.1.9-3
+	readonly want_sha=75c1fbb3d618dd3a0483bff0e26d0a92b495bbe5059c8b4f1c962b478b6e06e7
+	local_tarball=${SNAPPY_TARBALL:-} local_var=SNAPPY_TARBALL
+	;;
+*) die "unknown argument: $1 (usage: $0 [--snappy])" ;;
+esac
+readonly upstream_url="https://github.com/google/${pkg}/archive/refs/tags/${version}.tar.gz"
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+cache="$root/.cache"
+name="${pkg}-${version}.tar.gz"
+dest="$cache/$name"
 
 sha256_of() {
 	if command -v sha256sum >/dev/null 2>&1; then
@@ -86,11 +100,11 @@ install_from() {
 }
 
 # 1. An explicit local tarball.
-if [ -n "${LEVELDB_TARBALL:-}" ]; then
-	[ -f "$LEVELDB_TARBALL" ] || die "LEVELDB_TARBALL=$LEVELDB_TARBALL: no such file"
-	check "$LEVELDB_TARBALL" "LEVELDB_TARBALL"
-	cp "$LEVELDB_TARBALL" "$tmp/$name"
-	install_from "$tmp/$name" "LEVELDB_TARBALL ($LEVELDB_TARBALL)"
+if [ -n "$local_tarball" ]; then
+	[ -f "$local_tarball" ] || die "$local_var=$local_tarball: no such file"
+	check "$local_tarball" "$local_var"
+	cp "$local_tarball" "$tmp/$name"
+	install_from "$tmp/$name" "$local_var ($local_tarball)"
 fi
 
 # 2. The cache.
@@ -122,7 +136,7 @@ rm -f "$tmp/$name"
 # 4. Debian's source package (its orig tarball is upstream's file).
 if ! command -v apt-get >/dev/null 2>&1; then
 	die "could not fetch $name: upstream unreachable and no apt-get for Debian's source package.
-  Download $upstream_url elsewhere and run: LEVELDB_TARBALL=/path/to/$name $0"
+  Download $upstream_url elsewhere and run: $local_var=/path/to/$name $0 $*"
 fi
 
 is_root=false
@@ -140,7 +154,7 @@ has_deb_src() {
 }
 
 has_source_version() {
-	apt-cache showsrc leveldb 2>/dev/null | grep -q "^Version: ${debian_version}\$"
+	apt-cache showsrc "$pkg" 2>/dev/null | grep -q "^Version: ${debian_version}\$"
 }
 
 src_list=/etc/apt/sources.list.d/ldbcompat-debian-src.sources
@@ -148,7 +162,7 @@ if ! has_deb_src; then
 	if $is_root; then
 		say "no deb-src entry configured: adding $src_list (Debian bookworm, main) and running apt-get update"
 		{
-			echo "# Added by ldbcompat docker/fetch-leveldb.sh to fetch leveldb's source package."
+			echo "# Added by ldbcompat docker/fetch-leveldb.sh to fetch leveldb's and snappy's source packages."
 			echo "Types: deb-src"
 			echo "URIs: http://deb.debian.org/debian"
 			echo "Suites: bookworm"
@@ -162,27 +176,27 @@ if ! has_deb_src; then
 		die "no deb-src entry in APT's sources, and not root to add one. As root, run:
   printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' > $src_list
   apt-get update
-then run $0 again (or set LEVELDB_TARBALL to a local copy of $name)."
+then run $0 again (or set $local_var to a local copy of $name)."
 	fi
 fi
 
 if ! has_source_version; then
 	if $is_root; then
-		say "APT does not know source package leveldb ${debian_version} yet: running apt-get update"
+		say "APT does not know source package $pkg ${debian_version} yet: running apt-get update"
 		apt-get update -qq >&2 || die "apt-get update failed"
 	else
-		die "APT does not know source package leveldb ${debian_version}; run 'apt-get update' as root, then $0 again"
+		die "APT does not know source package $pkg ${debian_version}; run 'apt-get update' as root, then $0 again"
 	fi
 fi
 
-say "downloading Debian source package leveldb=${debian_version}"
+say "downloading Debian source package $pkg=${debian_version}"
 sandbox=()
 # As root, APT would otherwise try to download as user _apt, which cannot
 # write to our private temporary directory (harmless, but it warns).
 if $is_root; then sandbox=(-o APT::Sandbox::User=root); fi
-if ! (cd "$tmp" && apt-get -q ${sandbox[@]+"${sandbox[@]}"} source --download-only "leveldb=${debian_version}" >&2); then
-	die "apt-get source --download-only leveldb=${debian_version} failed"
+if ! (cd "$tmp" && apt-get -q ${sandbox[@]+"${sandbox[@]}"} source --download-only "$pkg=${debian_version}" >&2); then
+	die "apt-get source --download-only $pkg=${debian_version} failed"
 fi
-orig="$tmp/leveldb_${version}.orig.tar.gz"
+orig="$tmp/${pkg}_${version}.orig.tar.gz"
 [ -f "$orig" ] || die "apt-get source did not produce $(basename "$orig")"
-install_from "$orig" "Debian source package leveldb ${debian_version} ($(basename "$orig"))"
+install_from "$orig" "Debian source package $pkg ${debian_version} ($(basename "$orig"))"
