@@ -1,0 +1,363 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	mt "github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
+)
+
+// The tests build logs with manifesttest, a writer independent of the
+// reader.
+type (
+	logWriter = mt.Log
+	editEnc   = mt.Edit
+)
+
+var ikey = mt.InternalKey
+
+// numbers lists a version's live files as "level:number:size".
+func numbers(v *Version) []string {
+	var s []string
+	for _, f := range v.Files {
+		s = append(s, fmt.Sprintf("%d:%d:%d", f.Level, f.Number, f.Size))
+	}
+	return s
+}
+
+// TestCommittedDatabases: upstream LevelDB wrote testdata/tables, deleting
+// obsolete tables on close; the tables left are exactly its current
+// version, each of the size the MANIFEST records.
+func TestCommittedDatabases(t *testing.T) {
+	dirs, _ := filepath.Glob("../../testdata/tables/*/CURRENT")
+	if len(dirs) == 0 {
+		t.Fatal("no committed databases")
+	}
+	for _, cur := range dirs {
+		dir := filepath.Dir(cur)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			v, err := Read(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Comparator != "leveldb.BytewiseComparator" {
+				t.Errorf("comparator %q", v.Comparator)
+			}
+			want := map[uint64]int64{}
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				if num, ok := strings.CutSuffix(e.Name(), ".ldb"); ok {
+					n, _ := strconv.ParseUint(num, 10, 64)
+					fi, _ := e.Info()
+					want[n] = fi.Size()
+				}
+			}
+			got := map[uint64]int64{}
+			for _, f := range v.Files {
+				got[f.Number] = int64(f.Size)
+				if len(f.Smallest) < 8 || len(f.Largest) < 8 {
+					t.Errorf("table %d: internal keys %q..%q shorter than 8 bytes", f.Number, f.Smallest, f.Largest)
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("live tables (number: size) %v, directory holds %v", got, want)
+			}
+		})
+	}
+}
+
+func TestReplay(t *testing.T) {
+	var w logWriter
+	w.Add(new(editEnc).Comparator("leveldb.BytewiseComparator").B)
+	w.Add(new(editEnc).Counters(3, 4, 0).B)
+	w.Add(new(editEnc).NewFile(0, 5, 1000, ikey("a", 1), ikey("m", 9)).NewFile(0, 6, 2000, ikey("b", 10), ikey("z", 20)).Counters(7, 8, 20).B)
+	// A compaction: 5 and 6 from level 0 into 9 and 10 at level 1.
+	w.Add(new(editEnc).Deleted(0, 5).Deleted(0, 6).NewFile(1, 9, 1500, ikey("a", 1), ikey("k", 2)).NewFile(1, 10, 1400, ikey("l", 3), ikey("z", 20)).B)
+	// A trivial move: 10 goes from level 1 to level 2, same number.
+	w.Add(new(editEnc).Deleted(1, 10).NewFile(2, 10, 1400, ikey("l", 3), ikey("z", 20)).B)
+	// Deleting a file of another level removes nothing.
+	w.Add(new(editEnc).Deleted(3, 9).B)
+	v, err := Parse("MANIFEST-000002", w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := numbers(v), []string{"1:9:1500", "2:10:1400"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("live %v, want %v", got, want)
+	}
+	if v.Edits != 6 || v.Comparator != "leveldb.BytewiseComparator" {
+		t.Errorf("edits %d comparator %q", v.Edits, v.Comparator)
+	}
+	if f, ok := v.Live(10); !ok || f.Level != 2 || string(f.Largest) != ikey("z", 20) {
+		t.Errorf("Live(10) = %+v, %v", f, ok)
+	}
+	if _, ok := v.Live(5); ok {
+		t.Error("Live(5): a deleted table is live")
+	}
+}
+
+// TestFragments: records larger than a block are split into FIRST, MIDDLE
+// and LAST fragments; records that leave fewer than 7 bytes in a block
+// leave a zeroed trailer. Both are read back whole.
+func TestFragments(t *testing.T) {
+	var w logWriter
+	long := strings.Repeat("c", 3*BlockSize)
+	w.Add(new(editEnc).Comparator(long).B) // FIRST, MIDDLE, MIDDLE, LAST
+	w.Add(new(editEnc).NewFile(0, 7, 1, ikey("a", 1), ikey("a", 1)).B)
+	// Fill up to 3 bytes short of the block end: a trailer follows.
+	pad := BlockSize - w.Len()%BlockSize - 3 - HeaderSize
+	e := new(editEnc).Comparator("x")
+	e.B = e.B[:0]
+	name := strings.Repeat("p", pad-1-3) // tag, a 3-byte length and the name
+	e.Comparator(name)
+	if len(e.B) != pad {
+		t.Fatalf("padding record of %d bytes, want %d", len(e.B), pad)
+	}
+	w.Add(e.B)
+	if w.Len()%BlockSize != BlockSize-3 {
+		t.Fatalf("setup: %d bytes left in the block", BlockSize-w.Len()%BlockSize)
+	}
+	w.Add(new(editEnc).NewFile(1, 8, 2, ikey("b", 2), ikey("b", 2)).B)
+	v, err := Parse("m", w.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := numbers(v), []string{"0:7:1", "1:8:2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("live %v, want %v", got, want)
+	}
+	if v.Comparator != name || v.Edits != 4 {
+		t.Errorf("comparator of %d bytes, %d edits", len(v.Comparator), v.Edits)
+	}
+}
+
+// TestCutShort: LevelDB may be appending to the MANIFEST while it is read.
+// A file cut anywhere in its last record reads as the file without that
+// record, as upstream's reader silently drops it.
+func TestCutShort(t *testing.T) {
+	var w logWriter
+	w.Add(new(editEnc).Comparator("leveldb.BytewiseComparator").NewFile(0, 5, 10, ikey("a", 1), ikey("b", 2)).B)
+	w.Add(new(editEnc).Comparator(strings.Repeat("q", BlockSize)).B) // spans two blocks
+	w.Add(new(editEnc).NewFile(0, 6, 20, ikey("c", 3), ikey("d", 4)).B)
+	data := w.Bytes()
+	full, err := Parse("m", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, start := range w.Offsets {
+		end := len(data)
+		if i+1 < len(w.Offsets) {
+			end = w.Offsets[i+1]
+		}
+		prefix, err := Parse("m", data[:start])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for cut := start; cut < end; cut++ {
+			v, err := Parse("m", data[:cut])
+			if err != nil {
+				t.Fatalf("cut at %d (in record %d): %v", cut, i, err)
+			}
+			if !reflect.DeepEqual(numbers(v), numbers(prefix)) || v.Edits != prefix.Edits {
+				t.Fatalf("cut at %d (in record %d): %v after %d edits, want %v after %d", cut, i, numbers(v), v.Edits, numbers(prefix), prefix.Edits)
+			}
+		}
+	}
+	// Preallocated zeros after the last record are skipped.
+	v, err := Parse("m", append(bytes.Clone(data), make([]byte, 3*BlockSize)...))
+	if err != nil || !reflect.DeepEqual(numbers(v), numbers(full)) {
+		t.Errorf("with trailing zeros: %v, %v; want %v", numbers(v), err, numbers(full))
+	}
+}
+
+func TestCorrupt(t *testing.T) {
+	good := new(editEnc).NewFile(0, 5, 10, ikey("a", 1), ikey("b", 2)).B
+	build := func(recs ...[]byte) []byte {
+		var w logWriter
+		for _, r := range recs {
+			w.Add(r)
+		}
+		return w.Bytes()
+	}
+	twoBlocks := build(good, new(editEnc).Comparator(strings.Repeat("r", BlockSize)).B)
+	var middleOnly logWriter
+	middleOnly.Physical(typeMiddle, good)
+	var unfinished logWriter
+	unfinished.Physical(typeFirst, good[:4])
+	unfinished.Physical(typeFull, good)
+	var zeroInRecord logWriter
+	zeroInRecord.Physical(typeFirst, good[:4])
+	zeroInRecord.Write(make([]byte, HeaderSize))
+	var emptyFirst logWriter // old writers' empty FIRST: not an error
+	emptyFirst.Physical(typeFirst, nil)
+	emptyFirst.Physical(typeFull, good)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string // "" for no error
+	}{
+		{"flipped data byte", flip(build(good), HeaderSize+3), "offset 0: record checksum mismatch"},
+		{"flipped byte of the second record", flip(build(good, good), len(build(good))+HeaderSize), fmt.Sprintf("offset %d: record checksum mismatch", len(build(good)))},
+		{"flipped fragment", flip(twoBlocks, BlockSize+HeaderSize+5), fmt.Sprintf("offset %d: record checksum mismatch", BlockSize)},
+		{"length past the block", setLength(build(good, new(editEnc).Comparator(strings.Repeat("r", BlockSize)).B), 0, BlockSize), "offset 0: bad record length"},
+		{"unknown record type", retype(build(good), 0, 9), "offset 0: unknown record type 9"},
+		{"MIDDLE without FIRST", middleOnly.Bytes(), "offset 0: missing start of fragmented record"},
+		{"FULL inside a fragmented record", unfinished.Bytes(), "partial record without end (from offset 0)"},
+		{"zeros inside a fragmented record", zeroInRecord.Bytes(), "error in middle of record (from offset 0)"},
+		{"empty FIRST, then FULL", emptyFirst.Bytes(), ""},
+		{"unknown tag", build(new(editEnc).U(8).U(1).B), "offset 0: version edit 0: byte 0: unknown tag 8"},
+		{"truncated tag", build(append(bytes.Clone(good), 0x87)), fmt.Sprintf("byte %d: invalid tag", len(good))},
+		{"level 7", build(new(editEnc).NewFile(7, 5, 10, "k", "k").B), "invalid new-file entry"},
+		{"empty internal key", build(new(editEnc).NewFile(0, 5, 10, "", "k").B), "invalid new-file entry"},
+		{"deleted file at level 9", build(new(editEnc).Deleted(9, 1).B), "invalid deleted file"},
+		{"short comparator", build(new(editEnc).U(tagComparator).U(5).B), "invalid comparator name"},
+		{"second edit broken", build(good, new(editEnc).U(tagLogNumber).B), fmt.Sprintf("offset %d: version edit 1: byte 0: invalid log number", len(build(good)))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("MANIFEST-000009", tc.data)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.File != "MANIFEST-000009" {
+				t.Fatalf("error %v (%T), want a *manifest.Error", err, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func flip(b []byte, i int) []byte { b = bytes.Clone(b); b[i] ^= 0x10; return b }
+
+// setLength rewrites the length of the physical record at off (its
+// checksum no longer matters: the length is checked first).
+func setLength(b []byte, off, n int) []byte {
+	b = bytes.Clone(b)
+	binary.LittleEndian.PutUint16(b[off+4:], uint16(n))
+	return b
+}
+
+// retype gives the physical record at off type typ, with a valid checksum.
+func retype(b []byte, off int, typ byte) []byte {
+	b = bytes.Clone(b)
+	n := int(binary.LittleEndian.Uint16(b[off+4:]))
+	b[off+6] = typ
+	binary.LittleEndian.PutUint32(b[off:], mt.Checksum(typ, b[off+HeaderSize:off+HeaderSize+n]))
+	return b
+}
+
+func TestVarint32Truncation(t *testing.T) {
+	// Upstream's GetVarint32 keeps the low 32 bits of a 5-byte varint:
+	// tag 1 written with the fifth byte's high bits set is still tag 1.
+	rec := append([]byte{0x81, 0x80, 0x80, 0x80, 0x10}, 0) // tag 1 (+2^32), empty comparator name
+	v, err := Parse("m", func() []byte { var w logWriter; w.Add(rec); return w.Bytes() }())
+	if err != nil || v.Comparator != "" || v.Edits != 1 {
+		t.Fatalf("%+v, %v", v, err)
+	}
+	// A sixth byte is too many.
+	var w logWriter
+	w.Add([]byte{0x81, 0x80, 0x80, 0x80, 0x80, 0x00})
+	if _, err := Parse("m", w.Bytes()); err == nil || !strings.Contains(err.Error(), "invalid tag") {
+		t.Errorf("6-byte varint32: %v", err)
+	}
+}
+
+func TestRead(t *testing.T) {
+	var w logWriter
+	w.Add(new(editEnc).Comparator("leveldb.BytewiseComparator").NewFile(2, 12, 345, ikey("a", 1), ikey("b", 2)).B)
+	write := func(t *testing.T, dir, name string, data []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("ok", func(t *testing.T) {
+		dir := t.TempDir()
+		write(t, dir, "CURRENT", []byte("MANIFEST-000004\n"))
+		write(t, dir, "MANIFEST-000004", w.Bytes())
+		write(t, dir, "MANIFEST-000002", []byte("an older one, not read"))
+		v, err := Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Manifest != filepath.Join(dir, "MANIFEST-000004") || !reflect.DeepEqual(numbers(v), []string{"2:12:345"}) {
+			t.Errorf("%s: %v", v.Manifest, numbers(v))
+		}
+	})
+	for _, tc := range []struct {
+		name, current string
+		manifest      bool
+		want          string
+	}{
+		{"no CURRENT", "", false, "no CURRENT file"},
+		{"no newline", "MANIFEST-000004", true, "CURRENT: offset 15: does not end with a newline"},
+		{"not a manifest name", "LOG\n", true, `"LOG" is not a MANIFEST file name`},
+		{"path in CURRENT", "MANIFEST-000004/../../x\n", true, "is not a MANIFEST file name"},
+		{"missing MANIFEST", "MANIFEST-000004\n", false, "MANIFEST named by"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.current != "" {
+				write(t, dir, "CURRENT", []byte(tc.current))
+			}
+			if tc.manifest {
+				write(t, dir, "MANIFEST-000004", w.Bytes())
+			}
+			_, err := Read(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if tc.name == "no CURRENT" && !errors.Is(err, ErrNoCurrent) {
+				t.Errorf("%v does not wrap ErrNoCurrent", err)
+			}
+		})
+	}
+}
+
+// FuzzParse: any bytes give a version or a *manifest.Error, never a panic;
+// and a version's files are sorted and unique per level.
+func FuzzParse(f *testing.F) {
+	dirs, _ := filepath.Glob("../../testdata/tables/*/MANIFEST-*")
+	for _, p := range dirs {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	var w logWriter
+	w.Add(new(editEnc).Comparator(strings.Repeat("c", BlockSize+100)).B)
+	w.Add(new(editEnc).NewFile(1, 9, 3, ikey("a", 1), ikey("b", 1)).Deleted(1, 9).B)
+	f.Add(w.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Parse("fuzz", data)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data)) {
+				t.Fatalf("error %v (%T) is not a *manifest.Error within the file", err, err)
+			}
+			return
+		}
+		if !sort.SliceIsSorted(v.Files, func(i, j int) bool { return v.Files[i].Number < v.Files[j].Number }) {
+			t.Fatalf("files not sorted: %v", numbers(v))
+		}
+		seen := map[[2]uint64]bool{}
+		for _, f := range v.Files {
+			k := [2]uint64{uint64(f.Level), f.Number}
+			if seen[k] || f.Level >= NumLevels {
+				t.Fatalf("files %v", numbers(v))
+			}
+			seen[k] = true
+		}
+	})
+}
