@@ -109,7 +109,7 @@ fprate:
 # prints last; it includes minimization runs).
 FUZZTIME ?= 60s
 FUZZMINIMIZETIME ?= 5s
-FUZZ_PKGS := ./bloom ./internal/table ./internal/filtercheck ./cmd/ldbcompat
+FUZZ_PKGS := ./bloom ./internal/table ./internal/manifest ./internal/filtercheck ./cmd/ldbcompat
 FUZZ_LEVELDB_PKGS := ./compat
 
 fuzz: deps

@@ -96,7 +96,15 @@ func dumpOne(tg target, samples int, seed uint64) dumpReport {
 		rep.Status, rep.Error = statusError, tg.err.Error()
 		return rep
 	}
+	if tg.skip != "" {
+		rep.Status, rep.Reason = statusSkipped, tg.skip
+		return rep
+	}
 	t, r, err := openChecked(tg.path)
+	if reason, ok := vanished(tg, err); ok {
+		rep.Status, rep.Reason = statusSkipped, reason
+		return rep
+	}
 	if err != nil {
 		rep.Status, rep.Error = statusError, err.Error()
 		return rep
@@ -142,6 +150,10 @@ func dumpOne(tg target, samples int, seed uint64) dumpReport {
 func writeDump(w io.Writer, rep dumpReport) {
 	r := rep.Result
 	fmt.Fprintf(w, "%s\n", rep.Path)
+	if rep.Status == statusSkipped {
+		fmt.Fprintf(w, "  skipped: %s\n\n", rep.Reason)
+		return
+	}
 	if r.Status == filtercheck.StatusNoFilter {
 		fmt.Fprintf(w, "  no filter block; %d keys in %d data blocks\n\n", r.Keys, r.DataBlocks)
 		return

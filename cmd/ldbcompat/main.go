@@ -6,15 +6,16 @@
 //	ldbcompat verify [--json] PATH...
 //	ldbcompat dump [--json] [--samples N] [--seed S] PATH...
 //
-// PATH is a LevelDB database directory, whose *.ldb and *.sst tables are
-// checked, or a table file. verify rebuilds each table's filter block from
-// the table's keys, as upstream's TableBuilder does, and compares it byte for
-// byte with the stored one. dump prints each filter block's layout and its
-// false-positive rate, measured and theoretical.
+// PATH is a LevelDB database directory, whose live tables (those its
+// MANIFEST lists) are checked, or a table file. verify rebuilds each
+// table's filter block from the table's keys, as upstream's TableBuilder
+// does, and compares it byte for byte with the stored one. dump prints
+// each filter block's layout and its false-positive rate, measured and
+// theoretical.
 //
 // Files are opened read-only, no lock is taken and nothing is written, so a
-// database can be checked while LevelDB has it open (a table being written
-// may then fail to read).
+// database can be checked while LevelDB has it open: table files that are
+// not live (being written, or not yet deleted) are skipped.
 //
 // Exit status: 0 when every table verifies (or has no filter block), 1 when
 // a filter block differs from what upstream would write, 2 on a usage
@@ -26,10 +27,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
 
 // Exit codes.
@@ -48,8 +54,12 @@ Usage:
   ldbcompat dump [--json] [--samples N] [--seed S] PATH...
   ldbcompat help
 
-PATH is a LevelDB database directory (one with a CURRENT file; its *.ldb
-and *.sst tables are read) or a table file.
+PATH is a LevelDB database directory (one with a CURRENT file) or a table
+file. In a database, the live tables that the MANIFEST named by CURRENT
+lists are read; other table files (being written, or not yet deleted) are
+reported as skipped. A live table that is missing or of another size than
+the MANIFEST records is an error; when the MANIFEST cannot be read, that
+is an error too, and every *.ldb and *.sst file is read.
 
 verify  rebuilds each table's filter block from the table's keys and
         compares it byte for byte with the stored one. Per table it prints
@@ -139,20 +149,27 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, bo
 	return paths, true
 }
 
-// target is one table to read, or a path that could not be resolved into
-// tables (err set).
+// target is one table to read; or a path that could not be resolved into
+// tables (err set); or a table file left alone (skip says why).
 type target struct {
 	path string
 	err  error
+	skip string
+	db   string // for a live table: its database directory
+	num  uint64 // and its file number
 }
 
 // errNotDatabase is wrapped by the errors for directories that are not
 // LevelDB databases with tables.
 var errNotDatabase = errors.New("not a LevelDB database")
 
-// resolve expands paths into the tables to read: a directory must be a
-// LevelDB database (have a CURRENT file) holding *.ldb or *.sst files; any
-// other path is taken as a table file.
+// resolve expands paths into the tables to read. A directory must be a
+// LevelDB database (have a CURRENT file): its live tables, as the MANIFEST
+// that CURRENT names lists them, are read; other table files in it are
+// skipped, and live tables that are missing or of another size than the
+// MANIFEST records are errors. When the MANIFEST cannot be read, that is
+// an error and every *.ldb and *.sst file is read. Any other path is taken
+// as a table file.
 func resolve(paths []string) []target {
 	var ts []target
 	for _, p := range paths {
@@ -169,29 +186,134 @@ func resolve(paths []string) []target {
 			ts = append(ts, target{path: p, err: fmt.Errorf("%s: %w: no CURRENT file", p, errNotDatabase)})
 			continue
 		}
-		ents, err := os.ReadDir(p)
-		if err != nil {
-			ts = append(ts, target{path: p, err: err})
-			continue
-		}
-		var tables []string
-		for _, e := range ents {
-			n := e.Name()
-			// Anything named like a table is one: a directory, a named
-			// pipe or a dangling symbolic link of that name is reported
-			// as unreadable, as LevelDB would fail to open it.
-			if strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst") {
-				tables = append(tables, filepath.Join(p, n))
-			}
-		}
-		if len(tables) == 0 {
-			ts = append(ts, target{path: p, err: fmt.Errorf("%s: %w with tables: no *.ldb or *.sst files", p, errNotDatabase)})
-			continue
-		}
-		sort.Strings(tables)
-		for _, t := range tables {
-			ts = append(ts, target{path: t})
-		}
+		ts = append(ts, resolveDB(p)...)
 	}
 	return ts
+}
+
+// tableName matches LevelDB's table file names: the file number, then
+// .ldb, or .sst for tables written before LevelDB 1.14.
+var tableName = regexp.MustCompile(`^([0-9]+)\.(ldb|sst)$`)
+
+// resolveDB lists the tables of the database directory dir.
+func resolveDB(dir string) []target {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return []target{{path: dir, err: err}}
+	}
+	var files []string // named like tables
+	for _, e := range ents {
+		n := e.Name()
+		// Anything named like a table is one: a directory, a named pipe or
+		// a dangling symbolic link of that name is reported as unreadable,
+		// as LevelDB would fail to open it.
+		if strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst") {
+			files = append(files, n)
+		}
+	}
+	sort.Strings(files)
+	v, merr := manifest.Read(dir)
+	if len(files) == 0 && (merr != nil || len(v.Files) == 0) {
+		err := fmt.Errorf("%s: %w with tables: no *.ldb or *.sst files", dir, errNotDatabase)
+		if merr != nil {
+			err = fmt.Errorf("%w (and %w)", err, merr)
+		}
+		return []target{{path: dir, err: err}}
+	}
+	if merr == nil {
+		return liveTargets(dir, v, files)
+	}
+	ts := []target{{path: dir, err: fmt.Errorf("%s: cannot tell which tables are live, so every table file is checked: %w", dir, merr)}}
+	for _, n := range files {
+		ts = append(ts, target{path: filepath.Join(dir, n)})
+	}
+	return ts
+}
+
+// liveTargets sorts a database's table files (names in dir, sorted) into
+// live tables to read and others to skip, by the version v, and adds an
+// error for each live table that is missing or of the wrong size.
+func liveTargets(dir string, v *manifest.Version, files []string) []target {
+	manifestName := filepath.Base(v.Manifest)
+	found := map[uint64]bool{}
+	var ts []target
+	for _, n := range files {
+		path := filepath.Join(dir, n)
+		m := tableName.FindStringSubmatch(n)
+		if m == nil {
+			ts = append(ts, target{path: path, skip: "not a LevelDB table file name (NNNNNN.ldb or NNNNNN.sst)"})
+			continue
+		}
+		num, err := strconv.ParseUint(m[1], 10, 64)
+		f, live := v.Live(num)
+		switch {
+		case err != nil || !live:
+			ts = append(ts, target{path: path, skip: "not a live table of " + manifestName + ": LevelDB is still writing it, or has yet to delete it"})
+		case found[num]:
+			// LevelDB opens NNNNNN.ldb, and NNNNNN.sst only without it.
+			ts = append(ts, target{path: path, skip: fmt.Sprintf("LevelDB reads table %d from %06d.ldb", num, num)})
+		default:
+			found[num] = true
+			ts = append(ts, liveTarget(path, manifestName, f))
+		}
+	}
+	for _, f := range v.Files {
+		if found[f.Number] {
+			continue
+		}
+		// A compaction may have written it after the directory was listed.
+		ldb := filepath.Join(dir, fmt.Sprintf("%06d.ldb", f.Number))
+		if path, ok := firstExisting(ldb, filepath.Join(dir, fmt.Sprintf("%06d.sst", f.Number))); ok {
+			ts = append(ts, liveTarget(path, manifestName, f))
+			continue
+		}
+		ts = append(ts, target{path: ldb, err: fmt.Errorf("%s: missing: %s lists table %d (level %d, %d bytes) as live; LevelDB cannot read this database",
+			ldb, manifestName, f.Number, f.Level, f.Size)})
+	}
+	return ts
+}
+
+// firstExisting returns the first of paths that exists.
+func firstExisting(paths ...string) (string, bool) {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// vanished tells whether err, from reading the live table tg, is because
+// LevelDB deleted the table after a compaction while it was being checked:
+// the file is gone and the MANIFEST, read again, no longer lists it. It
+// returns the reason to report the table as skipped.
+func vanished(tg target, err error) (string, bool) {
+	if tg.db == "" || !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	v, merr := manifest.Read(tg.db)
+	if merr != nil {
+		return "", false
+	}
+	if _, live := v.Live(tg.num); live {
+		return "", false
+	}
+	return "LevelDB deleted it while it was being checked: no longer a live table of " + filepath.Base(v.Manifest), true
+}
+
+// liveTarget is a live table at path, or an error when its size on disk
+// is not the one the MANIFEST records (LevelDB reads its footer there).
+func liveTarget(path, manifestName string, f manifest.File) target {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || uint64(fi.Size()) == f.Size {
+		// Reading it reports any other problem.
+		return target{path: path, db: filepath.Dir(path), num: f.Number}
+	}
+	size := uint64(fi.Size())
+	what := fmt.Sprintf("truncated: it ends at offset %d", size)
+	if size > f.Size {
+		what = fmt.Sprintf("%d bytes past offset %d, where the table ends", size-f.Size, f.Size)
+	}
+	return target{path: path, err: fmt.Errorf("%s: %d bytes, but %s records %d for table %d: %s",
+		path, size, manifestName, f.Size, f.Number, what)}
 }

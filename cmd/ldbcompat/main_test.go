@@ -188,6 +188,7 @@ type verifyJSON struct {
 		Path           string  `json:"path"`
 		Status         string  `json:"status"`
 		Error          string  `json:"error"`
+		Reason         string  `json:"reason"`
 		Policy         string  `json:"policy"`
 		Legacy         string  `json:"legacy"`
 		DataBlocks     int     `json:"data_blocks"`
@@ -207,8 +208,8 @@ type verifyJSON struct {
 		} `json:"diff"`
 	} `json:"tables"`
 	Summary struct {
-		Tables, OK, Mismatch, Errors int
-		NoFilter                     int `json:"no_filter"`
+		Tables, OK, Mismatch, Errors, Skipped int
+		NoFilter                              int `json:"no_filter"`
 	} `json:"summary"`
 	ExitCode int `json:"exit_code"`
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
@@ -200,13 +201,18 @@ func TestUnreadableTables(t *testing.T) {
 		}, "too many levels of symbolic links", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Both tables are live, as a MANIFEST says.
 			db := t.TempDir()
-			writeFile(t, filepath.Join(db, "CURRENT"), []byte("MANIFEST-000002\n"))
+			if err := manifesttest.WriteDB(db, 2, manifesttest.Table{Level: 0, Number: 5, Size: uint64(len(data))},
+				manifesttest.Table{Level: 1, Number: 9, Size: uint64(len(data))}); err != nil {
+				t.Fatal(err)
+			}
 			writeFile(t, filepath.Join(db, "000005.ldb"), data)
 			odd := filepath.Join(db, "000009.ldb")
 			tc.make(t, odd)
 			code, stdout, stderr := runCmd(t, "verify", db)
 			if code != exitError || !strings.Contains(stdout, "000005.ldb: ok") || !strings.Contains(stdout, "1 tables: 1 ok") ||
+				strings.Count(stderr, "ldbcompat: ") != 1 ||
 				!regexp.MustCompile("ldbcompat: .*"+regexp.QuoteMeta(odd)+": .*"+tc.want).MatchString(stderr) {
 				t.Errorf("verify %s: exit %d; want 2, the good table ok and %q\nstdout: %s\nstderr: %s", db, code, tc.want, stdout, stderr)
 			}

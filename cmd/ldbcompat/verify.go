@@ -14,12 +14,18 @@ import (
 // statusError marks a table or path that could not be read.
 const statusError = "error"
 
+// statusSkipped marks a table file of a database that is not one of its
+// live tables: it is not read.
+const statusSkipped = "skipped"
+
 // verifyReport is one table's line of `verify --json`.
 type verifyReport struct {
 	Path string `json:"path"`
-	// Status is Result.Status, or "error" when Error is set.
+	// Status is Result.Status, "error" when Error is set, or "skipped"
+	// with Reason.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	Reason string `json:"reason,omitempty"`
 	// DiffFileOffset is the file offset of the first differing byte.
 	DiffFileOffset *uint64 `json:"diff_file_offset,omitempty"`
 	*filtercheck.Result
@@ -33,6 +39,7 @@ type verifySummary struct {
 	NoFilter      int `json:"no_filter"`
 	UnknownPolicy int `json:"unknown_policy"`
 	Errors        int `json:"errors"`
+	Skipped       int `json:"skipped"` // table files that are not live tables
 }
 
 // verifyOutput is the document `verify --json` prints.
@@ -59,6 +66,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		switch rep.Status {
 		case statusError:
 			out.Summary.Errors++
+		case statusSkipped:
+			out.Summary.Skipped++
 		case string(filtercheck.StatusOK):
 			out.Summary.OK++
 		case string(filtercheck.StatusMismatch):
@@ -68,7 +77,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		case string(filtercheck.StatusUnknownPolicy):
 			out.Summary.UnknownPolicy++
 		}
-		if rep.Status != statusError {
+		if rep.Status != statusError && rep.Status != statusSkipped {
 			out.Summary.Tables++
 		}
 		if *asJSON {
@@ -104,6 +113,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if s.UnknownPolicy > 0 {
 		fmt.Fprintf(stdout, ", %d with an unknown filter policy (not checked)", s.UnknownPolicy)
 	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(stdout, "; %d table files skipped (not live)", s.Skipped)
+	}
 	if s.Errors > 0 {
 		fmt.Fprintf(stdout, "; %d unreadable", s.Errors)
 	}
@@ -118,7 +130,15 @@ func verifyOne(tg target) verifyReport {
 		rep.Status, rep.Error = statusError, tg.err.Error()
 		return rep
 	}
+	if tg.skip != "" {
+		rep.Status, rep.Reason = statusSkipped, tg.skip
+		return rep
+	}
 	_, r, err := openChecked(tg.path)
+	if reason, ok := vanished(tg, err); ok {
+		rep.Status, rep.Reason = statusSkipped, reason
+		return rep
+	}
 	if err != nil {
 		rep.Status, rep.Error = statusError, err.Error()
 		return rep
@@ -146,6 +166,10 @@ func verifyLine(rep verifyReport) string {
 	r := rep.Result
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: ", rep.Path)
+	if rep.Status == statusSkipped {
+		fmt.Fprintf(&b, "skipped: %s", rep.Reason)
+		return b.String()
+	}
 	switch r.Status {
 	case filtercheck.StatusNoFilter:
 		fmt.Fprintf(&b, "no filter block (%d data blocks, %d keys)", r.DataBlocks, r.Keys)
