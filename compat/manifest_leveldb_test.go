@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jmhodges/levigo"
 
@@ -65,8 +66,9 @@ func sortedVersion(s []string) []string {
 // TestManifestAgainstUpstream: while upstream has a database open, after
 // flushes, compactions and deletions, the MANIFEST as package manifest
 // reads it lists the same live tables, levels and sizes as upstream's own
-// "leveldb.sstables" property; every live table exists with that size; and
-// the same holds after the database is closed and reopened.
+// "leveldb.sstables" property (once background work has settled); every
+// live table exists with that size; and the same holds after the database
+// is closed and reopened.
 func TestManifestAgainstUpstream(t *testing.T) {
 	dir := t.TempDir()
 	opts := levigo.NewOptions()
@@ -85,11 +87,24 @@ func TestManifestAgainstUpstream(t *testing.T) {
 	seen := map[string]bool{} // every live table of every check
 	check := func(when string) {
 		t.Helper()
-		want := sortedVersion(upstreamVersion(t, db))
+		// Background flushes and compactions go on after the writes; and
+		// LevelDB appends an edit to the MANIFEST before it installs the
+		// version. So compare when upstream's version is the same before
+		// and after the MANIFEST is read, retrying for a second at most.
+		var want, got []string
+		for try := 0; try < 100; try++ {
+			if try > 0 {
+				time.Sleep(10 * time.Millisecond)
+			}
+			want = sortedVersion(upstreamVersion(t, db))
+			got = sortedVersion(ourVersion(t, dir))
+			if reflect.DeepEqual(got, want) && reflect.DeepEqual(sortedVersion(upstreamVersion(t, db)), want) {
+				break
+			}
+		}
 		for _, f := range want {
 			seen[f] = true
 		}
-		got := sortedVersion(ourVersion(t, dir))
 		if len(want) == 0 {
 			t.Fatalf("%s: upstream lists no tables", when)
 		}

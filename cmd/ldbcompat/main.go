@@ -267,8 +267,15 @@ func liveTargets(dir string, v *manifest.Version, files []string) []target {
 			ts = append(ts, liveTarget(path, manifestName, f))
 			continue
 		}
-		ts = append(ts, target{path: ldb, err: fmt.Errorf("%s: missing: %s lists table %d (level %d, %d bytes) as live; LevelDB cannot read this database",
-			ldb, manifestName, f.Number, f.Level, f.Size)})
+		tg := target{path: ldb, db: dir, num: f.Number}
+		if reason, ok := vanished(tg, fs.ErrNotExist); ok {
+			// Written and compacted away again since the listing.
+			tg.skip = reason
+		} else {
+			tg.err = fmt.Errorf("%s: missing: %s lists table %d (level %d, %d bytes) as live; LevelDB cannot read this database",
+				ldb, manifestName, f.Number, f.Level, f.Size)
+		}
+		ts = append(ts, tg)
 	}
 	return ts
 }
