@@ -47,7 +47,10 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ldbcompat dump: --samples must not be negative\n")
 		return exitError
 	}
-	targets := resolve(paths)
+	targets, warnings := resolve(paths)
+	if !*asJSON {
+		printWarnings(stderr, warnings)
+	}
 	code := exitOK
 	var reports []dumpReport
 	prog := newProgress(stderr, "dumped", len(targets))
@@ -69,6 +72,9 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "ldbcompat: %s\n", rep.Error)
 			return
 		}
+		if rep.Warning != "" {
+			printWarnings(stderr, []string{rep.Path + ": " + rep.Warning})
+		}
 		writeDump(stdout, rep)
 	})
 	prog.finish()
@@ -79,9 +85,10 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 			reports = []dumpReport{}
 		}
 		if err := enc.Encode(struct {
+			Warnings []string     `json:"warnings,omitempty"`
 			Tables   []dumpReport `json:"tables"`
 			ExitCode int          `json:"exit_code"`
-		}{reports, code}); err != nil {
+		}{warnings, reports, code}); err != nil {
 			fmt.Fprintf(stderr, "ldbcompat: %v\n", err)
 			return exitError
 		}
@@ -91,7 +98,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 
 // dumpOne reads one target and describes its filter block.
 func dumpOne(tg target, samples int, seed uint64) dumpReport {
-	rep := dumpReport{verifyReport: verifyReport{Path: tg.path}}
+	rep := dumpReport{verifyReport: verifyReport{Path: tg.path, Warning: tg.warn}}
 	if tg.err != nil {
 		rep.Status, rep.Error = statusError, tg.err.Error()
 		return rep
@@ -106,7 +113,7 @@ func dumpOne(tg target, samples int, seed uint64) dumpReport {
 		return rep
 	}
 	if err != nil {
-		rep.Status, rep.Error = statusError, err.Error()
+		rep.Status, rep.Error, rep.Warning = statusError, withWarning(err, tg.warn), ""
 		return rep
 	}
 	blocks := r.Blocks

@@ -57,24 +57,37 @@ func TestVerifyLiveTables(t *testing.T) {
 	}
 }
 
-// TestVerifyLiveTableDamage: a live table that is missing, or whose size is
-// not the one the MANIFEST records, is an error (exit 2) naming the table,
-// the MANIFEST and the sizes; the other tables are still checked.
+// TestVerifyLiveTableDamage: a live table that is missing is an error (exit
+// 2) naming it and the MANIFEST. One whose size is not the one the MANIFEST
+// records is still read: when that fails, the error says what the MANIFEST
+// knows; when it reads (another valid table put in its place), its verdict
+// is printed with a warning. The other tables are checked as usual.
 func TestVerifyLiveTableDamage(t *testing.T) {
+	sizeWarning := func(path string, size, want int, what string) string {
+		return regexp.QuoteMeta(fmt.Sprintf("%d bytes, but MANIFEST-000002 records %d for table", size, want)) + ` \d+: ` + what +
+			regexp.QuoteMeta("; LevelDB would not read it as it is")
+	}
 	for _, tc := range []struct {
 		name   string
-		change func(path string, data []byte)
-		want   func(path string, size int) string
+		change func(path string, data, other []byte)
+		code   int
+		want   func(path string, size, other int) string // stderr, a regexp
+		ok     int                                       // tables ok
 	}{
-		{"missing", func(path string, _ []byte) { os.Remove(path) }, func(path string, size int) string {
-			return regexp.QuoteMeta(path) + `: missing: MANIFEST-000002 lists table \d+ \(level \d, ` + fmt.Sprint(size) + ` bytes\) as live; LevelDB cannot read this database`
-		}},
-		{"truncated", func(path string, data []byte) { writeFile(t, path, data[:len(data)-10]) }, func(path string, size int) string {
-			return regexp.QuoteMeta(fmt.Sprintf("%s: %d bytes, but MANIFEST-000002 records %d for table", path, size-10, size)) + ` \d+: truncated: it ends at offset ` + fmt.Sprint(size-10)
-		}},
-		{"extended", func(path string, data []byte) { writeFile(t, path, append(data, make([]byte, 10)...)) }, func(path string, size int) string {
-			return regexp.QuoteMeta(fmt.Sprintf("%s: %d bytes, but MANIFEST-000002 records %d for table", path, size+10, size)) + ` \d+: 10 bytes past offset ` + fmt.Sprint(size) + `, where the table ends`
-		}},
+		{"missing", func(path string, _, _ []byte) { os.Remove(path) }, exitError, func(path string, size, _ int) string {
+			return "ldbcompat: " + regexp.QuoteMeta(path) + `: missing: MANIFEST-000002 lists table \d+ \(level \d, ` + fmt.Sprint(size) + ` bytes\) as live; LevelDB cannot read this database`
+		}, 2},
+		{"truncated", func(path string, data, _ []byte) { writeFile(t, path, data[:len(data)-10]) }, exitError, func(path string, size, _ int) string {
+			return "ldbcompat: table " + regexp.QuoteMeta(path) + `: offset \d+: not a LevelDB table: bad magic number.*; the file is ` +
+				sizeWarning(path, size-10, size, fmt.Sprintf("truncated: it ends at offset %d", size-10))
+		}, 2},
+		{"extended", func(path string, data, _ []byte) { writeFile(t, path, append(data, make([]byte, 10)...)) }, exitError, func(path string, size, _ int) string {
+			return "ldbcompat: table " + regexp.QuoteMeta(path) + `: offset \d+: not a LevelDB table: bad magic number.*; the file is ` +
+				sizeWarning(path, size+10, size, fmt.Sprintf("10 bytes past offset %d, where the table ends", size))
+		}, 2},
+		{"replaced", func(path string, _, other []byte) { writeFile(t, path, other) }, exitOK, func(path string, size, other int) string {
+			return "ldbcompat: warning: " + regexp.QuoteMeta(path) + ": " + sizeWarning(path, other, size, `(truncated|\d+ bytes past).*`)
+		}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyDB(t, "b5-bs1024-snappy")
@@ -83,19 +96,30 @@ func TestVerifyLiveTableDamage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tc.change(live[0], data)
-			want := regexp.MustCompile("ldbcompat: " + tc.want(live[0], len(data)))
+			other, err := os.ReadFile(live[1])
+			if err != nil || len(other) == len(data) {
+				t.Fatalf("setup: %v, sizes %d %d", err, len(data), len(other))
+			}
+			tc.change(live[0], data, other)
+			want := regexp.MustCompile(tc.want(live[0], len(data), len(other)))
 			code, stdout, stderr := runCmd(t, "verify", dir)
-			if code != exitError || !want.MatchString(stderr) ||
-				!strings.Contains(stdout, fmt.Sprintf("%d tables: %d ok", len(live)-1, len(live)-1)) {
-				t.Errorf("exit %d; want 2 and %v\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
+			if code != tc.code || !want.MatchString(stderr) ||
+				!strings.Contains(stdout, fmt.Sprintf("tables: %d ok", tc.ok)) {
+				t.Errorf("exit %d; want %d, %d ok and %v\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.ok, want, stdout, stderr)
+			}
+			if tc.name == "replaced" {
+				code, v, _ := verifyJSONOf(t, dir)
+				if code != exitOK || v.Tables[0].Status != "ok" || !strings.Contains(v.Tables[0].Warning, "LevelDB would not read it as it is") {
+					t.Errorf("JSON: exit %d, %+v", code, v.Tables[0])
+				}
 			}
 		})
 	}
 }
 
-// TestVerifyBadManifest: when the MANIFEST cannot be read, verify says why
-// (file and offset) and exits 2, but still checks every table file.
+// TestVerifyBadManifest: when the MANIFEST cannot be read, verify warns
+// (naming the file and offset) and checks every table file, as it would
+// a directory of tables; the tables decide the exit status.
 func TestVerifyBadManifest(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -117,12 +141,19 @@ func TestVerifyBadManifest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyDB(t, "b1-bs128-none")
 			tc.change(dir)
+			writeFile(t, filepath.Join(dir, "000099.ldb"), []byte("not a table")) // read: no MANIFEST to skip it by
 			live, _ := filepath.Glob(filepath.Join(dir, "*.ldb"))
-			want := strings.ReplaceAll(tc.want, "CURRENT-PATH", filepath.Join(dir, "CURRENT"))
+			want := regexp.MustCompile("ldbcompat: warning: " + regexp.QuoteMeta(dir+": cannot tell which tables are live, so every table file is checked: ") +
+				".*" + regexp.QuoteMeta(strings.ReplaceAll(tc.want, "CURRENT-PATH", filepath.Join(dir, "CURRENT"))))
 			code, stdout, stderr := runCmd(t, "verify", dir)
-			if code != exitError || !strings.Contains(stderr, dir+": cannot tell which tables are live, so every table file is checked: ") ||
-				!strings.Contains(stderr, want) || !strings.Contains(stdout, fmt.Sprintf("%d tables: %d ok", len(live), len(live))) {
-				t.Errorf("exit %d; want 2 and %q\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
+			if code != exitError || !want.MatchString(stderr) || !strings.Contains(stderr, "000099.ldb: offset 0: file is 11 bytes, too short for a table") ||
+				!strings.Contains(stdout, fmt.Sprintf("%d tables: %d ok", len(live)-1, len(live)-1)) {
+				t.Errorf("exit %d; want 2 (000099.ldb) and %v\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
+			}
+			os.Remove(filepath.Join(dir, "000099.ldb"))
+			code, v, _ := verifyJSONOf(t, dir)
+			if code != exitOK || len(v.Warnings) != 1 || !strings.Contains(v.Warnings[0], tc.want[:10]) || v.Summary.OK != len(live)-1 {
+				t.Errorf("JSON: exit %d, %+v", code, v)
 			}
 		})
 	}

@@ -57,9 +57,10 @@ Usage:
 PATH is a LevelDB database directory (one with a CURRENT file) or a table
 file. In a database, the live tables that the MANIFEST named by CURRENT
 lists are read; other table files (being written, or not yet deleted) are
-reported as skipped. A live table that is missing or of another size than
-the MANIFEST records is an error; when the MANIFEST cannot be read, that
-is an error too, and every *.ldb and *.sst file is read.
+reported as skipped. A live table that is missing is an error; one of
+another size than the MANIFEST records is read, with a warning. When the
+MANIFEST cannot be read, a warning says why and every *.ldb and *.sst file
+is read.
 
 verify  rebuilds each table's filter block from the table's keys and
         compares it byte for byte with the stored one. Per table it prints
@@ -155,6 +156,7 @@ type target struct {
 	path string
 	err  error
 	skip string
+	warn string // read it, but say this about it (not naming it)
 	db   string // for a live table: its database directory
 	num  uint64 // and its file number
 }
@@ -163,15 +165,16 @@ type target struct {
 // LevelDB databases with tables.
 var errNotDatabase = errors.New("not a LevelDB database")
 
-// resolve expands paths into the tables to read. A directory must be a
-// LevelDB database (have a CURRENT file): its live tables, as the MANIFEST
-// that CURRENT names lists them, are read; other table files in it are
-// skipped, and live tables that are missing or of another size than the
-// MANIFEST records are errors. When the MANIFEST cannot be read, that is
-// an error and every *.ldb and *.sst file is read. Any other path is taken
-// as a table file.
-func resolve(paths []string) []target {
+// resolve expands paths into the tables to read, and warnings about the
+// databases. A directory must be a LevelDB database (have a CURRENT file):
+// its live tables, as the MANIFEST that CURRENT names lists them, are read;
+// other table files in it are skipped; a live table that is missing is an
+// error, one of another size than the MANIFEST records is read with a
+// warning. When the MANIFEST cannot be read, that is a warning and every
+// *.ldb and *.sst file is read. Any other path is taken as a table file.
+func resolve(paths []string) ([]target, []string) {
 	var ts []target
+	var warnings []string
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -186,20 +189,25 @@ func resolve(paths []string) []target {
 			ts = append(ts, target{path: p, err: fmt.Errorf("%s: %w: no CURRENT file", p, errNotDatabase)})
 			continue
 		}
-		ts = append(ts, resolveDB(p)...)
+		dts, warn := resolveDB(p)
+		ts = append(ts, dts...)
+		if warn != "" {
+			warnings = append(warnings, warn)
+		}
 	}
-	return ts
+	return ts, warnings
 }
 
 // tableName matches LevelDB's table file names: the file number, then
 // .ldb, or .sst for tables written before LevelDB 1.14.
 var tableName = regexp.MustCompile(`^([0-9]+)\.(ldb|sst)$`)
 
-// resolveDB lists the tables of the database directory dir.
-func resolveDB(dir string) []target {
+// resolveDB lists the tables of the database directory dir, and a warning
+// when its MANIFEST cannot be read.
+func resolveDB(dir string) ([]target, string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return []target{{path: dir, err: err}}
+		return []target{{path: dir, err: err}}, ""
 	}
 	var files []string // named like tables
 	for _, e := range ents {
@@ -218,21 +226,21 @@ func resolveDB(dir string) []target {
 		if merr != nil {
 			err = fmt.Errorf("%w (and %w)", err, merr)
 		}
-		return []target{{path: dir, err: err}}
+		return []target{{path: dir, err: err}}, ""
 	}
 	if merr == nil {
-		return liveTargets(dir, v, files)
+		return liveTargets(dir, v, files), ""
 	}
-	ts := []target{{path: dir, err: fmt.Errorf("%s: cannot tell which tables are live, so every table file is checked: %w", dir, merr)}}
+	var ts []target
 	for _, n := range files {
 		ts = append(ts, target{path: filepath.Join(dir, n)})
 	}
-	return ts
+	return ts, fmt.Sprintf("%s: cannot tell which tables are live, so every table file is checked: %v", dir, merr)
 }
 
 // liveTargets sorts a database's table files (names in dir, sorted) into
 // live tables to read and others to skip, by the version v, and adds an
-// error for each live table that is missing or of the wrong size.
+// error for each live table that is missing.
 func liveTargets(dir string, v *manifest.Version, files []string) []target {
 	manifestName := filepath.Base(v.Manifest)
 	found := map[uint64]bool{}
@@ -308,19 +316,22 @@ func vanished(tg target, err error) (string, bool) {
 	return "LevelDB deleted it while it was being checked: no longer a live table of " + filepath.Base(v.Manifest), true
 }
 
-// liveTarget is a live table at path, or an error when its size on disk
-// is not the one the MANIFEST records (LevelDB reads its footer there).
+// liveTarget is the live table f at path, with a warning when its size on
+// disk is not the one the MANIFEST records: LevelDB reads its footer there,
+// so it would not read the table as it is. Reading it reports any other
+// problem.
 func liveTarget(path, manifestName string, f manifest.File) target {
+	tg := target{path: path, db: filepath.Dir(path), num: f.Number}
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || uint64(fi.Size()) == f.Size {
-		// Reading it reports any other problem.
-		return target{path: path, db: filepath.Dir(path), num: f.Number}
+		return tg
 	}
 	size := uint64(fi.Size())
 	what := fmt.Sprintf("truncated: it ends at offset %d", size)
 	if size > f.Size {
 		what = fmt.Sprintf("%d bytes past offset %d, where the table ends", size-f.Size, f.Size)
 	}
-	return target{path: path, err: fmt.Errorf("%s: %d bytes, but %s records %d for table %d: %s",
-		path, size, manifestName, f.Size, f.Number, what)}
+	tg.warn = fmt.Sprintf("%d bytes, but %s records %d for table %d: %s; LevelDB would not read it as it is",
+		size, manifestName, f.Size, f.Number, what)
+	return tg
 }

@@ -184,11 +184,13 @@ func TestVerifyReadOnly(t *testing.T) {
 
 // verifyJSON is the shape of `verify --json` the tests rely on.
 type verifyJSON struct {
-	Tables []struct {
+	Warnings []string `json:"warnings"`
+	Tables   []struct {
 		Path           string  `json:"path"`
 		Status         string  `json:"status"`
 		Error          string  `json:"error"`
 		Reason         string  `json:"reason"`
+		Warning        string  `json:"warning"`
 		Policy         string  `json:"policy"`
 		Legacy         string  `json:"legacy"`
 		DataBlocks     int     `json:"data_blocks"`

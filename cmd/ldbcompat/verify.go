@@ -26,6 +26,10 @@ type verifyReport struct {
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Warning is said of a table of a database: its size is not the one
+	// the MANIFEST records. When the table cannot be read, Error ends
+	// with it instead.
+	Warning string `json:"warning,omitempty"`
 	// DiffFileOffset is the file offset of the first differing byte.
 	DiffFileOffset *uint64 `json:"diff_file_offset,omitempty"`
 	*filtercheck.Result
@@ -44,6 +48,9 @@ type verifySummary struct {
 
 // verifyOutput is the document `verify --json` prints.
 type verifyOutput struct {
+	// Warnings are about databases as a whole: a MANIFEST that could not
+	// be read.
+	Warnings []string       `json:"warnings,omitempty"`
 	Tables   []verifyReport `json:"tables"`
 	Summary  verifySummary  `json:"summary"`
 	ExitCode int            `json:"exit_code"`
@@ -56,8 +63,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitError
 	}
-	targets := resolve(paths)
-	out := verifyOutput{Tables: []verifyReport{}}
+	targets, warnings := resolve(paths)
+	out := verifyOutput{Warnings: warnings, Tables: []verifyReport{}}
+	if !*asJSON {
+		printWarnings(stderr, warnings)
+	}
 	prog := newProgress(stderr, "verified", len(targets))
 	forEachOrdered(len(targets), func(i int) verifyReport {
 		return verifyOne(targets[i])
@@ -88,6 +98,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		if rep.Status == statusError {
 			fmt.Fprintf(stderr, "ldbcompat: %s\n", rep.Error)
 			return
+		}
+		if rep.Warning != "" {
+			printWarnings(stderr, []string{rep.Path + ": " + rep.Warning})
 		}
 		fmt.Fprintln(stdout, verifyLine(rep))
 	})
@@ -123,9 +136,25 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	return out.ExitCode
 }
 
+// withWarning is err's message, followed by what is known of the file
+// from its database's MANIFEST, if anything.
+func withWarning(err error, warn string) string {
+	if warn == "" {
+		return err.Error()
+	}
+	return err.Error() + "; the file is " + warn
+}
+
+// printWarnings writes each warning on a line of its own to w.
+func printWarnings(w io.Writer, warnings []string) {
+	for _, s := range warnings {
+		fmt.Fprintf(w, "ldbcompat: warning: %s\n", s)
+	}
+}
+
 // verifyOne checks one target.
 func verifyOne(tg target) verifyReport {
-	rep := verifyReport{Path: tg.path}
+	rep := verifyReport{Path: tg.path, Warning: tg.warn}
 	if tg.err != nil {
 		rep.Status, rep.Error = statusError, tg.err.Error()
 		return rep
@@ -140,7 +169,7 @@ func verifyOne(tg target) verifyReport {
 		return rep
 	}
 	if err != nil {
-		rep.Status, rep.Error = statusError, err.Error()
+		rep.Status, rep.Error, rep.Warning = statusError, withWarning(err, tg.warn), ""
 		return rep
 	}
 	r.Blocks = nil // not reported; let it go
