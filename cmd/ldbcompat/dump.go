@@ -98,31 +98,12 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 
 // dumpOne reads one target and describes its filter block.
 func dumpOne(tg target, samples int, seed uint64) dumpReport {
-	rep := dumpReport{verifyReport: verifyReport{Path: tg.path, Warning: tg.warn}}
-	if tg.err != nil {
-		rep.Status, rep.Error = statusError, tg.err.Error()
+	vrep, t, blocks := readTarget(tg)
+	rep := dumpReport{verifyReport: vrep}
+	if t == nil {
 		return rep
 	}
-	if tg.skip != "" {
-		rep.Status, rep.Reason = statusSkipped, tg.skip
-		return rep
-	}
-	t, r, err := openChecked(tg.path)
-	if reason, ok := vanished(tg, err); ok {
-		rep.Status, rep.Reason = statusSkipped, reason
-		return rep
-	}
-	if err != nil {
-		rep.Status, rep.Error, rep.Warning = statusError, withWarning(err, tg.warn), ""
-		return rep
-	}
-	blocks := r.Blocks
-	r.Blocks = nil
-	rep.Result, rep.Status = r, string(r.Status)
-	if r.Diff != nil {
-		off := r.FilterBlockOffset + uint64(r.Diff.Offset)
-		rep.DiffFileOffset = &off
-	}
+	r := rep.Result
 	_, contents, ok := t.FilterBlock()
 	if !ok {
 		return rep

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
 // statusError marks a table or path that could not be read.
@@ -154,32 +155,40 @@ func printWarnings(w io.Writer, warnings []string) {
 
 // verifyOne checks one target.
 func verifyOne(tg target) verifyReport {
+	rep, _, _ := readTarget(tg) // the table and its keys are not reported
+	return rep
+}
+
+// readTarget reads tg's table, if it is one to read, and checks its filter
+// block. The report says what became of it; for a table that was read, the
+// table and its data blocks (moved out of the result) come with it.
+func readTarget(tg target) (verifyReport, *table.Table, []filtercheck.Block) {
 	rep := verifyReport{Path: tg.path, Warning: tg.warn}
 	if tg.err != nil {
 		rep.Status, rep.Error = statusError, tg.err.Error()
-		return rep
+		return rep, nil, nil
 	}
 	if tg.skip != "" {
 		rep.Status, rep.Reason = statusSkipped, tg.skip
-		return rep
+		return rep, nil, nil
 	}
-	_, r, err := openChecked(tg.path)
+	t, r, err := openChecked(tg.path)
 	if reason, ok := vanished(tg, err); ok {
 		rep.Status, rep.Reason = statusSkipped, reason
-		return rep
+		return rep, nil, nil
 	}
 	if err != nil {
 		rep.Status, rep.Error, rep.Warning = statusError, withWarning(err, tg.warn), ""
-		return rep
+		return rep, nil, nil
 	}
-	r.Blocks = nil // not reported; let it go
-	rep.Result = r
-	rep.Status = string(r.Status)
+	blocks := r.Blocks
+	r.Blocks = nil
+	rep.Result, rep.Status = r, string(r.Status)
 	if r.Diff != nil {
 		off := r.FilterBlockOffset + uint64(r.Diff.Offset)
 		rep.DiffFileOffset = &off
 	}
-	return rep
+	return rep, t, blocks
 }
 
 // legacyText describes the hash a legacy filter was written with.
