@@ -137,7 +137,7 @@ func Read(dir string) (*Version, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, name)
-	data, err := readRegular(path)
+	data, err := readRegular(path, 0)
 	if err != nil {
 		return nil, fmt.Errorf("MANIFEST named by %s: %w", cur, err)
 	}
@@ -146,17 +146,10 @@ func Read(dir string) (*Version, error) {
 
 // readCurrent returns the MANIFEST file name in the CURRENT file at path.
 func readCurrent(path string) (string, error) {
-	fi, err := os.Stat(path)
+	b, err := readRegular(path, maxCurrentSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("%s: %w", filepath.Dir(path), ErrNoCurrent)
 	}
-	if err != nil {
-		return "", err
-	}
-	if fi.Size() > maxCurrentSize {
-		return "", &Error{File: path, Offset: 0, Msg: fmt.Sprintf("%d bytes: too long for a file name", fi.Size())}
-	}
-	b, err := readRegular(path)
 	if err != nil {
 		return "", err
 	}
@@ -174,15 +167,18 @@ func readCurrent(path string) (string, error) {
 	return s, nil
 }
 
-// readRegular reads the regular file at path; anything else (a named pipe
-// would block) is refused.
-func readRegular(path string) ([]byte, error) {
+// readRegular reads the regular file at path, of at most limit bytes when
+// limit > 0; anything else (a named pipe would block) is refused.
+func readRegular(path string, limit int64) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if limit > 0 && fi.Size() > limit {
+		return nil, &Error{File: path, Offset: limit, Msg: fmt.Sprintf("%d bytes: longer than the %d it may hold", fi.Size(), limit)}
 	}
 	return os.ReadFile(path)
 }

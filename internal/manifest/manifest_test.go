@@ -305,6 +305,7 @@ func TestRead(t *testing.T) {
 		{"no newline", "MANIFEST-000004", true, "CURRENT: offset 15: does not end with a newline"},
 		{"not a manifest name", "LOG\n", true, `"LOG" is not a MANIFEST file name`},
 		{"path in CURRENT", "MANIFEST-000004/../../x\n", true, "is not a MANIFEST file name"},
+		{"CURRENT too long", strings.Repeat("MANIFEST-000004\n", 300), true, "CURRENT: offset 4096: 4800 bytes: longer than the 4096 it may hold"},
 		{"missing MANIFEST", "MANIFEST-000004\n", false, "MANIFEST named by"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
