@@ -118,3 +118,11 @@ fuzz: deps
 	if [ -n "$(strip $(FUZZ_LEVELDB_PKGS))" ]; then \
 		$(LEVELDB_ENV); tools/fuzz.sh -tags leveldb $(FUZZ_LEVELDB_PKGS); \
 	fi
+
+# Writes testdata/other/ again: small databases written by other LevelDB
+# implementations (plyvel, libleveldb-java, classic-level, leveldown,
+# syndtr/goleveldb), with the writer, its version and the options recorded
+# beside each. Installs what is missing when run as root (tools/other/fixtures.sh).
+.PHONY: fixtures-other
+fixtures-other:
+	tools/other/fixtures.sh
