@@ -38,7 +38,7 @@ const Module = "github.com/golang/leveldb"
 const writeBufferSize = 64 << 10
 
 // Notes say how each property is reached, or why it is not.
-var Notes = map[string]string{
+var Notes = map[compat.Property]string{
 	compat.PropHash:        "not exported: bloom's hash function is unexported",
 	compat.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
 	compat.PropReader:      "through table.NewReader and Reader.Get, which consults the filter, on a table made around the block",

@@ -34,7 +34,7 @@ import (
 )
 
 // columns are the table's headings, by property.
-var columns = map[string]string{
+var columns = map[compat.Property]string{
 	compat.PropName:        "filter name",
 	compat.PropHash:        "hash",
 	compat.PropFilterBytes: "filter bytes",
@@ -146,11 +146,15 @@ func probe(module string) string {
 }
 
 func cell(c compat.CheckResult) string {
+	not := ""
+	if c.Uncompared > 0 {
+		not = fmt.Sprintf("; %d not compared", c.Uncompared)
+	}
 	switch c.Status {
 	case compat.StatusPass:
-		return fmt.Sprintf("✅ pass (%d)", c.Cases)
+		return fmt.Sprintf("✅ pass (%d%s)", c.Cases, not)
 	case compat.StatusFail:
-		return fmt.Sprintf("❌ **fail** (%d of %d)", len(c.Failures), c.Cases)
+		return fmt.Sprintf("❌ **fail** (%d of %d%s)", len(c.Failures), c.Cases, not)
 	}
 	return "— n/a"
 }
@@ -214,13 +218,13 @@ type effectGroup struct {
 func byEffect(c compat.CheckResult) []effectGroup {
 	var gs []effectGroup
 	at := map[string]int{}
-	for i, e := range c.Effects {
-		if j, ok := at[e]; ok {
+	for i, f := range c.Failures {
+		if j, ok := at[f.Effect]; ok {
 			gs[j].n++
 			continue
 		}
-		at[e] = len(gs)
-		gs = append(gs, effectGroup{e, 1, i})
+		at[f.Effect] = len(gs)
+		gs = append(gs, effectGroup{f.Effect, 1, i})
 	}
 	sort.SliceStable(gs, func(i, j int) bool {
 		return strings.Index(c.Effect, gs[i].effect) < strings.Index(c.Effect, gs[j].effect)
