@@ -9,12 +9,14 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
@@ -325,10 +327,11 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 	return ""
 }
 
-// checkTables checks the filter block of every table the port wrote
+// checkTables checks the filter block of every live table the port wrote
 // against the one upstream's TableBuilder writes for the same keys and data
 // blocks, and counts the keys upstream's filter check would reject. Each
-// table is a case.
+// table is a case, and so is the MANIFEST when upstream could not read the
+// tables by it.
 func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 	fsys := os.DirFS(dir)
 	names, err := tableNames(fsys)
@@ -336,11 +339,14 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 		k.suiteError(err.Error())
 		return nil
 	}
+	names, out := liveTables(c, dir, names, write)
+	if len(out) > 0 {
+		k.compared[PropWriteDB]++
+	}
 	if len(names) == 0 {
 		k.compared[PropWriteDB]++
-		return []Failure{failure(PropWriteDB, c.Name, kindNoTable, "the port left no table in the database (its data stayed in the log), so no filter block could be checked", write)}
+		return append(out, failure(PropWriteDB, c.Name, kindNoTable, "the port left no table in the database (its data stayed in the log), so no filter block could be checked", write))
 	}
-	var out []Failure
 	for _, name := range names {
 		k.compared[PropWriteDB]++
 		repro := write + "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify " + path.Join("dir", name)
@@ -409,6 +415,45 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 		}
 	}
 	return out
+}
+
+// liveTables returns the tables of names that the MANIFEST of the
+// database in dir lists, as upstream reads them: table files it does not
+// list are left over (the port has yet to delete them, which may depend on
+// when its background work runs) and upstream never reads them. When the
+// MANIFEST cannot be read, or lists tables upstream could not read as they
+// are, it returns every table of names and a failure saying so.
+func liveTables(c cases.DBCase, dir string, names []string, write string) ([]string, []Failure) {
+	caseName := c.Name + "/MANIFEST"
+	write += "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"
+	v, err := manifest.Read(dir)
+	if err != nil {
+		return names, []Failure{failure(PropWriteDB, caseName, kindTableFormat,
+			fmt.Sprintf("upstream cannot read the port's MANIFEST: %s; every table file is checked instead", scrub(err, dir)), write)}
+	}
+	byNumber := map[uint64]string{}
+	for _, n := range names {
+		if num, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSuffix(n, ".ldb"), ".sst"), 10, 64); err == nil {
+			byNumber[num] = n
+		}
+	}
+	var live, problems []string
+	for _, f := range v.Files {
+		name, ok := byNumber[f.Number]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("the MANIFEST lists table %06d, which is not in the directory", f.Number))
+			continue
+		}
+		live = append(live, name)
+		if info, err := os.Stat(filepath.Join(dir, name)); err == nil && uint64(info.Size()) != f.Size {
+			problems = append(problems, fmt.Sprintf("the MANIFEST records a size of %d for table %s, which has %d bytes: upstream opens a table at the size its MANIFEST records, so it cannot read this one", f.Size, name, info.Size()))
+		}
+	}
+	sort.Strings(live)
+	if len(problems) == 0 {
+		return live, nil
+	}
+	return live, []Failure{failure(PropWriteDB, caseName, kindTableFormat, strings.Join(problems, "; "), write)}
 }
 
 // checkUpstreamReads has upstream open a copy of the database in dir with

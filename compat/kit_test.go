@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
@@ -22,9 +23,10 @@ func TestBloomPort(t *testing.T) {
 
 // TestBloomTablePort runs the kit, end-to-end properties included, on a
 // port made of package bloom and a table reader and writer, with the
-// committed upstream databases and without cgo.
+// committed upstream databases and without cgo. Its writer leaves table
+// files that its MANIFEST does not list, which upstream never reads.
 func TestBloomTablePort(t *testing.T) {
-	r := check(tablePort(bloom.NewPolicy, bloom.NewPolicy), kitConfig{tables: os.DirFS("../testdata/tables")})
+	r := check(withLeftovers(tablePort(bloom.NewPolicy, bloom.NewPolicy)), kitConfig{tables: os.DirFS("../testdata/tables")})
 	if !r.Passed() {
 		t.Fatalf("bloom with a table reader and writer fails the kit:\n%s", r)
 	}
@@ -74,6 +76,8 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 			[]Property{PropWriteDB}, "looks only for filter.leveldb.BuiltinBloomFilter2"},
 		{"panicking ReadDB", Port{Name: "x", NewPolicy: bloom.NewPolicy, ReadDB: func(string, int, [][]byte) ([]bool, error) { panic("read") }},
 			[]Property{PropReadDB}, "panics"},
+		{"MANIFEST with another table size", withManifestSize(tablePort(bloom.NewPolicy, bloom.NewPolicy), 1),
+			[]Property{PropWriteDB}, "upstream cannot open the databases the port writes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -217,7 +221,42 @@ func tablePort(readPolicy, writePolicy func(int) bloom.FilterPolicy) Port {
 			if p := writePolicy(bits); p != nil {
 				o.Policy = p
 			}
-			return os.WriteFile(filepath.Join(dir, "000005.ldb"), tabletest.Build(entries, o), 0o644)
+			data := tabletest.Build(entries, o)
+			if err := os.WriteFile(filepath.Join(dir, "000005.ldb"), data, 0o644); err != nil {
+				return err
+			}
+			return manifesttest.WriteDB(dir, 2, manifesttest.Table{Level: 0, Number: 5, Size: uint64(len(data))})
 		},
 	}
+}
+
+// withLeftovers has p's WriteDB also leave table files that its MANIFEST
+// does not list: one with no filter, one that is not a table. Upstream
+// never reads them, so the kit must not check them.
+func withLeftovers(p Port) Port {
+	write := p.WriteDB
+	p.WriteDB = func(dir string, kvs [][2][]byte, bits int) error {
+		if err := write(dir, kvs, bits); err != nil {
+			return err
+		}
+		old := tabletest.Build([]table.Entry{{Key: table.InternalKey{UserKey: []byte("k"), Seq: 1, Kind: table.KindValue}}}, tabletest.Options{})
+		if err := os.WriteFile(filepath.Join(dir, "000003.ldb"), old, 0o644); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, "000004.ldb"), []byte("half-written"), 0o644)
+	}
+	return p
+}
+
+// withManifestSize has p's WriteDB record another size for its table in
+// the MANIFEST, as golang/leveldb's compactions do.
+func withManifestSize(p Port, size uint64) Port {
+	write := p.WriteDB
+	p.WriteDB = func(dir string, kvs [][2][]byte, bits int) error {
+		if err := write(dir, kvs, bits); err != nil {
+			return err
+		}
+		return manifesttest.WriteDB(dir, 3, manifesttest.Table{Level: 1, Number: 5, Size: size})
+	}
+	return p
 }
