@@ -8,10 +8,22 @@ import (
 )
 
 // Check runs the same checks as TestPort and returns them as a Report, for
-// programs such as a report generator. A port's own test calls
-// compat.TestPort(t, port) instead.
+// programs such as a report generator. Here the port is this module's own
+// bloom package, with every hook but the end-to-end ones. A port's own test
+// calls compat.TestPort(t, port) instead.
 func ExampleCheck() {
-	r := compat.Check(compat.BloomPort())
+	port := compat.Port{
+		Name:      "ldbcompat/bloom",
+		NewPolicy: bloom.NewPolicy,
+		Hash:      bloom.Hash,
+		NewFilterBlockBuilder: func(p bloom.FilterPolicy) compat.FilterBlockBuilder {
+			return bloom.NewFilterBlockBuilder(p)
+		},
+		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) compat.FilterBlockReader {
+			return bloom.NewFilterBlockReader(p, contents)
+		},
+	}
+	r := compat.Check(port)
 	fmt.Println("passed:", r.Passed())
 	for _, c := range r.Checks {
 		fmt.Printf("%-4s %s\n", c.Status, c.Property)
@@ -29,7 +41,7 @@ func ExampleCheck() {
 }
 
 // A port with a mistake fails the property it breaks; each failure says
-// what upstream does and how to reproduce it.
+// what upstream does, how to reproduce it, and what it means for users.
 func ExampleCheck_failure() {
 	port := compat.Port{
 		Name: "k-in-a-byte",
@@ -39,8 +51,11 @@ func ExampleCheck_failure() {
 	r := compat.Check(port)
 	c, _ := r.Result(compat.PropFilterBytes)
 	fmt.Println(c.Property+":", c.Status)
-	fmt.Println("first failing case:", c.Failures[0].Case)
+	f := c.Failures[0]
+	fmt.Println("first failing case:", f.Case)
+	fmt.Println("reproduce:", f.Repro)
 	// Output:
 	// filter bytes: fail
 	// first failing case: bpk371/n1
+	// reproduce: NewPolicy(371).CreateFilter(compat.HexKeys("8a1a4896f631a032a4f4d4a48553ac610d4bbaa8d7f441faef118b1403d9643104770ae74d88f7"), compat.HexBytes(""))
 }

@@ -4,11 +4,14 @@ package compat
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
 
 // Differential fuzz targets: every input goes to the bloom package and to
@@ -18,7 +21,7 @@ import (
 // FuzzUpstreamHash compares bloom.Hash with leveldb::Hash on arbitrary
 // data and seeds.
 func FuzzUpstreamHash(f *testing.F) {
-	for _, c := range UpstreamHashCases() {
+	for _, c := range cases.UpstreamHashCases() {
 		f.Add(c.Data, c.Seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, seed uint32) {
@@ -27,6 +30,9 @@ func FuzzUpstreamHash(f *testing.F) {
 		}
 	})
 }
+
+// hx writes b as a HexBytes call, however long.
+func hx(b []byte) string { return fmt.Sprintf("compat.HexBytes(%q)", hex.EncodeToString(b)) }
 
 // fuzzKeys cuts data into keys at each 0xff byte.
 func fuzzKeys(data []byte) [][]byte {
@@ -86,13 +92,13 @@ func FuzzUpstreamKeyMayMatch(f *testing.F) {
 		// policy's bits/key.
 		want := upstream.BloomKeyMayMatch(10, key, filter)
 		if got := bloom.NewPolicy(10).KeyMayMatch(key, filter); got != want {
-			t.Fatalf("KeyMayMatch(%s, %s): upstream %v, bloom %v", hexArg(key), hexArg(filter), want, got)
+			t.Fatalf("KeyMayMatch(%s, %s): upstream %v, bloom %v", hx(key), hx(filter), want, got)
 		}
 		if got := bloom.NewPolicy(len(filter)%1001).KeyMayMatch(key, filter); got != want {
-			t.Fatalf("NewPolicy(%d).KeyMayMatch(%s, %s): upstream %v, bloom %v", len(filter)%1001, hexArg(key), hexArg(filter), want, got)
+			t.Fatalf("NewPolicy(%d).KeyMayMatch(%s, %s): upstream %v, bloom %v", len(filter)%1001, hx(key), hx(filter), want, got)
 		}
 		if got := bloom.NewLegacyPolicy(10, false).KeyMayMatch(key, filter); got != want {
-			t.Fatalf("legacy (unsigned) KeyMayMatch(%s, %s): upstream %v, bloom %v", hexArg(key), hexArg(filter), want, got)
+			t.Fatalf("legacy (unsigned) KeyMayMatch(%s, %s): upstream %v, bloom %v", hx(key), hx(filter), want, got)
 		}
 	})
 }
@@ -104,8 +110,8 @@ func FuzzUpstreamKeyMayMatch(f *testing.F) {
 // 5-6), backwards included; 1, AddKey with a key of the next few bytes; 2,
 // now and then, Finish (at most maxFinishes times). A Finish always ends
 // the calls.
-func fuzzOps(data []byte) []Op {
-	var ops []Op
+func fuzzOps(data []byte) []blockop.Op {
+	var ops []blockop.Op
 	cur, finishes := uint64(0), 0
 	for len(data) > 0 && len(ops) < 200 {
 		b := data[0]
@@ -118,7 +124,7 @@ func fuzzOps(data []byte) []Op {
 				data = data[1:]
 			}
 			cur += v << (b >> 5 & 3)
-			ops = append(ops, Op{Kind: OpStartBlock, Offset: cur})
+			ops = append(ops, blockop.Op{Kind: blockop.StartBlock, Offset: cur})
 		case 3:
 			var v uint64
 			for i := 0; i < 3 && len(data) > 0; i++ {
@@ -126,19 +132,19 @@ func fuzzOps(data []byte) []Op {
 				data = data[1:]
 			}
 			cur = v << (b >> 5 & 3) // up to 2^27: 2^16 filters, a 256 KiB offset array
-			ops = append(ops, Op{Kind: OpStartBlock, Offset: cur})
+			ops = append(ops, blockop.Op{Kind: blockop.StartBlock, Offset: cur})
 		case 1:
 			n := min(int(b>>2)%16, len(data))
-			ops = append(ops, Op{Kind: OpAddKey, Key: data[:n]})
+			ops = append(ops, blockop.Op{Kind: blockop.AddKey, Key: data[:n]})
 			data = data[n:]
 		case 2:
 			if b>>2%8 == 0 && finishes < maxFinishes {
-				ops = append(ops, Op{Kind: OpFinish})
+				ops = append(ops, blockop.Op{Kind: blockop.Finish})
 				finishes++
 			}
 		}
 	}
-	return append(ops, Op{Kind: OpFinish})
+	return append(ops, blockop.Op{Kind: blockop.Finish})
 }
 
 // maxFinishes bounds the Finish calls fuzzOps decodes before the last. Each
@@ -149,8 +155,8 @@ const maxFinishes = 3
 
 // fuzzPolicy maps a fuzzed byte to a policy: 0 is upstream's test policy,
 // anything else a bloom filter of 0..39 bits per key.
-func fuzzPolicy(pol uint8) PolicySpec {
-	return PolicySpec{Test: pol == 0, BitsPerKey: int(pol % 40)}
+func fuzzPolicy(pol uint8) cases.Policy {
+	return cases.Policy{Test: pol == 0, BitsPerKey: int(pol % 40)}
 }
 
 // FuzzUpstreamFilterBlock runs the same builder calls on bloom's and
@@ -166,40 +172,39 @@ func FuzzUpstreamFilterBlock(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, pol uint8, off uint64, key []byte) {
 		spec := fuzzPolicy(pol)
 		ops := fuzzOps(data)
-		c := BlockCase{Name: "fuzz", Policy: spec, Ops: ops}
-		want := upstreamImpl{}.buildBlock(spec, ops)
-		got := portImpl{BloomPort()}.buildBlock(spec, ops)
+		want := cases.Upstream.BuildBlock(spec, ops)
+		got := bloomRef.BuildBlock(spec, ops)
 		if len(got) != len(want) {
-			t.Fatalf("%d Finish results, upstream %d\nrepro: %s", len(got), len(want), c.repro("BlockCases"))
+			t.Fatalf("%d Finish results, upstream %d\nrepro: %s", len(got), len(want), builderCalls(spec, ops))
 		}
 		for i := range want {
 			if d := describeBytes(fmt.Sprintf("block of Finish call %d", i+1), want[i], got[i]); d != "" {
-				t.Fatalf("%s\nrepro: %s", d, c.repro("BlockCases"))
+				t.Fatalf("%s\nrepro: %s", d, builderCalls(spec, ops))
 			}
 		}
-		qs := []Query{{off, key}}
+		qs := []blockop.Query{{Offset: off, Key: key}}
 		var at uint64
 		for _, op := range ops {
 			switch op.Kind {
-			case OpStartBlock:
+			case blockop.StartBlock:
 				at = op.Offset
-			case OpAddKey:
-				qs = append(qs, Query{off, op.Key}, Query{at, op.Key})
+			case blockop.AddKey:
+				qs = append(qs, blockop.Query{Offset: off, Key: op.Key}, blockop.Query{Offset: at, Key: op.Key})
 			}
 		}
-		compareReaders(t, ReaderCase{Name: "fuzz", Policy: spec, Contents: want[len(want)-1], Queries: qs})
+		compareReaders(t, cases.ReaderCase{Name: "fuzz", Policy: spec, Contents: want[len(want)-1], Queries: qs})
 	})
 }
 
 // compareReaders asks bloom's and upstream's FilterBlockReader every query
 // of c.
-func compareReaders(t *testing.T, c ReaderCase) {
+func compareReaders(t *testing.T, c cases.ReaderCase) {
 	t.Helper()
-	want := upstreamImpl{}.readBlock(c.Policy, c.Contents, c.Queries)
-	got := portImpl{BloomPort()}.readBlock(c.Policy, c.Contents, c.Queries)
+	want := cases.Upstream.ReadBlock(c.Policy, c.Contents, c.Queries)
+	got := bloomRef.ReadBlock(c.Policy, c.Contents, c.Queries)
 	for i := range want {
 		if got[i] != want[i] {
-			t.Fatalf("query %d: upstream %v, bloom %v\nrepro: %s", i, want[i], got[i], c.repro(i))
+			t.Fatalf("query %d: upstream %v, bloom %v\nrepro: %s", i, want[i], got[i], reproReaderOn(c.Policy, c.Contents, c.Queries[i], hx(c.Contents)))
 		}
 	}
 }
@@ -212,7 +217,7 @@ func FuzzUpstreamFilterBlockReader(f *testing.F) {
 	f.Add([]byte{0xff, 30, 0, 0, 0, 0, 2, 0, 0, 0, 200}, uint64(1<<63), []byte(""), uint8(10))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 6, 0, 0, 0, 0, 9, 0, 0, 0, 9, 0, 0, 0, 13, 0, 0, 0, 11}, uint64(2048), []byte("x"), uint8(10))
 	f.Fuzz(func(t *testing.T, contents []byte, off uint64, key []byte, pol uint8) {
-		compareReaders(t, ReaderCase{Name: "fuzz", Policy: fuzzPolicy(pol), Contents: contents,
-			Queries: []Query{{off, key}, {off >> 11, key}, {0, key}, {off & 0xffff, key}, {off << 11, key}}})
+		compareReaders(t, cases.ReaderCase{Name: "fuzz", Policy: fuzzPolicy(pol), Contents: contents,
+			Queries: []blockop.Query{{Offset: off, Key: key}, {Offset: off >> 11, Key: key}, {Offset: 0, Key: key}, {Offset: off & 0xffff, Key: key}, {Offset: off << 11, Key: key}}})
 	})
 }

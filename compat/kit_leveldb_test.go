@@ -8,13 +8,15 @@ import (
 	"testing"
 
 	"github.com/jmhodges/levigo"
+
+	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 )
 
 // levigoPort is upstream itself, through levigo, described as a port: the
-// kit's live end-to-end checks must pass it. With bits < 0 WriteDB writes
-// without a filter policy.
+// kit's live end-to-end checks must pass it. WriteDB writes with a bloom
+// filter of writeBits(bits) bits per key, or none if that is negative.
 func levigoPort(writeBits func(int) int) Port {
-	p := BloomPort()
+	p := bloomPort()
 	p.Name = "levigo"
 	p.ReadDB = func(dir string, bits int, keys [][]byte) ([]bool, error) {
 		vals, errs, err := upstreamGet(dir, bits, keys)
@@ -31,15 +33,7 @@ func levigoPort(writeBits func(int) int) Port {
 		return found, nil
 	}
 	p.WriteDB = func(dir string, kvs [][2][]byte, bits int) error {
-		opts := levigo.NewOptions()
-		defer opts.Close()
-		opts.SetCreateIfMissing(true)
-		if b := writeBits(bits); b >= 0 {
-			fp := levigo.NewBloomFilter(b)
-			defer fp.Close()
-			opts.SetFilterPolicy(fp)
-		}
-		db, err := levigo.Open(dir, opts)
+		db, err := fixturegen.Open(dir, writeBits(bits), func(o *levigo.Options) { o.SetCreateIfMissing(true) })
 		if err != nil {
 			return err
 		}
@@ -67,7 +61,7 @@ func TestLevigoPort(t *testing.T) {
 	if !r.Passed() {
 		t.Fatalf("upstream fails the kit:\n%s", r)
 	}
-	for _, prop := range []string{PropReadDB, PropWriteDB} {
+	for _, prop := range []Property{PropReadDB, PropWriteDB} {
 		if c, _ := r.Result(prop); c.Status != StatusPass || c.Cases == 0 {
 			t.Errorf("%s: %s after %d cases, want pass", prop, c.Status, c.Cases)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
@@ -17,18 +18,19 @@ import (
 // TestBloomPort runs the kit on this module's bloom package, as a port's
 // author runs it on theirs.
 func TestBloomPort(t *testing.T) {
-	TestPort(t, BloomPort())
+	TestPort(t, bloomPort())
 }
 
 // TestBloomTablePort runs the kit, end-to-end properties included, on a
 // port made of package bloom and a table reader and writer, with the
-// committed upstream databases and without cgo.
+// committed upstream databases and without cgo. Its writer leaves table
+// files that its MANIFEST does not list, which upstream never reads.
 func TestBloomTablePort(t *testing.T) {
-	r := check(tablePort(bloom.NewPolicy, bloom.NewPolicy), kitConfig{tables: os.DirFS("../testdata/tables")})
+	r := check(withLeftovers(tablePort(bloom.NewPolicy, bloom.NewPolicy)), kitConfig{tables: os.DirFS("../testdata/tables")})
 	if !r.Passed() {
 		t.Fatalf("bloom with a table reader and writer fails the kit:\n%s", r)
 	}
-	for _, prop := range []string{PropReadDB, PropWriteDB} {
+	for _, prop := range []Property{PropReadDB, PropWriteDB} {
 		if c, _ := r.Result(prop); c.Status != StatusPass || c.Cases == 0 {
 			t.Errorf("%s: %s after %d cases, want pass", prop, c.Status, c.Cases)
 		}
@@ -44,36 +46,38 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 	cases := []struct {
 		name   string
 		port   Port
-		fail   []string // properties that must fail
-		effect string   // a phrase one of the effects must hold
+		fail   []Property // properties that must fail
+		effect string     // a phrase one of the effects must hold
 	}{
 		{"panicking NewPolicy", Port{Name: "x", NewPolicy: func(int) bloom.FilterPolicy { panic("boom") }},
-			[]string{PropName, PropFilterBytes, PropKeyMayMatch}, "panics"},
+			[]Property{PropName, PropFilterBytes, PropKeyMayMatch}, "panics"},
 		{"panicking hash", Port{Name: "x", NewPolicy: bloom.NewPolicy, Hash: func(d []byte, s uint32) uint32 {
 			if len(d) == 3 {
 				panic("three")
 			}
 			return bloom.Hash(d, s)
-		}}, []string{PropHash}, "panics"},
+		}}, []Property{PropHash}, "panics"},
 		{"reader that refuses damaged blocks", Port{Name: "x", NewPolicy: bloom.NewPolicy,
 			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
 				if len(c) < 5 {
 					panic(Refusal{fmt.Errorf("filter block of %d bytes", len(c))})
 				}
 				return bloom.NewFilterBlockReader(p, c)
-			}}, []string{PropReader}, "refuses"},
+			}}, []Property{PropReader}, "refuses"},
 		{"reader that never matches an empty filter range", Port{Name: "x", NewPolicy: bloom.NewPolicy,
 			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
 				return allFalseAbove{bloom.NewFilterBlockReader(p, c)}
-			}}, []string{PropReader}, "false negatives"},
-		{"signed hash in the read path", tablePort(signed, bloom.NewPolicy), []string{PropFilterBytes, PropKeyMayMatch, PropReadDB}, "Get on the port reports keys missing"},
+			}}, []Property{PropReader}, "false negatives"},
+		{"signed hash in the read path", tablePort(signed, bloom.NewPolicy), []Property{PropFilterBytes, PropKeyMayMatch, PropReadDB}, "Get on the port reports keys missing"},
 		{"filters over internal keys", tablePort(bloom.NewPolicy, func(b int) bloom.FilterPolicy { return tagPolicy{bloom.NewPolicy(b)} }),
-			[]string{PropWriteDB}, "upstream's Get reports keys missing"},
-		{"no filter blocks", tablePort(bloom.NewPolicy, func(int) bloom.FilterPolicy { return nil }), []string{PropWriteDB}, "without a filter"},
+			[]Property{PropWriteDB}, "upstream's Get reports keys missing"},
+		{"no filter blocks", tablePort(bloom.NewPolicy, func(int) bloom.FilterPolicy { return nil }), []Property{PropWriteDB}, "without a filter"},
 		{"old filter name", tablePort(bloom.NewPolicy, func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }),
-			[]string{PropWriteDB}, "looks only for filter.leveldb.BuiltinBloomFilter2"},
+			[]Property{PropWriteDB}, "looks only for filter.leveldb.BuiltinBloomFilter2"},
 		{"panicking ReadDB", Port{Name: "x", NewPolicy: bloom.NewPolicy, ReadDB: func(string, int, [][]byte) ([]bool, error) { panic("read") }},
-			[]string{PropReadDB}, "panics"},
+			[]Property{PropReadDB}, "panics"},
+		{"MANIFEST with another table size", withManifestSize(tablePort(bloom.NewPolicy, bloom.NewPolicy), 1),
+			[]Property{PropWriteDB}, "upstream cannot open the databases the port writes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -103,8 +107,8 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 			}
 			s := r.String()
 			for _, res := range r.Checks {
-				if len(res.Failures) > MaxShown && !strings.Contains(s, fmt.Sprintf("... and %d more", len(res.Failures)-MaxShown)) {
-					t.Errorf("%s: %d failures, report does not cut them at %d", res.Property, len(res.Failures), MaxShown)
+				if len(res.Failures) > maxShown && !strings.Contains(s, fmt.Sprintf("... and %d more", len(res.Failures)-maxShown)) {
+					t.Errorf("%s: %d failures, report does not cut them at %d", res.Property, len(res.Failures), maxShown)
 				}
 			}
 			if testing.Verbose() {
@@ -217,7 +221,42 @@ func tablePort(readPolicy, writePolicy func(int) bloom.FilterPolicy) Port {
 			if p := writePolicy(bits); p != nil {
 				o.Policy = p
 			}
-			return os.WriteFile(filepath.Join(dir, "000005.ldb"), tabletest.Build(entries, o), 0o644)
+			data := tabletest.Build(entries, o)
+			if err := os.WriteFile(filepath.Join(dir, "000005.ldb"), data, 0o644); err != nil {
+				return err
+			}
+			return manifesttest.WriteDB(dir, 2, manifesttest.Table{Level: 0, Number: 5, Size: uint64(len(data))})
 		},
 	}
+}
+
+// withLeftovers has p's WriteDB also leave table files that its MANIFEST
+// does not list: one with no filter, one that is not a table. Upstream
+// never reads them, so the kit must not check them.
+func withLeftovers(p Port) Port {
+	write := p.WriteDB
+	p.WriteDB = func(dir string, kvs [][2][]byte, bits int) error {
+		if err := write(dir, kvs, bits); err != nil {
+			return err
+		}
+		old := tabletest.Build([]table.Entry{{Key: table.InternalKey{UserKey: []byte("k"), Seq: 1, Kind: table.KindValue}}}, tabletest.Options{})
+		if err := os.WriteFile(filepath.Join(dir, "000003.ldb"), old, 0o644); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, "000004.ldb"), []byte("half-written"), 0o644)
+	}
+	return p
+}
+
+// withManifestSize has p's WriteDB record another size for its table in
+// the MANIFEST, as golang/leveldb's compactions do.
+func withManifestSize(p Port, size uint64) Port {
+	write := p.WriteDB
+	p.WriteDB = func(dir string, kvs [][2][]byte, bits int) error {
+		if err := write(dir, kvs, bits); err != nil {
+			return err
+		}
+		return manifesttest.WriteDB(dir, 3, manifesttest.Table{Level: 1, Number: 5, Size: size})
+	}
+	return p
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
 
 // FilterBlockBuilder is the builder half of a filter block implementation
@@ -22,7 +24,9 @@ type FilterBlockReader interface {
 
 // Port describes a Go implementation of LevelDB's bloom filter and filter
 // block to check against upstream. Only Name and NewPolicy are required; the
-// properties whose hooks are nil are skipped.
+// properties whose hooks are nil are skipped. A hook that panics fails the
+// property it serves; one that cannot take an input upstream accepts may
+// panic with a Refusal.
 type Port struct {
 	// Name names the port in reports.
 	Name string
@@ -47,8 +51,10 @@ type Port struct {
 	// bloom filter of bitsPerKey bits per key, puts kvs in order (keys are
 	// distinct) and closes it, leaving the data in tables (flush the
 	// memtable, for example by compacting the whole key range) so that
-	// their filter blocks can be checked. The kit then checks every table's
-	// filter block and has upstream read every key (see TestPort).
+	// their filter blocks can be checked. The kit then checks every
+	// table's filter block and, under the leveldb tag, has upstream read
+	// every key. Each table is a case: a WriteDB whose tables depend on
+	// when background compactions run gives other cases from run to run.
 	WriteDB func(dir string, kvs [][2][]byte, bitsPerKey int) error
 
 	// ReadDB opens the database in dir, which upstream LevelDB wrote with a
@@ -56,21 +62,6 @@ type Port struct {
 	// enabled, and reports for each key whether Get finds it. dir is a copy
 	// that the port may change.
 	ReadDB func(dir string, bitsPerKey int, keys [][]byte) (found []bool, err error)
-}
-
-// BloomPort is this module's own bloom package, described as a Port.
-func BloomPort() Port {
-	return Port{
-		Name:      "ldbcompat/bloom",
-		NewPolicy: bloom.NewPolicy,
-		Hash:      bloom.Hash,
-		NewFilterBlockBuilder: func(p bloom.FilterPolicy) FilterBlockBuilder {
-			return bloom.NewFilterBlockBuilder(p)
-		},
-		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) FilterBlockReader {
-			return bloom.NewFilterBlockReader(p, contents)
-		},
-	}
 }
 
 // TestHashPolicy is upstream's TestHashFilter from
@@ -102,34 +93,37 @@ func (TestHashPolicy) KeyMayMatch(key, filter []byte) bool {
 	return false
 }
 
-// impl is what the suite asks of an implementation: upstream (live, through
-// cgo) or a port.
-type impl interface {
-	hash(data []byte, seed uint32) uint32
-	createFilter(bitsPerKey int, keys [][]byte, dst []byte) []byte
-	matchAll(bitsPerKey int, keys [][]byte, filter []byte) []bool
-	buildBlock(p PolicySpec, ops []Op) [][]byte
-	readBlock(p PolicySpec, contents []byte, qs []Query) []bool
-}
+// Refusal is what a hook panics with when the port refuses an input that
+// upstream accepts: for example a port whose filter block reader is
+// reachable only through its table reader, which rejects a table whose
+// filter block upstream reads as "every key may match". The kit reports it
+// as a refusal rather than a crash, without a stack trace.
+type Refusal struct{ Err error }
+
+// Error says that the port refuses the input, and why.
+func (r Refusal) Error() string { return "port refuses the input upstream accepts: " + r.Err.Error() }
+
+// Unwrap returns r.Err.
+func (r Refusal) Unwrap() error { return r.Err }
 
 // portImpl runs the suite's cases on a Port.
 type portImpl struct{ p Port }
 
-func (pi portImpl) policy(s PolicySpec) bloom.FilterPolicy {
+func (pi portImpl) policy(s cases.Policy) bloom.FilterPolicy {
 	if s.Test {
 		return TestHashPolicy{}
 	}
 	return pi.p.NewPolicy(s.BitsPerKey)
 }
 
-func (pi portImpl) hash(data []byte, seed uint32) uint32 { return pi.p.Hash(data, seed) }
+func (pi portImpl) Hash(data []byte, seed uint32) uint32 { return pi.p.Hash(data, seed) }
 
-func (pi portImpl) createFilter(bitsPerKey int, keys [][]byte, dst []byte) []byte {
+func (pi portImpl) CreateFilter(bitsPerKey int, keys [][]byte, dst []byte) []byte {
 	d := append([]byte(nil), dst...)
 	return pi.p.NewPolicy(bitsPerKey).CreateFilter(keys, d)
 }
 
-func (pi portImpl) matchAll(bitsPerKey int, keys [][]byte, filter []byte) []bool {
+func (pi portImpl) MatchAll(bitsPerKey int, keys [][]byte, filter []byte) []bool {
 	pol := pi.p.NewPolicy(bitsPerKey)
 	out := make([]bool, len(keys))
 	for i, k := range keys {
@@ -138,23 +132,23 @@ func (pi portImpl) matchAll(bitsPerKey int, keys [][]byte, filter []byte) []bool
 	return out
 }
 
-func (pi portImpl) buildBlock(s PolicySpec, ops []Op) [][]byte {
+func (pi portImpl) BuildBlock(s cases.Policy, ops []blockop.Op) [][]byte {
 	b := pi.p.NewFilterBlockBuilder(pi.policy(s))
 	var out [][]byte
 	for _, op := range ops {
 		switch op.Kind {
-		case OpStartBlock:
+		case blockop.StartBlock:
 			b.StartBlock(op.Offset)
-		case OpAddKey:
+		case blockop.AddKey:
 			b.AddKey(op.Key)
-		case OpFinish:
+		case blockop.Finish:
 			out = append(out, append([]byte(nil), b.Finish()...))
 		}
 	}
 	return out
 }
 
-func (pi portImpl) readBlock(s PolicySpec, contents []byte, qs []Query) []bool {
+func (pi portImpl) ReadBlock(s cases.Policy, contents []byte, qs []blockop.Query) []bool {
 	r := pi.p.NewFilterBlockReader(pi.policy(s), contents)
 	out := make([]bool, len(qs))
 	for i, q := range qs {
@@ -162,3 +156,23 @@ func (pi portImpl) readBlock(s PolicySpec, contents []byte, qs []Query) []bool {
 	}
 	return out
 }
+
+// bloomPort is this module's own bloom package, described as a Port.
+func bloomPort() Port {
+	return Port{
+		Name:      "ldbcompat/bloom",
+		NewPolicy: bloom.NewPolicy,
+		Hash:      bloom.Hash,
+		NewFilterBlockBuilder: func(p bloom.FilterPolicy) FilterBlockBuilder {
+			return bloom.NewFilterBlockBuilder(p)
+		},
+		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) FilterBlockReader {
+			return bloom.NewFilterBlockReader(p, contents)
+		},
+	}
+}
+
+// bloomRef is the module's own bloom package, which recovers the outputs
+// the golden vectors hold only as digests: it writes upstream's bytes
+// (TestGoldenVectorsVerbatim).
+var bloomRef cases.Impl = portImpl{bloomPort()}

@@ -1,22 +1,173 @@
 package compat
 
 import (
-	"bytes"
-	"encoding/hex"
 	"fmt"
 	"strings"
-
-	"github.com/google/go-cmp/cmp"
 )
 
-// Failure is one divergence from upstream.
-type Failure struct {
-	Property string // hash, filter, match, block or reader
-	Case     string // the case's name
-	Detail   string // what differs, with the first differing byte and a diff
-	Repro    string // the inputs, as a line to paste into a test
+// Property is one property of a port that the kit checks. Its value names
+// the property in reports and is the name of TestPort's subtest for it.
+type Property string
+
+// The properties, in report order.
+const (
+	// PropName: NewPolicy(10).Name() is upstream's filter name.
+	PropName Property = "filter name"
+	// PropHash: Port.Hash is upstream's util/hash.cc Hash.
+	PropHash Property = "hash"
+	// PropFilterBytes: CreateFilter writes upstream's filter bytes.
+	PropFilterBytes Property = "filter bytes"
+	// PropKeyMayMatch: KeyMayMatch answers as upstream's does, on the
+	// filters upstream writes and on arbitrary or damaged ones.
+	PropKeyMayMatch Property = "KeyMayMatch on upstream filters"
+	// PropBlockBytes: the filter block builder writes upstream's bytes.
+	PropBlockBytes Property = "filter block bytes"
+	// PropReader: the filter block reader answers as upstream's does, on
+	// the blocks upstream writes and on damaged ones.
+	PropReader Property = "filter block reader"
+	// PropReadDB: through Port.ReadDB, the port reads every key of
+	// databases upstream wrote.
+	PropReadDB Property = "reads upstream's databases"
+	// PropWriteDB: the databases Port.WriteDB writes have the filter
+	// blocks upstream writes and, under the leveldb tag, upstream reads
+	// every key of them.
+	PropWriteDB Property = "writes databases upstream reads"
+)
+
+// Properties returns every property the kit checks, in report order.
+func Properties() []Property {
+	return []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader, PropReadDB, PropWriteDB}
 }
 
+// caseProperties are the properties checked case by case against the
+// golden vectors or live upstream; the others are end to end.
+var caseProperties = []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader}
+
+// Status is the outcome of one check.
+type Status string
+
+// The outcomes of a check.
+const (
+	StatusPass Status = "pass" // every case compared agrees with upstream
+	StatusFail Status = "fail" // some case differs from upstream
+	StatusSkip Status = "skip" // the port has no hook for the property
+)
+
+// maxShown is how many failures of one property TestPort and
+// Report.String print; the rest are counted.
+const maxShown = 5
+
+// CheckResult is the outcome of one property.
+type CheckResult struct {
+	Property Property
+	Status   Status
+	// Cases counts the cases compared with upstream: inputs whose
+	// outputs or answers were compared, or databases read or tables
+	// written for the end-to-end properties. A case run against both the
+	// golden vectors and live upstream counts twice.
+	Cases int
+	// Uncompared counts the cases that could not be compared: the golden
+	// vectors hold upstream's filter or block for them only as a digest,
+	// and this module's bloom package, which recovers it, does not
+	// reproduce the digest. Report.Errors then says so too.
+	Uncompared int
+	// Failures are every case that differs from upstream, in case order.
+	Failures []Failure
+	// Note says why the check was skipped.
+	Note string
+	// Effect says what the failures mean for the port's users, such as
+	// "false negatives: Get on the port reports keys missing ...": the
+	// distinct effects of Failures, the most harmful first.
+	Effect string
+}
+
+// Report is the outcome of Check: one CheckResult per property, in the
+// order of Properties.
+type Report struct {
+	Port string
+	// Upstream says what the port was compared with: the golden vectors'
+	// provenance and, under the leveldb tag, the live library.
+	Upstream string
+	Checks   []CheckResult
+	// Errors are problems of the suite itself, such as golden vectors
+	// that do not match the cases; they are not the port's fault, but a
+	// report with errors has not checked everything.
+	Errors []string
+}
+
+// Passed reports whether no check failed and the suite had no errors.
+func (r Report) Passed() bool {
+	if len(r.Errors) > 0 {
+		return false
+	}
+	for _, c := range r.Checks {
+		if c.Status == StatusFail {
+			return false
+		}
+	}
+	return true
+}
+
+// Result returns the result for property prop.
+func (r Report) Result(prop Property) (CheckResult, bool) {
+	for _, c := range r.Checks {
+		if c.Property == prop {
+			return c, true
+		}
+	}
+	return CheckResult{}, false
+}
+
+// String summarizes r: one line per property and, for each failed one, its
+// first five failures and its effect on users.
+func (r Report) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s against %s\n", r.Port, r.Upstream)
+	for _, e := range r.Errors {
+		fmt.Fprintf(&sb, "  suite error: %s\n", e)
+	}
+	for _, c := range r.Checks {
+		switch c.Status {
+		case StatusSkip:
+			fmt.Fprintf(&sb, "  skip  %s: %s\n", c.Property, c.Note)
+		case StatusPass:
+			fmt.Fprintf(&sb, "  pass  %s (%d cases%s)\n", c.Property, c.Cases, c.uncomparedNote())
+		default:
+			fmt.Fprintf(&sb, "  FAIL  %s (%d of %d cases%s)\n", c.Property, len(c.Failures), c.Cases, c.uncomparedNote())
+			for i, f := range c.Failures {
+				if i == maxShown {
+					fmt.Fprintf(&sb, "        ... and %d more\n", len(c.Failures)-maxShown)
+					break
+				}
+				fmt.Fprintf(&sb, "%s\n", indent(f.String()))
+			}
+			fmt.Fprintf(&sb, "        effect: %s\n", c.Effect)
+		}
+	}
+	return sb.String()
+}
+
+func (c CheckResult) uncomparedNote() string {
+	if c.Uncompared == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d more not compared", c.Uncompared)
+}
+
+// Failure is one case in which the port differs from upstream.
+type Failure struct {
+	Property Property
+	Case     string // the case's name
+	Detail   string // what differs, with the first differing byte or answer
+	Repro    string // the inputs, as a line to paste into a test
+	// Effect says what the difference means for the port's users.
+	Effect string
+
+	kind failureKind
+}
+
+// String returns the property, case and detail and, on a line of its own,
+// the reproducer.
 func (f Failure) String() string {
 	s := fmt.Sprintf("%s %s: %s", f.Property, f.Case, f.Detail)
 	if f.Repro != "" {
@@ -25,139 +176,6 @@ func (f Failure) String() string {
 	return s
 }
 
-// describeBytes explains how got differs from want: lengths, the first
-// differing byte and a go-cmp diff of the bytes around it.
-func describeBytes(what string, want, got []byte) string {
-	if bytes.Equal(want, got) {
-		return ""
-	}
-	i := 0
-	for i < len(want) && i < len(got) && want[i] == got[i] {
-		i++
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s differs from upstream: upstream %d bytes, port %d bytes; first difference at byte %d", what, len(want), len(got), i)
-	switch {
-	case i < len(want) && i < len(got):
-		fmt.Fprintf(&sb, " (upstream 0x%02x, port 0x%02x)", want[i], got[i])
-	case i < len(want):
-		fmt.Fprintf(&sb, " (port ends; upstream 0x%02x)", want[i])
-	default:
-		fmt.Fprintf(&sb, " (upstream ends; port 0x%02x)", got[i])
-	}
-	lo := max(0, i-8)
-	window := func(b []byte) []string {
-		var out []string
-		for j := min(lo, len(b)); j < min(i+16, len(b)); j++ {
-			out = append(out, fmt.Sprintf("%d: %02x", j, b[j]))
-		}
-		return out
-	}
-	fmt.Fprintf(&sb, "\n    bytes %d.. (-upstream +port):\n%s", lo, indent(cmp.Diff(window(want), window(got))))
-	return sb.String()
-}
-
-// describeAnswers names the first query whose answer differs.
-func describeAnswers(what string, want, got string, query func(i int) string) string {
-	if want == got {
-		return ""
-	}
-	n := 0
-	first := -1
-	for i := 0; i < len(want) && i < len(got); i++ {
-		if want[i] != got[i] {
-			n++
-			if first < 0 {
-				first = i
-			}
-		}
-	}
-	if len(want) != len(got) {
-		return fmt.Sprintf("%s: %d answers, upstream gave %d", what, len(got), len(want))
-	}
-	return fmt.Sprintf("%s: %d of %d answers differ; first, query %d %s: upstream %v, port %v",
-		what, n, len(want), first, query(first), want[first] == '1', got[first] == '1')
-}
-
 func indent(s string) string {
 	return "      " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n      ")
-}
-
-// hexList writes keys as a Go [][]byte literal of hex strings, or names the
-// case when that would be too long to paste.
-func hexList(keys [][]byte) (string, bool) {
-	total := 0
-	for _, k := range keys {
-		total += len(k)
-	}
-	if total > 2048 || len(keys) > 200 {
-		return "", false
-	}
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%q", hex.EncodeToString(k))
-	}
-	return "compat.HexKeys(" + strings.Join(parts, ", ") + ")", true
-}
-
-func hexArg(b []byte) string {
-	if len(b) > 4096 {
-		return fmt.Sprintf("<%d bytes>", len(b))
-	}
-	return fmt.Sprintf("compat.HexBytes(%q)", hex.EncodeToString(b))
-}
-
-func (c HashCase) repro() string {
-	return fmt.Sprintf("Hash(%s, 0x%08x)", hexArg(c.Data), c.Seed)
-}
-
-func (c FilterCase) repro(generator string) string {
-	if ks, ok := hexList(c.Keys); ok {
-		return fmt.Sprintf("NewPolicy(%d).CreateFilter(%s, %s)", c.BitsPerKey, ks, hexArg(c.Dst))
-	}
-	return fmt.Sprintf("the case named %q of compat.%s", c.Name, generator)
-}
-
-func (c MatchCase) repro(i int) string {
-	return fmt.Sprintf("NewPolicy(%d).KeyMayMatch(%s, %s)", c.BitsPerKey, hexArg(c.Queries[i]), hexArg(c.Filter))
-}
-
-func opsString(ops []Op) (string, bool) {
-	if len(ops) > 100 {
-		return "", false
-	}
-	parts := make([]string, len(ops))
-	for i, op := range ops {
-		switch op.Kind {
-		case OpStartBlock:
-			parts[i] = fmt.Sprintf("StartBlock(%d)", op.Offset)
-		case OpAddKey:
-			parts[i] = fmt.Sprintf("AddKey(%s)", hexArg(op.Key))
-		case OpFinish:
-			parts[i] = "Finish()"
-		}
-	}
-	return strings.Join(parts, "; "), true
-}
-
-func (c BlockCase) repro(generator string) string {
-	if s, ok := opsString(c.Ops); ok {
-		return fmt.Sprintf("policy %v: %s", c.Policy, s)
-	}
-	return fmt.Sprintf("the case named %q of compat.%s", c.Name, generator)
-}
-
-func (c ReaderCase) repro(i int) string {
-	q := c.Queries[i]
-	return fmt.Sprintf("NewFilterBlockReader(policy %v, %s).KeyMayMatch(%d, %s)", c.Policy, hexArg(c.Contents), q.Offset, hexArg(q.Key))
-}
-
-func queryKey(keys [][]byte) func(int) string {
-	return func(i int) string { return "key " + hex.EncodeToString(keys[i]) }
-}
-
-func queryAt(qs []Query) func(int) string {
-	return func(i int) string {
-		return fmt.Sprintf("offset %d key %s", qs[i].Offset, hex.EncodeToString(qs[i].Key))
-	}
 }

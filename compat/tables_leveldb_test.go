@@ -4,7 +4,6 @@ package compat
 
 import (
 	"bytes"
-	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
@@ -149,19 +149,12 @@ func checkLevelDBTable(t *testing.T, path string, bitsPerKey int) {
 // requires the same table bytes: the fixtures are what the linked LevelDB
 // writes, not hand edits, and a LevelDB or snappy change shows up here.
 func TestCommittedFixturesReproduce(t *testing.T) {
-	infos, err := filepath.Glob(filepath.Join("..", "testdata", "tables", "*.json"))
-	if err != nil || len(infos) == 0 {
+	dbs, err := fixtures.Load(os.DirFS(filepath.Join("..", "testdata", "tables")))
+	if err != nil || len(dbs) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
-	for _, p := range infos {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want fixturegen.Info
-		if err := json.Unmarshal(raw, &want); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
+	for _, db := range dbs {
+		want := db.Info
 		t.Run(want.Name, func(t *testing.T) {
 			if want.Compression == "snappy" && !snappyAvailable(t) {
 				t.Skip("the linked LevelDB was built without snappy")

@@ -8,15 +8,23 @@ import (
 
 	"github.com/ldbcompat/ldbcompat"
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
 
-func loadTestVectors(t *testing.T) *vectorSet {
+func loadTestVectors(t *testing.T) *cases.Vectors {
 	t.Helper()
-	vs, err := loadVectors(ldbcompat.TestData, VectorDir)
+	vs, err := cases.LoadVectors(ldbcompat.TestData, cases.VectorDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return vs
+}
+
+// runCheck runs the cases of cs on p against o.
+func runCheck(p Port, o cases.Oracle, cs cases.Set) *results {
+	res := newResults()
+	run(p, o, cs, res)
+	return res
 }
 
 func reportResults(t *testing.T, res *results) {
@@ -24,7 +32,7 @@ func reportResults(t *testing.T, res *results) {
 	for _, err := range res.errs {
 		t.Error(err)
 	}
-	for _, prop := range []string{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader} {
+	for _, prop := range caseProperties {
 		fs := res.byProp[prop]
 		for i, f := range fs {
 			if i == 5 {
@@ -40,15 +48,15 @@ func reportResults(t *testing.T, res *results) {
 // recorded in testdata/vectors.
 func TestGoldenVectors(t *testing.T) {
 	vs := loadTestVectors(t)
-	if vs.prov["leveldb"] != "1.23" {
-		t.Fatalf("vectors come from LevelDB %q, want 1.23", vs.prov["leveldb"])
+	if got := vs.Provenance().LevelDB; got != "1.23" {
+		t.Fatalf("vectors come from LevelDB %q, want 1.23", got)
 	}
-	cs := vectorCases()
-	n := len(cs.hash) + len(cs.filter) + len(cs.match) + len(cs.block) + len(cs.reader)
-	if len(vs.records) != n {
-		t.Errorf("vectors hold %d records, the cases are %d: regenerate with `make vectors`", len(vs.records), n)
+	cs := cases.VectorSet()
+	res := runCheck(bloomPort(), cases.VectorOracle{V: vs, Ref: bloomRef}, cs)
+	reportResults(t, res)
+	for prop, n := range res.uncompared {
+		t.Errorf("%s: %d cases not compared", prop, n)
 	}
-	reportResults(t, run(BloomPort(), vectorOracle{vs, bloomRef}, cs))
 }
 
 // brokenPolicy makes the mistakes ports are known to make, to show the suite
@@ -69,33 +77,33 @@ func (b brokenPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
 
 func TestGoldenVectorsCatchBrokenPorts(t *testing.T) {
 	vs := loadTestVectors(t)
-	cs := vectorCases()
-	cases := []struct {
+	cs := cases.VectorSet()
+	broken := []struct {
 		name  string
 		port  Port
-		props []string
+		props []Property
 	}{
 		{"wrong name", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return brokenPolicy{bloom.NewPolicy(b), "leveldb.BuiltinBloomFilter", func(f []byte) []byte { return f }}
-		}}, []string{PropName}},
+		}}, []Property{PropName}},
 		{"bits/key kept in a byte", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return bloom.NewPolicy(int(uint8(b)))
-		}}, []string{PropFilterBytes}},
+		}}, []Property{PropFilterBytes}},
 		{"no trailing k byte check", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return brokenPolicy{bloom.NewPolicy(b), bloom.PolicyName, func(f []byte) []byte { f[len(f)-1] = 6; return f }}
-		}}, []string{PropFilterBytes}},
+		}}, []Property{PropFilterBytes}},
 		{"signed hash", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return bloom.NewLegacyPolicy(b, true)
-		}, Hash: bloom.HashSignedTail}, []string{PropName, PropHash, PropFilterBytes, PropKeyMayMatch}},
+		}, Hash: bloom.HashSignedTail}, []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch}},
 		{"reader without lg masking", Port{Name: "x", NewPolicy: bloom.NewPolicy,
 			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
 				return noMaskReader{bloom.NewFilterBlockReader(p, c), c}
 			},
-		}, []string{PropReader}},
+		}, []Property{PropReader}},
 	}
-	for _, c := range cases {
+	for _, c := range broken {
 		t.Run(c.name, func(t *testing.T) {
-			res := run(c.port, vectorOracle{vs, bloomRef}, cs)
+			res := runCheck(c.port, cases.VectorOracle{V: vs, Ref: bloomRef}, cs)
 			for _, prop := range c.props {
 				if len(res.byProp[prop]) == 0 {
 					t.Errorf("no %q failure reported", prop)
@@ -131,9 +139,8 @@ func (n noMaskReader) KeyMayMatch(off uint64, key []byte) bool {
 // bloom would write are upstream's, byte for byte.
 func TestGoldenVectorsVerbatim(t *testing.T) {
 	vs := loadTestVectors(t)
-	prov := Provenance{LevelDB: vs.prov["leveldb"], TarballSHA256: vs.prov["tarball-sha256"], GOARCH: vs.prov["goarch"], Compiler: vs.prov["compiler"]}
-	for name, data := range recordVectors(bloomRef, prov) {
-		committed, err := fs.ReadFile(ldbcompat.TestData, path.Join(VectorDir, name))
+	for name, data := range cases.RecordVectors(bloomRef, vs.Provenance()) {
+		committed, err := fs.ReadFile(ldbcompat.TestData, path.Join(cases.VectorDir, name))
 		if err != nil {
 			t.Fatal(err)
 		}

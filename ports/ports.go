@@ -19,7 +19,7 @@ type Adapter struct {
 	Port   func() compat.Port
 	// Notes say, by property, which API the adapter calls, or why the
 	// property cannot be reached.
-	Notes map[string]string
+	Notes map[compat.Property]string
 }
 
 // Adapters returns every port with an adapter.

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
 // Hash returns leveldb::Hash(data, len(data), seed) from util/hash.cc.
@@ -93,23 +95,20 @@ type Policy struct {
 	BitsPerKey int
 }
 
-// OpKind is the kind of a call on a leveldb::FilterBlockBuilder.
-type OpKind uint8
+// OpKind is the kind of a call on a leveldb::FilterBlockBuilder: the
+// module's one definition, internal/blockop.Kind.
+type OpKind = blockop.Kind
 
 // The calls of a leveldb::FilterBlockBuilder.
 const (
-	OpStartBlock OpKind = iota // StartBlock(Op.Offset)
-	OpAddKey                   // AddKey(Op.Key)
-	OpFinish                   // Finish()
+	OpStartBlock = blockop.StartBlock // StartBlock(Op.Offset)
+	OpAddKey     = blockop.AddKey     // AddKey(Op.Key)
+	OpFinish     = blockop.Finish     // Finish()
 )
 
-// Op is one call on a leveldb::FilterBlockBuilder. Offset is used only by
-// OpStartBlock and Key only by OpAddKey.
-type Op struct {
-	Kind   OpKind
-	Offset uint64
-	Key    []byte
-}
+// Op is one call on a leveldb::FilterBlockBuilder (internal/blockop.Op).
+// Offset is used only by OpStartBlock and Key only by OpAddKey.
+type Op = blockop.Op
 
 // FilterBlockBuild runs ops, in order, on one leveldb::FilterBlockBuilder
 // using policy p, and returns a copy of the bytes returned by each OpFinish,
@@ -144,11 +143,9 @@ func FilterBlockBuild(p Policy, ops []Op) [][]byte {
 	return out
 }
 
-// Query is one leveldb::FilterBlockReader::KeyMayMatch(Offset, Key) call.
-type Query struct {
-	Offset uint64
-	Key    []byte
-}
+// Query is one leveldb::FilterBlockReader::KeyMayMatch(Offset, Key) call
+// (internal/blockop.Query).
+type Query = blockop.Query
 
 // FilterBlockKeyMayMatch builds a leveldb::FilterBlockReader over contents
 // with policy p and returns its answer to each query. It panics if

@@ -26,6 +26,7 @@ import (
 
 	"github.com/jmhodges/levigo"
 
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
@@ -67,42 +68,12 @@ func All(keysPerRun int, seed int64) []Options {
 	return all
 }
 
-// Info describes a generated database. It is what mkfixtures records beside
-// each fixture, so its JSON form is part of testdata.
-type Info struct {
-	Name       string `json:"name"`
-	BitsPerKey int    `json:"bits_per_key"`
-	BlockSize  int    `json:"block_size"`
-	// EffectiveBlockSize is BlockSize clamped to 1 KiB..4 MiB, as LevelDB's
-	// SanitizeOptions does: a database never writes smaller blocks.
-	EffectiveBlockSize int    `json:"effective_block_size"`
-	Compression        string `json:"compression"`
-	KeysPerRun         int    `json:"keys_per_run"`
-	Seed               int64  `json:"seed"`
-	LevelDBVersion     string `json:"leveldb_version"`
-	// TarballSHA256 and Compiler record how the linked LevelDB was built,
-	// from docker/build-leveldb.sh's build-info; empty for a system
-	// library.
-	TarballSHA256 string      `json:"tarball_sha256,omitempty"`
-	Compiler      string      `json:"compiler,omitempty"`
-	Arch          string      `json:"arch"`
-	Generator     string      `json:"generator"`
-	Tables        []TableInfo `json:"tables"`
-}
+// Info describes a generated database: what mkfixtures records beside
+// each fixture, in the format of package fixtures.
+type Info = fixtures.Info
 
 // TableInfo describes one table of a generated database.
-type TableInfo struct {
-	File            string `json:"file"`
-	Size            int64  `json:"size"`
-	SHA256          string `json:"sha256"`
-	DataBlocks      int    `json:"data_blocks"`
-	SnappyBlocks    int    `json:"snappy_blocks"`
-	Entries         int    `json:"entries"`
-	Deletions       int    `json:"deletions"`
-	MultiVersion    int    `json:"user_keys_with_several_versions"`
-	FilterPolicy    string `json:"filter_policy"`
-	FilterBlockSize int    `json:"filter_block_size"`
-}
+type TableInfo = fixtures.TableInfo
 
 // Generator names the program that writes fixtures, recorded in Info.
 const Generator = "go run -tags leveldb ./internal/cmd/mkfixtures"
@@ -153,21 +124,17 @@ func Generate(dir string, o Options) (*Info, error) {
 }
 
 func write(dir string, o Options) error {
-	opts := levigo.NewOptions()
-	defer opts.Close()
-	fp := levigo.NewBloomFilter(o.BitsPerKey)
-	defer fp.Close()
-	opts.SetCreateIfMissing(true)
-	opts.SetErrorIfExists(true)
-	opts.SetFilterPolicy(fp)
-	opts.SetBlockSize(o.BlockSize)
-	opts.SetWriteBufferSize(256 << 20)
-	if o.Snappy {
-		opts.SetCompression(levigo.SnappyCompression)
-	} else {
-		opts.SetCompression(levigo.NoCompression)
-	}
-	db, err := levigo.Open(dir, opts)
+	db, err := Open(dir, o.BitsPerKey, func(opts *levigo.Options) {
+		opts.SetCreateIfMissing(true)
+		opts.SetErrorIfExists(true)
+		opts.SetBlockSize(o.BlockSize)
+		opts.SetWriteBufferSize(256 << 20)
+		if o.Snappy {
+			opts.SetCompression(levigo.SnappyCompression)
+		} else {
+			opts.SetCompression(levigo.NoCompression)
+		}
+	})
 	if err != nil {
 		return err
 	}
@@ -400,11 +367,10 @@ func SnappyAvailable() (bool, error) {
 		return false, err
 	}
 	defer os.RemoveAll(dir)
-	opts := levigo.NewOptions()
-	defer opts.Close()
-	opts.SetCreateIfMissing(true)
-	opts.SetCompression(levigo.SnappyCompression)
-	db, err := levigo.Open(dir, opts)
+	db, err := Open(dir, -1, func(opts *levigo.Options) {
+		opts.SetCreateIfMissing(true)
+		opts.SetCompression(levigo.SnappyCompression)
+	})
 	if err != nil {
 		return false, err
 	}
@@ -432,4 +398,64 @@ func SnappyAvailable() (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// DB is a database open in upstream LevelDB through levigo.
+type DB struct {
+	*levigo.DB
+	opts   *levigo.Options
+	filter *levigo.FilterPolicy
+}
+
+// Open opens the database in dir with upstream LevelDB and its built-in
+// bloom filter policy of bitsPerKey bits per key
+// (leveldb::NewBloomFilterPolicy), or with no filter policy when
+// bitsPerKey is negative. setup, unless nil, sets more options first (such
+// as SetCreateIfMissing). Close the DB to free them.
+func Open(dir string, bitsPerKey int, setup func(*levigo.Options)) (*DB, error) {
+	d := &DB{opts: levigo.NewOptions()}
+	if bitsPerKey >= 0 {
+		d.filter = levigo.NewBloomFilter(bitsPerKey)
+		d.opts.SetFilterPolicy(d.filter)
+	}
+	if setup != nil {
+		setup(d.opts)
+	}
+	db, err := levigo.Open(dir, d.opts)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	d.DB = db
+	return d, nil
+}
+
+// Close closes the database and frees its options and filter policy.
+func (d *DB) Close() {
+	if d.DB != nil {
+		d.DB.Close()
+	}
+	if d.filter != nil {
+		d.filter.Close()
+	}
+	d.opts.Close()
+}
+
+// GetAll opens the database in dir as Open does, gets every key and closes
+// it: vals[i] is nil for a missing key, errs[i] the error of a Get that
+// failed, and err says the database did not open.
+func GetAll(dir string, bitsPerKey int, keys [][]byte) (vals [][]byte, errs []error, err error) {
+	db, err := Open(dir, bitsPerKey, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	ro := levigo.NewReadOptions()
+	defer ro.Close()
+	vals = make([][]byte, len(keys))
+	errs = make([]error, len(keys))
+	for i, k := range keys {
+		vals[i], errs[i] = db.Get(ro, k)
+	}
+	return vals, errs, nil
 }

@@ -4,72 +4,47 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
 // fixtureDir holds the tables written by C++ LevelDB (internal/cmd/mkfixtures).
 const fixtureDir = "../../testdata/tables"
 
-// fixtureInfo is the part of mkfixtures' <name>.json the tests use.
-type fixtureInfo struct {
-	Name        string `json:"name"`
-	BitsPerKey  int    `json:"bits_per_key"`
-	BlockSize   int    `json:"block_size"`
-	Compression string `json:"compression"`
-	Tables      []struct {
-		File            string `json:"file"`
-		Size            int64  `json:"size"`
-		SHA256          string `json:"sha256"`
-		DataBlocks      int    `json:"data_blocks"`
-		SnappyBlocks    int    `json:"snappy_blocks"`
-		Entries         int    `json:"entries"`
-		Deletions       int    `json:"deletions"`
-		FilterPolicy    string `json:"filter_policy"`
-		FilterBlockSize int    `json:"filter_block_size"`
-	} `json:"tables"`
-}
-
 // fixtureTable is one committed table and the options it was written with.
 type fixtureTable struct {
-	db   *fixtureInfo
+	db   *fixtures.Info
 	path string
 	data []byte
 	idx  int // index in db.Tables
 }
 
+// loadFixtures reads every committed table, with the metadata recorded
+// beside its database (package fixtures parses it).
 func loadFixtures(t *testing.T) []fixtureTable {
 	t.Helper()
-	infos, err := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
+	dbs, err := fixtures.Load(os.DirFS(fixtureDir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(infos) == 0 {
+	if len(dbs) == 0 {
 		t.Fatalf("no fixtures in %s; run make fixtures", fixtureDir)
 	}
 	var all []fixtureTable
-	for _, p := range infos {
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		info := new(fixtureInfo)
-		if err := json.Unmarshal(raw, info); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		for i, tb := range info.Tables {
-			path := filepath.Join(fixtureDir, info.Name, tb.File)
-			data, err := os.ReadFile(path)
+	for _, db := range dbs {
+		for i, tb := range db.Info.Tables {
+			data, err := fs.ReadFile(db.FS, tb.File)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s: %v", db.Dir, err)
 			}
-			all = append(all, fixtureTable{db: info, path: path, data: data, idx: i})
+			all = append(all, fixtureTable{db: db.Info, path: filepath.Join(fixtureDir, db.Dir, tb.File), data: data, idx: i})
 		}
 	}
 	return all

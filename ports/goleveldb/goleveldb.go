@@ -33,7 +33,7 @@ import (
 const Module = "github.com/syndtr/goleveldb"
 
 // Notes say how each property is reached, or why it is not.
-var Notes = map[string]string{
+var Notes = map[compat.Property]string{
 	compat.PropHash:        "leveldb/util.Hash",
 	compat.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
 	compat.PropReader:      "through table.NewReader and Reader.Find(key, filtered=true) on a table made around the block",

@@ -1,7 +1,8 @@
 //go:build leveldb
 
 // Command genvectors writes the golden vectors under testdata/vectors from
-// upstream LevelDB, through cgo/upstream. `make vectors` runs it; with
+// upstream LevelDB: it runs the cases of internal/cases on the C++ library
+// through cgo/upstream (cases.WriteVectors). `make vectors` runs it; with
 // -check it instead regenerates them in memory and fails when they differ
 // from the committed ones.
 //
@@ -17,11 +18,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
 
 func main() {
-	out := flag.String("out", compat.VectorDir, "directory to write the vectors to")
+	out := flag.String("out", cases.VectorDir, "directory to write the vectors to")
 	buildInfo := flag.String("build-info", "", "the build-info file docker/build-leveldb.sh wrote (provenance)")
 	check := flag.Bool("check", false, "compare freshly generated vectors with those in -out instead of writing")
 	flag.Parse()
@@ -37,7 +38,7 @@ func run(out, buildInfo string, check bool) error {
 		return err
 	}
 	if !check {
-		if err := compat.WriteVectors(out, prov); err != nil {
+		if err := cases.WriteVectors(out, prov); err != nil {
 			return err
 		}
 		fmt.Printf("genvectors: wrote %s (LevelDB %s, %s, %s)\n", out, prov.LevelDB, prov.GOARCH, prov.Compiler)
@@ -48,7 +49,7 @@ func run(out, buildInfo string, check bool) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := compat.WriteVectors(tmp, prov); err != nil {
+	if err := cases.WriteVectors(tmp, prov); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(tmp)
@@ -112,13 +113,13 @@ func bodyLines(data []byte) []string {
 }
 
 // provenance reads docker/build-leveldb.sh's build-info file.
-func provenance(path string) (compat.Provenance, error) {
+func provenance(path string) (cases.Provenance, error) {
 	if path == "" {
-		return compat.Provenance{}, fmt.Errorf("-build-info is required")
+		return cases.Provenance{}, fmt.Errorf("-build-info is required")
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return compat.Provenance{}, fmt.Errorf("build info: %w", err)
+		return cases.Provenance{}, fmt.Errorf("build info: %w", err)
 	}
 	kv := map[string]string{}
 	for _, line := range strings.Split(string(data), "\n") {
@@ -126,7 +127,7 @@ func provenance(path string) (compat.Provenance, error) {
 			kv[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
 	}
-	p := compat.Provenance{LevelDB: kv["leveldb_version"], TarballSHA256: kv["tarball_sha256"], Compiler: kv["cxx"]}
+	p := cases.Provenance{LevelDB: kv["leveldb_version"], TarballSHA256: kv["tarball_sha256"], Compiler: kv["cxx"]}
 	if t := kv["target"]; strings.HasPrefix(t, "linux-") {
 		p.GOARCH = strings.TrimPrefix(t, "linux-")
 	}

@@ -20,7 +20,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -91,11 +90,11 @@ func run(out, buildInfo string, keys int, seed int64) error {
 			return err
 		}
 		info.TarballSHA256, info.Compiler = prov["tarball_sha256"], prov["cxx"]
-		data, err := json.MarshalIndent(info, "", "  ")
+		data, err := info.Marshal()
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(tmp, o.Name()+".json"), append(data, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(tmp, o.Name()+".json"), data, 0o644); err != nil {
 			return err
 		}
 		infos = append(infos, info)

@@ -8,15 +8,19 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/jmhodges/levigo"
-
+	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 )
 
-// The kit's live half: upstream LevelDB through cgo (the suite's live
+// The kit's live half: upstream LevelDB through cgo (the case suite's live
 // oracle) and through levigo (databases).
 
-func runLive(p Port, cs caseSet) *results { return run(p, liveOracle{}, cs) }
+// Live reports whether this build of the kit asks upstream LevelDB itself,
+// through cgo, besides the golden vectors: whether it was built with the
+// leveldb tag.
+const Live = true
+
+func upstreamOracle() cases.Oracle { return cases.UpstreamOracle }
 
 // liveDBOptions are the databases upstream writes afresh for ReadDB: 10
 // bits/key, as the issue of false negatives matters most at the
@@ -81,22 +85,5 @@ func confirmContents(db upstreamDB, contents []dbKey, absent [][]byte) error {
 // filter of bits bits per key, and gets every key: nil for a missing key,
 // and the error of each Get that fails. err says the database did not open.
 func upstreamGet(dir string, bits int, keys [][]byte) (vals [][]byte, errs []error, err error) {
-	opts := levigo.NewOptions()
-	defer opts.Close()
-	fp := levigo.NewBloomFilter(bits)
-	defer fp.Close()
-	opts.SetFilterPolicy(fp)
-	db, err := levigo.Open(dir, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer db.Close()
-	ro := levigo.NewReadOptions()
-	defer ro.Close()
-	vals = make([][]byte, len(keys))
-	errs = make([]error, len(keys))
-	for i, k := range keys {
-		vals[i], errs[i] = db.Get(ro, k)
-	}
-	return vals, errs, nil
+	return fixturegen.GetAll(dir, bits, keys)
 }

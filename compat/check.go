@@ -1,0 +1,178 @@
+package compat
+
+import (
+	"fmt"
+	"io/fs"
+	"sort"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
+)
+
+// TestPort checks port p against upstream LevelDB 1.23, with one subtest per
+// property (see Properties). A failing subtest prints its first five
+// failures, each with what upstream does and a reproducer, and what the
+// difference means for users; properties whose hooks p leaves nil are
+// skipped. A port that panics fails the property; the test binary goes on.
+//
+// A port's own test calls it as
+//
+//	func TestLevelDBCompat(t *testing.T) {
+//		compat.TestPort(t, compat.Port{Name: "myport", NewPolicy: ...})
+//	}
+//
+// Built with -tags leveldb (and cgo flags for upstream LevelDB 1.23, see the
+// package documentation), it also asks the C++ library live and writes and
+// reads databases with it.
+func TestPort(t *testing.T, p Port) {
+	t.Helper()
+	r := Check(p)
+	t.Logf("%s against %s", r.Port, r.Upstream)
+	for _, e := range r.Errors {
+		t.Errorf("suite error: %s", e)
+	}
+	for _, c := range r.Checks {
+		t.Run(string(c.Property), func(t *testing.T) {
+			if c.Uncompared > 0 {
+				t.Logf("%d cases could not be compared (see the suite errors)", c.Uncompared)
+			}
+			switch c.Status {
+			case StatusSkip:
+				t.Skip(c.Note)
+			case StatusPass:
+				t.Logf("%d cases agree with upstream", c.Cases)
+			default:
+				for i, f := range c.Failures {
+					if i == maxShown {
+						t.Errorf("... and %d more failures (%d of %d cases differ)", len(c.Failures)-maxShown, len(c.Failures), c.Cases)
+						break
+					}
+					t.Error(f)
+				}
+				t.Logf("effect on users: %s", c.Effect)
+			}
+		})
+	}
+}
+
+// Check checks port p against upstream LevelDB 1.23, as TestPort does, and
+// returns the outcome of every property.
+func Check(p Port) Report {
+	return check(p, kitConfig{tables: committedTables(), live: Live})
+}
+
+// kitConfig is what a check runs with.
+type kitConfig struct {
+	// tables holds upstream-written databases in the layout of package
+	// internal/fixtures; nil if none.
+	tables fs.FS
+	// live asks upstream LevelDB through cgo and levigo.
+	live bool
+	// endToEndOnly skips the case suite (for the kit's own tests).
+	endToEndOnly bool
+	// ref recovers the outputs the golden vectors hold only as digests;
+	// nil means package bloom (for the kit's own tests).
+	ref cases.Impl
+}
+
+// committedTables returns the databases under testdata/tables when the
+// module embeds them, or nil.
+func committedTables() fs.FS {
+	sub, err := fs.Sub(ldbcompat.TestData, "testdata/tables")
+	if err != nil {
+		return nil
+	}
+	if _, err := fs.ReadDir(sub, "."); err != nil {
+		return nil
+	}
+	return sub
+}
+
+// check runs every property of p.
+func check(p Port, cfg kitConfig) Report {
+	rep := Report{Port: p.Name}
+	res := newResults()
+	skip := map[Property]string{}
+	if p.NewPolicy == nil {
+		res.suiteError("Port.NewPolicy is nil: it is required")
+		for _, prop := range Properties() {
+			skip[prop] = "Port.NewPolicy is nil"
+		}
+	} else {
+		if cfg.endToEndOnly {
+			for _, prop := range caseProperties {
+				skip[prop] = "not run: end-to-end checks only"
+			}
+		} else {
+			rep.Upstream = runCases(p, cfg, res)
+		}
+		if p.Hash == nil {
+			skip[PropHash] = "the port has no Hash hook (it does not export its hash)"
+		}
+		if p.NewFilterBlockBuilder == nil {
+			skip[PropBlockBytes] = "the port has no NewFilterBlockBuilder hook"
+		}
+		if p.NewFilterBlockReader == nil {
+			skip[PropReader] = "the port has no NewFilterBlockReader hook"
+		}
+		if note := checkReadDB(p, cfg, res); note != "" {
+			skip[PropReadDB] = note
+		}
+		if note := checkWriteDB(p, cfg, res); note != "" {
+			skip[PropWriteDB] = note
+		}
+	}
+	for _, prop := range caseProperties {
+		if n := res.uncompared[prop]; n > 0 {
+			res.suiteError(fmt.Sprintf("%s: %d cases not compared: the golden vectors hold upstream's output for them only as a digest, and package bloom, which recovers it, does not reproduce it", prop, n))
+		}
+	}
+	rep.Errors = res.errs
+	for _, prop := range Properties() {
+		c := CheckResult{Property: prop, Cases: res.compared[prop], Uncompared: res.uncompared[prop], Failures: res.byProp[prop]}
+		for i := range c.Failures {
+			c.Failures[i].Effect = c.Failures[i].kind.effect()
+		}
+		switch {
+		case len(c.Failures) > 0:
+			c.Status = StatusFail
+			c.Effect = summarize(c.Failures)
+		case skip[prop] != "":
+			c.Status, c.Note = StatusSkip, skip[prop]
+		default:
+			c.Status = StatusPass
+		}
+		rep.Checks = append(rep.Checks, c)
+	}
+	return rep
+}
+
+// runCases runs the case suite on p: against the golden vectors and, live,
+// against upstream. It returns what p was compared with.
+func runCases(p Port, cfg kitConfig, res *results) string {
+	upstream := "nothing: the golden vectors did not load"
+	vs, err := cases.LoadVectors(ldbcompat.TestData, cases.VectorDir)
+	if err != nil {
+		res.suiteError(err.Error())
+	} else {
+		ref := cfg.ref
+		if ref == nil {
+			ref = bloomRef
+		}
+		run(p, cases.VectorOracle{V: vs, Ref: ref}, cases.VectorSet(), res)
+		prov := vs.Provenance()
+		upstream = fmt.Sprintf("LevelDB %s golden vectors (%s, %s)", prov.LevelDB, prov.GOARCH, prov.Compiler)
+	}
+	if cfg.live {
+		run(p, upstreamOracle(), cases.LiveSet(), res)
+		upstream += " and LevelDB live through cgo"
+	}
+	return upstream
+}
+
+// sortBySeverity orders fs the most harmful first, keeping the order of
+// equally harmful ones.
+func sortBySeverity(fs []Failure) {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].kind.severity() < fs[j].kind.severity() })
+}

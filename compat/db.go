@@ -1,0 +1,520 @@
+package compat
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+)
+
+// The end-to-end checks: the port reads databases upstream wrote (the
+// committed fixtures and, under the leveldb tag, fresh ones), and writes
+// databases whose tables are checked as upstream reads them: each filter
+// block against the one upstream's TableBuilder writes for the same keys
+// and data blocks and, under the leveldb tag, every key read back by
+// upstream itself.
+
+// An upstreamDB is a database that upstream LevelDB wrote.
+type upstreamDB struct {
+	name string // where it comes from, for reports
+	bits int    // bloom filter bits per key it was written with
+	fsys fs.FS
+}
+
+// committedDBs lists the databases in tables (see package
+// internal/fixtures).
+func committedDBs(tables fs.FS) ([]upstreamDB, error) {
+	dbs, err := fixtures.Load(tables)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]upstreamDB, len(dbs))
+	for i, db := range dbs {
+		out[i] = upstreamDB{name: "testdata/tables/" + db.Dir, bits: db.Info.BitsPerKey, fsys: db.FS}
+	}
+	return out, nil
+}
+
+// copyDB copies the regular files at the top of fsys into the new directory
+// dir.
+func copyDB(fsys fs.FS, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ents, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableNames returns the table files (*.ldb, *.sst) at the top of fsys,
+// sorted.
+func tableNames(fsys fs.FS) ([]string, error) {
+	ents, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if n := e.Name(); e.Type().IsRegular() && (strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst")) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func openTable(fsys fs.FS, name string) (*table.Table, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	return table.Open(name, bytes.NewReader(data), int64(len(data)))
+}
+
+// dbKey is what a database holds for one user key: its newest version.
+type dbKey struct {
+	key   []byte
+	seq   uint64
+	live  bool   // the newest version is a value, not a deletion
+	where string // table and data block of the newest version
+	value []byte
+}
+
+// dbContents reads every table of a database whose log is empty and
+// returns each user key's newest version, by key.
+func dbContents(fsys fs.FS) ([]dbKey, error) {
+	ents, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".log") {
+			if info, err := e.Info(); err != nil || info.Size() != 0 {
+				return nil, fmt.Errorf("log %s is not empty: its contents are not known without replaying it", e.Name())
+			}
+		}
+	}
+	names, err := tableNames(fsys)
+	if err != nil {
+		return nil, err
+	}
+	newest := map[string]*dbKey{}
+	for _, name := range names {
+		t, err := openTable(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		err = t.DataBlocks(func(b *table.DataBlock) error {
+			for _, e := range b.Entries {
+				d := newest[string(e.Key.UserKey)]
+				if d != nil && d.seq >= e.Key.Seq {
+					continue
+				}
+				newest[string(e.Key.UserKey)] = &dbKey{
+					key: append([]byte(nil), e.Key.UserKey...), seq: e.Key.Seq, live: e.Key.Kind == table.KindValue,
+					where: fmt.Sprintf("%s, data block at offset %d", name, b.Handle.Offset),
+					value: append([]byte(nil), e.Value...),
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := make([]dbKey, 0, len(newest))
+	for _, d := range newest {
+		out = append(out, *d)
+	}
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].key, out[j].key) < 0 })
+	return out, nil
+}
+
+// checkReadDB has the port read databases upstream wrote. It returns why
+// the check was skipped, or "".
+func checkReadDB(p Port, cfg kitConfig, k *results) string {
+	if p.ReadDB == nil {
+		return "the port has no ReadDB hook"
+	}
+	var dbs []upstreamDB
+	if cfg.tables != nil {
+		c, err := committedDBs(cfg.tables)
+		if err != nil {
+			k.suiteError(fmt.Sprintf("committed databases: %v", err))
+		}
+		dbs = append(dbs, c...)
+	}
+	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
+	if err != nil {
+		k.suiteError(err.Error())
+		return ""
+	}
+	defer os.RemoveAll(tmp)
+	if cfg.live {
+		live, err := liveDBs(filepath.Join(tmp, "upstream"))
+		if err != nil {
+			k.suiteError(fmt.Sprintf("writing databases with upstream: %v", err))
+		}
+		dbs = append(dbs, live...)
+	}
+	if len(dbs) == 0 {
+		return "no upstream database to read: this build of ldbcompat embeds none and was built without the leveldb tag"
+	}
+	g := cases.NewGen(8)
+	for i, db := range dbs {
+		contents, err := dbContents(db.fsys)
+		if err != nil {
+			k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
+			continue
+		}
+		queries := make([][]byte, 0, len(contents)+200)
+		for _, d := range contents {
+			queries = append(queries, d.key)
+		}
+		present := make([][]byte, len(queries))
+		copy(present, queries)
+		absent := g.Absent(present, 200, 1, 40)
+		queries = append(queries, absent...)
+		if cfg.live {
+			if err := confirmContents(db, contents, absent); err != nil {
+				k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
+				continue
+			}
+		}
+		dir := filepath.Join(tmp, fmt.Sprintf("read%d", i))
+		if err := copyDB(db.fsys, dir); err != nil {
+			k.suiteError(err.Error())
+			continue
+		}
+		k.compared[PropReadDB]++
+		repro := fmt.Sprintf("ReadDB(<copy of %s>, %d, <its %d user keys and %d absent ones>)", db.name, db.bits, len(contents), len(absent))
+		k.guard(PropReadDB, db.name, repro, func() {
+			found, err := p.ReadDB(dir, db.bits, queries)
+			if err != nil {
+				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("port cannot read the database upstream wrote (%d tables, bloom filter of %d bits/key): %s", tableCount(db.fsys), db.bits, scrub(err, dir)), repro))
+				return
+			}
+			if len(found) != len(queries) {
+				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("ReadDB answered %d keys of %d", len(found), len(queries)), repro))
+				return
+			}
+			var missing, extra []int
+			live := 0
+			for i, d := range contents {
+				if d.live {
+					live++
+					if !found[i] {
+						missing = append(missing, i)
+					}
+				} else if found[i] {
+					extra = append(extra, i)
+				}
+			}
+			for j := range absent {
+				if found[len(contents)+j] {
+					extra = append(extra, len(contents)+j)
+				}
+			}
+			var problems, keys []string
+			var kinds []failureKind
+			if len(missing) > 0 {
+				d := contents[missing[0]]
+				problems = append(problems, fmt.Sprintf("port reports %d of the %d keys upstream's database holds missing (upstream finds every one; bloom filter of %d bits/key); first: key %x, newest version in %s",
+					len(missing), live, db.bits, d.key, d.where))
+				kinds = append(kinds, kindReadMissing)
+				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(d.key)))
+			}
+			if len(extra) > 0 {
+				q := queries[extra[0]]
+				what := "never written"
+				if extra[0] < len(contents) {
+					what = "deleted, in " + contents[extra[0]].where
+				}
+				problems = append(problems, fmt.Sprintf("port finds %d keys that upstream's database does not hold; first: key %x (%s)", len(extra), q, what))
+				kinds = append(kinds, kindReadExtra)
+				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(q)))
+			}
+			if len(problems) > 0 {
+				k.fail(failure(PropReadDB, db.name, kinds[0], strings.Join(problems, "; "),
+					fmt.Sprintf("ReadDB(<copy of %s>, %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
+			}
+		})
+	}
+	return ""
+}
+
+// scrub writes err without the temporary directory dir, so that reports
+// are the same from run to run.
+func scrub(err error, dir string) string {
+	return strings.ReplaceAll(err.Error(), dir, "<dir>")
+}
+
+func tableCount(fsys fs.FS) int {
+	n, _ := tableNames(fsys)
+	return len(n)
+}
+
+// checkWriteDB has the port write databases and checks their tables'
+// filter blocks and, live, has upstream read them. It returns why the
+// check was skipped, or "".
+func checkWriteDB(p Port, cfg kitConfig, k *results) string {
+	if p.WriteDB == nil {
+		return "the port has no WriteDB hook"
+	}
+	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
+	if err != nil {
+		k.suiteError(err.Error())
+		return ""
+	}
+	defer os.RemoveAll(tmp)
+	for i, c := range cases.DBCases() {
+		dir := filepath.Join(tmp, fmt.Sprintf("write%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			k.suiteError(err.Error())
+			continue
+		}
+		write := fmt.Sprintf("WriteDB(dir, %s, %d)", caseInput("the KVs", c.Name, "internal/cases.DBCases()"), c.BitsPerKey)
+		var found []Failure
+		returned := false
+		k.guard(PropWriteDB, c.Name, write, func() {
+			err := p.WriteDB(dir, c.KVs, c.BitsPerKey)
+			returned = true
+			if err != nil {
+				k.compared[PropWriteDB]++
+				found = append(found, failure(PropWriteDB, c.Name, kindWriteFails, fmt.Sprintf("port cannot write the database: %s", scrub(err, dir)), write))
+				return
+			}
+			found = append(found, checkTables(c, dir, write, k)...)
+			if cfg.live {
+				found = append(found, checkUpstreamReads(c, dir, write, tmp, k)...)
+			}
+		})
+		if !returned {
+			k.compared[PropWriteDB]++ // WriteDB panicked: the guard recorded it
+		}
+		sortBySeverity(found)
+		for _, f := range found {
+			k.fail(f)
+		}
+	}
+	return ""
+}
+
+// checkTables checks the filter block of every live table the port wrote
+// against the one upstream's TableBuilder writes for the same keys and data
+// blocks, and counts the keys upstream's filter check would reject. Each
+// table is a case, and so is the MANIFEST when upstream could not read the
+// tables by it.
+func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
+	fsys := os.DirFS(dir)
+	names, err := tableNames(fsys)
+	if err != nil {
+		k.suiteError(err.Error())
+		return nil
+	}
+	names, out := liveTables(c, dir, names, write)
+	if len(out) > 0 {
+		k.compared[PropWriteDB]++
+	}
+	if len(names) == 0 {
+		k.compared[PropWriteDB]++
+		return append(out, failure(PropWriteDB, c.Name, kindNoTable, "the port left no table in the database (its data stayed in the log), so no filter block could be checked", write))
+	}
+	for _, name := range names {
+		k.compared[PropWriteDB]++
+		repro := write + "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify " + path.Join("dir", name)
+		caseName := c.Name + "/" + name
+		fail := func(kind failureKind, format string, args ...any) {
+			out = append(out, failure(PropWriteDB, caseName, kind, fmt.Sprintf(format, args...), repro))
+		}
+		t, err := openTable(fsys, name)
+		if err != nil {
+			fail(kindTableFormat, "table is not in upstream's format: %v", err)
+			continue
+		}
+		r, err := filtercheck.Check(t)
+		if err != nil {
+			fail(kindTableFormat, "table is not in upstream's format: %v", err)
+			continue
+		}
+		switch {
+		case r.Status == filtercheck.StatusNoFilter:
+			fail(kindNoFilter, "table of %d keys has no filter block; upstream writes one in every table when a filter policy is set", r.Keys)
+			continue
+		case r.Policy != bloom.PolicyName:
+			d := fmt.Sprintf("filter block is named %q (metaindex key %q); upstream 1.23 reads only %q and ignores it", r.Policy, "filter."+r.Policy, "filter."+bloom.PolicyName)
+			if r.Policy == bloom.LegacyPolicyName {
+				d += fmt.Sprintf(" (the name of LevelDB before 1.16; its bytes are those of that era's %s hash)", r.Legacy)
+			}
+			fail(kindFilterName, "%s", d)
+			continue
+		}
+		var problems []string
+		if r.Status == filtercheck.StatusMismatch {
+			params := "layout: " + r.LayoutError
+			if r.Params != nil && r.LayoutError == "" {
+				params = r.Params.String()
+			}
+			problems = append(problems, fmt.Sprintf("filter block differs from the one upstream writes for the table's %d keys in %d data blocks at %d bits/key: %s; the stored block implies %s",
+				r.Keys, r.DataBlocks, c.BitsPerKey, r.Diff, params))
+		} else if r.Params != nil && r.Params.Known && (c.BitsPerKey < r.Params.MinBitsPerKey || c.BitsPerKey > r.Params.MaxBitsPerKey) {
+			problems = append(problems, fmt.Sprintf("filters are upstream's for %s, but the port was asked for %d bits/key", r.Params, c.BitsPerKey))
+		}
+		// What upstream's Table::InternalGet asks the filter block, with
+		// upstream's semantics (package bloom matches them byte for byte).
+		_, contents, _ := t.FilterBlock()
+		fr := bloom.NewFilterBlockReader(bloom.NewPolicy(c.BitsPerKey), contents)
+		rejected, total := 0, 0
+		var first []byte
+		var firstOff uint64
+		for _, b := range r.Blocks {
+			for _, key := range b.Keys {
+				total++
+				if !fr.KeyMayMatch(b.Handle.Offset, key) {
+					if rejected == 0 {
+						first, firstOff = key, b.Handle.Offset
+					}
+					rejected++
+				}
+			}
+		}
+		switch {
+		case rejected > 0:
+			problems = append([]string{fmt.Sprintf("upstream's filter check rejects %d of the table's %d keys (false negatives); first: key %x in the data block at offset %d",
+				rejected, total, first, firstOff)}, problems...)
+			fail(kindRejectsKeys, "%s", strings.Join(problems, "; "))
+		case len(problems) > 0:
+			fail(kindOtherFilters, "%s", strings.Join(problems, "; "))
+		}
+	}
+	return out
+}
+
+// liveTables returns the tables of names that the MANIFEST of the
+// database in dir lists, as upstream reads them: table files it does not
+// list are left over (the port has yet to delete them, which may depend on
+// when its background work runs) and upstream never reads them. When the
+// MANIFEST cannot be read, or lists tables upstream could not read as they
+// are, it returns every table of names and a failure saying so.
+func liveTables(c cases.DBCase, dir string, names []string, write string) ([]string, []Failure) {
+	caseName := c.Name + "/MANIFEST"
+	write += "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"
+	v, err := manifest.Read(dir)
+	if err != nil {
+		return names, []Failure{failure(PropWriteDB, caseName, kindTableFormat,
+			fmt.Sprintf("upstream cannot read the port's MANIFEST: %s; every table file is checked instead", scrub(err, dir)), write)}
+	}
+	byNumber := map[uint64]string{}
+	for _, n := range names {
+		if num, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSuffix(n, ".ldb"), ".sst"), 10, 64); err == nil {
+			byNumber[num] = n
+		}
+	}
+	var live, problems []string
+	for _, f := range v.Files {
+		name, ok := byNumber[f.Number]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("the MANIFEST lists table %06d, which is not in the directory", f.Number))
+			continue
+		}
+		live = append(live, name)
+		if info, err := os.Stat(filepath.Join(dir, name)); err == nil && uint64(info.Size()) != f.Size {
+			problems = append(problems, fmt.Sprintf("the MANIFEST records a size of %d for table %s, which has %d bytes: upstream opens a table at the size its MANIFEST records, so it cannot read this one", f.Size, name, info.Size()))
+		}
+	}
+	sort.Strings(live)
+	if len(problems) == 0 {
+		return live, nil
+	}
+	return live, []Failure{failure(PropWriteDB, caseName, kindTableFormat, strings.Join(problems, "; "), write)}
+}
+
+// checkUpstreamReads has upstream open a copy of the database in dir with
+// a bloom filter and read every key.
+func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []Failure {
+	cp := filepath.Join(tmp, "upstream-reads-"+strings.ReplaceAll(c.Name, "/", "-"))
+	if err := copyDB(os.DirFS(dir), cp); err != nil {
+		k.suiteError(err.Error())
+		return nil
+	}
+	keys := make([][]byte, len(c.KVs))
+	for i, kv := range c.KVs {
+		keys[i] = kv[0]
+	}
+	name := c.Name + " read by upstream"
+	k.compared[PropWriteDB]++
+	vals, errs, err := upstreamGet(cp, c.BitsPerKey, keys)
+	if err != nil {
+		return []Failure{failure(PropWriteDB, name, kindUpstreamOpen, fmt.Sprintf("upstream LevelDB cannot open the database the port wrote: %s", scrub(err, cp)), write)}
+	}
+	var missing, wrong, failed []int
+	for i, kv := range c.KVs {
+		switch {
+		case errs[i] != nil:
+			failed = append(failed, i)
+		case vals[i] == nil:
+			missing = append(missing, i)
+		case !bytes.Equal(vals[i], kv[1]):
+			wrong = append(wrong, i)
+		}
+	}
+	var problems []string
+	var kinds []failureKind
+	var first []byte
+	if len(failed) > 0 {
+		first = c.KVs[failed[0]][0]
+		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23's Get fails for %d of the %d keys the port wrote; first: key %x: %s",
+			len(failed), len(keys), first, scrub(errs[failed[0]], cp)))
+		kinds = append(kinds, kindUpstreamGet)
+	}
+	if len(missing) > 0 {
+		key := c.KVs[missing[0]][0]
+		if first == nil {
+			first = key
+		}
+		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo, bloom filter of %d bits/key) reports %d of the %d keys the port wrote missing; first: key %x",
+			c.BitsPerKey, len(missing), len(keys), key))
+		kinds = append(kinds, kindUpstreamMisses)
+	}
+	if len(wrong) > 0 {
+		key := c.KVs[wrong[0]][0]
+		if first == nil {
+			first = key
+		}
+		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo) returns another value for %d of the %d keys the port wrote; first: key %x",
+			len(wrong), len(keys), key))
+		kinds = append(kinds, kindUpstreamValue)
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return []Failure{failure(PropWriteDB, name, kinds[0], strings.Join(problems, "; "),
+		write+fmt.Sprintf("; then upstream's DB::Get of compat.HexBytes(%q)", hex.EncodeToString(first)))}
+}

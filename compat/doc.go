@@ -1,0 +1,69 @@
+// Package compat checks a Go implementation of LevelDB's bloom filter and
+// filter block (a port) against upstream C++ LevelDB 1.23, byte for byte
+// and answer for answer. Describe the port as a Port and call TestPort
+// from a test of the port's own module:
+//
+//	package myport_test
+//
+//	import (
+//		"testing"
+//
+//		"github.com/ldbcompat/ldbcompat/bloom"
+//		"github.com/ldbcompat/ldbcompat/compat"
+//		"example.com/myport"
+//	)
+//
+//	func TestLevelDBCompat(t *testing.T) {
+//		compat.TestPort(t, compat.Port{Name: "myport", Hash: myport.Hash,
+//			NewPolicy: func(bits int) bloom.FilterPolicy { return myport.NewBloomFilter(bits) }})
+//	}
+//
+// Port.Name and Port.NewPolicy are required; every other hook is optional,
+// and the properties it serves are skipped without it. TestPort runs one
+// subtest per Property:
+//
+//   - PropName: NewPolicy(10).Name() is "leveldb.BuiltinBloomFilter2".
+//   - PropHash (Hash): util/hash.cc's Hash, for every length 0..64.
+//   - PropFilterBytes: CreateFilter's bytes, for bits/key 0..64 and up to
+//     1000, 0 to 100000 keys, duplicate, empty and long keys, and a dst to
+//     append to.
+//   - PropKeyMayMatch: KeyMayMatch on upstream's filters and on arbitrary
+//     and malformed ones (0 to 1001 bytes, k bytes from 0 to 255).
+//   - PropBlockBytes (NewFilterBlockBuilder): the filter block of
+//     upstream's own test sequences, random tables, backward and huge
+//     offsets, and calls after Finish, with upstream's test policy
+//     (TestHashPolicy) and bloom policies.
+//   - PropReader (NewFilterBlockReader): answers on upstream's blocks and
+//     on damaged ones (truncated, every lg byte, bad offsets).
+//   - PropReadDB (ReadDB): the port reads every key of databases that
+//     upstream wrote, and finds no deleted or absent key.
+//   - PropWriteDB (WriteDB): every table of a database the port writes
+//     holds the filter block upstream's TableBuilder writes for its keys
+//     and, live, upstream reads every key back.
+//
+// Upstream's answers come from golden vectors that upstream LevelDB 1.23
+// generated and that this module embeds, so a plain `go test` needs
+// nothing but Go, and from databases it wrote. Built with -tags leveldb
+// and cgo flags pointing at a LevelDB 1.23 build (in a clone of this
+// module, `eval "$(docker/build-leveldb.sh --print-env)"` makes one and
+// prints them), the kit also asks the C++ library live, on larger cases,
+// and writes and reads databases with it (Live is then true).
+//
+// Each failure names its case and says what upstream does: the first
+// differing byte, with the bytes around it, or the first differing answer.
+// Its reproducer is a line to paste into a test of the port, such as
+//
+//	NewPolicy(371).CreateFilter(compat.HexKeys("8a1a48..."), compat.HexBytes(""))
+//
+// (inputs too long for a line are named as a case of this module's
+// internal/cases package). A failed property also says what the
+// difference means for the port's users, the most harmful effect first:
+// false negatives (present keys reported missing), tables read without
+// their filters, or only extra reads. A hook that panics fails its
+// property, and the test goes on; a port that cannot take an input
+// upstream accepts may panic with a Refusal instead.
+//
+// Check runs the same checks and returns a Report, for programs; the
+// ports/ module of this repository uses it to write docs/ports.md, the
+// report on the Go ports of LevelDB.
+package compat

@@ -1,0 +1,377 @@
+package compat
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
+)
+
+// The case runner: it runs each case of a cases.Set on a port, asks an
+// oracle (the golden vectors, or upstream live) for upstream's answer, and
+// records the cases compared and the failures, each with its kind.
+
+// results collects what the runs and the end-to-end checks found.
+type results struct {
+	byProp map[Property][]Failure // in case order
+	seen   map[string]bool        // property and case of each failure kept
+	// compared counts the cases compared with upstream, uncompared those
+	// that could not be.
+	compared   map[Property]int
+	uncompared map[Property]int
+	errs       []string // errors of the suite itself
+	errSeen    map[string]bool
+}
+
+func newResults() *results {
+	return &results{byProp: map[Property][]Failure{}, seen: map[string]bool{},
+		compared: map[Property]int{}, uncompared: map[Property]int{}, errSeen: map[string]bool{}}
+}
+
+// fail records f, unless a failure of the same property and case is
+// recorded already: the live run asks the vector cases again.
+func (r *results) fail(f Failure) {
+	key := string(f.Property) + "\x00" + f.Case
+	if r.seen[key] {
+		return
+	}
+	r.seen[key] = true
+	r.byProp[f.Property] = append(r.byProp[f.Property], f)
+}
+
+// suiteError records a problem of the suite itself, once.
+func (r *results) suiteError(s string) {
+	if !r.errSeen[s] {
+		r.errSeen[s] = true
+		r.errs = append(r.errs, s)
+	}
+}
+
+// failure makes a failure of kind k.
+func failure(prop Property, name string, k failureKind, detail, repro string) Failure {
+	return Failure{Property: prop, Case: name, Detail: detail, Repro: repro, kind: k}
+}
+
+// guard runs f, turning a panic in the port into a failure: a refusal
+// when the port panics with a Refusal, else a panic with its stack.
+func (r *results) guard(prop Property, name, repro string, f func()) {
+	defer func() {
+		e := recover()
+		if e == nil {
+			return
+		}
+		var ref Refusal
+		if err, ok := e.(error); ok && errors.As(err, &ref) {
+			r.fail(failure(prop, name, kindRefusal, ref.Error(), repro))
+			return
+		}
+		if p, ok := e.(*Refusal); ok && p != nil {
+			r.fail(failure(prop, name, kindRefusal, p.Error(), repro))
+			return
+		}
+		r.fail(failure(prop, name, kindPanic, fmt.Sprintf("port panics: %v\n%s", e, indent(panicStack(debug.Stack()))), repro))
+	}()
+	f()
+}
+
+// kitFrames are the function name prefixes of the kit's own frames.
+var kitFrames = []string{
+	"github.com/ldbcompat/ldbcompat/compat.",
+	"github.com/ldbcompat/ldbcompat/internal/cases.",
+}
+
+// panicStack keeps the frames of stack, a goroutine's trace taken in a
+// deferred recover, from the panicking call down to the kit's call of the
+// port (at most eight frames), without what varies from run to run
+// (argument values, program counter offsets), so that a report is the
+// same on every run.
+func panicStack(stack []byte) string {
+	lines := strings.Split(strings.TrimRight(string(stack), "\n"), "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic(") {
+			start = i + 2 // past panic's own frame and its file line
+			break
+		}
+	}
+	if start < 0 || start >= len(lines) {
+		return "(no stack)"
+	}
+	var out []string
+	frames := 0
+	for i := start; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "\t") {
+			if j := strings.LastIndex(l, " +0x"); j >= 0 {
+				l = l[:j]
+			}
+			out = append(out, l)
+			continue
+		}
+		if frames == 8 {
+			out = append(out, "...")
+			break
+		}
+		if frames > 0 && isKitFrame(lines[i-2]) {
+			break // the frame above was the kit's: the port's are done
+		}
+		frames++
+		out = append(out, withoutArgs(l))
+	}
+	return strings.Join(out, "\n")
+}
+
+func isKitFrame(l string) bool {
+	for _, p := range kitFrames {
+		if strings.HasPrefix(l, p) && !strings.Contains(l, "_test.") && !strings.Contains(l, ".Test") {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutArgs replaces the argument list that ends a stack frame's
+// function line with "(...)".
+func withoutArgs(l string) string {
+	if !strings.HasSuffix(l, ")") {
+		return l
+	}
+	depth := 0
+	for i := len(l) - 1; i >= 0; i-- {
+		switch l[i] {
+		case ')':
+			depth++
+		case '(':
+			if depth--; depth == 0 {
+				return l[:i] + "(...)"
+			}
+		}
+	}
+	return l
+}
+
+// nameCase is the case of PropName.
+const nameCase = "NewPolicy(10).Name()"
+
+// run checks port p against o on every case of cs, for the properties p's
+// hooks allow, into res.
+func run(p Port, o cases.Oracle, cs cases.Set, res *results) {
+	im := portImpl{p}
+	res.compared[PropName]++
+	res.guard(PropName, nameCase, nameCase, func() {
+		if got := p.NewPolicy(10).Name(); got != bloom.PolicyName {
+			res.fail(failure(PropName, nameCase, kindName, fmt.Sprintf("port names its filter %q, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, bloom.PolicyName), nameCase))
+		}
+	})
+	if p.Hash != nil {
+		for _, c := range cs.Hash {
+			runHash(im, o, c, res)
+		}
+	}
+	for _, c := range cs.Filter {
+		runFilter(im, o, c, cs.Origin, res)
+	}
+	for _, c := range cs.Match {
+		runMatch(im, o, c, cs.Origin, res)
+	}
+	if p.NewFilterBlockBuilder != nil {
+		for _, c := range cs.Block {
+			runBlock(im, o, c, cs.Origin, res)
+		}
+	}
+	if p.NewFilterBlockReader != nil {
+		for _, c := range cs.Block {
+			runBlockReader(im, o, c, cs.Origin, res)
+		}
+		for _, c := range cs.Reader {
+			runReader(im, o, c, cs.Origin, res)
+		}
+	}
+}
+
+func runHash(im portImpl, o cases.Oracle, c cases.HashCase, res *results) {
+	want, err := o.Hash(c)
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	res.compared[PropHash]++
+	repro := reproHash(c)
+	res.guard(PropHash, c.Name, repro, func() {
+		if got := cases.HashRecord(im, c); got.Out != want.Rec.Out {
+			res.fail(failure(PropHash, c.Name, kindHash, fmt.Sprintf("upstream %s, port %s", want.Rec.Out, got.Out), repro))
+		}
+	})
+}
+
+// runFilter compares the port's filter for c with upstream's and, when
+// upstream's filter is known, the port's answers on it.
+func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, res *results) {
+	want, err := o.Filter(c)
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	res.compared[PropFilterBytes]++
+	repro := reproFilter(c, origin)
+	res.guard(PropFilterBytes, c.Name, repro, func() {
+		out := cases.FilterOut(im, c)
+		if cases.EncodeBytes(out) != want.Rec.Out {
+			d := fmt.Sprintf("filter differs from upstream (%s), port %s", want.Rec.Out, cases.EncodeBytes(out))
+			if want.Raw != nil {
+				d = describeBytes("filter", want.Raw[0], out)
+			}
+			res.fail(failure(PropFilterBytes, c.Name, kindFilterBytes, d, repro))
+		}
+	})
+	if want.Raw == nil {
+		// Upstream's filter is known only by its digest: there is
+		// nothing to ask the port's KeyMayMatch.
+		res.uncompared[PropKeyMayMatch]++
+		return
+	}
+	res.compared[PropKeyMayMatch]++
+	ref := want.Raw[0][len(c.Dst):]
+	res.guard(PropKeyMayMatch, c.Name, repro, func() {
+		got := cases.EncodeBools(im.MatchAll(c.BitsPerKey, c.Queries, ref))
+		res.answers(PropKeyMayMatch, c.Name, "KeyMayMatch on upstream's filter", want.Rec.Ans, got, true, queryKey(c.Queries),
+			func(i int) string {
+				return reproMatchOn(c.BitsPerKey, c.Queries[i], ref, caseInput("upstream's filter", c.Name, origin+".Filter"))
+			})
+	})
+}
+
+func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res *results) {
+	want, err := o.Match(c)
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	res.compared[PropKeyMayMatch]++
+	repro := func(i int) string {
+		return reproMatchOn(c.BitsPerKey, c.Queries[i], c.Filter, caseInput("the filter", c.Name, origin+".Match"))
+	}
+	res.guard(PropKeyMayMatch, c.Name, repro(0), func() {
+		got := cases.MatchRecord(im, c)
+		res.answers(PropKeyMayMatch, c.Name, "KeyMayMatch", want.Rec.Ans, got.Ans, false, queryKey(c.Queries), repro)
+	})
+}
+
+func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res *results) {
+	want, err := o.Block(c)
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	res.compared[PropBlockBytes]++
+	repro := reproBlock(c, origin)
+	res.guard(PropBlockBytes, c.Name, repro, func() {
+		outs := im.BuildBlock(c.Policy, c.Ops)
+		if cases.EncodeList(outs) == want.Rec.Out {
+			return
+		}
+		d := fmt.Sprintf("filter block differs from upstream (%s), port %s", want.Rec.Out, cases.EncodeList(outs))
+		switch {
+		case want.Raw != nil && len(want.Raw) != len(outs):
+			d = fmt.Sprintf("the port's builder returned %d blocks from its Finish calls, upstream's %d", len(outs), len(want.Raw))
+		case want.Raw != nil:
+			for i := range outs {
+				if d2 := describeBytes(fmt.Sprintf("block of Finish call %d", i+1), want.Raw[i], outs[i]); d2 != "" {
+					d = d2
+					break
+				}
+			}
+		}
+		res.fail(failure(PropBlockBytes, c.Name, kindBlockBytes, d, repro))
+	})
+}
+
+// runBlockReader asks the port's reader c's queries on the block upstream
+// built for c.
+func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res *results) {
+	want, err := o.Block(c)
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	if want.Raw == nil {
+		// Upstream's block is known only by its digest.
+		res.uncompared[PropReader]++
+		return
+	}
+	res.compared[PropReader]++
+	ref := cases.LastFinish(want.Raw)
+	res.guard(PropReader, c.Name, reproBlock(c, origin), func() {
+		got := cases.EncodeBools(im.ReadBlock(c.Policy, ref, c.Queries))
+		res.answers(PropReader, c.Name, "reader on upstream's block", want.Rec.Ans, got, true, queryAt(c.Queries),
+			func(i int) string {
+				return reproReaderOn(c.Policy, ref, c.Queries[i], caseInput("upstream's last block", c.Name, origin+".Block"))
+			})
+	})
+}
+
+func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, res *results) {
+	want, err := o.Reader(c)
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	res.compared[PropReader]++
+	repro := func(i int) string {
+		return reproReaderOn(c.Policy, c.Contents, c.Queries[i], caseInput("the contents", c.Name, origin+".Reader"))
+	}
+	res.guard(PropReader, c.Name, repro(0), func() {
+		got := cases.ReaderRecord(im, c)
+		res.answers(PropReader, c.Name, "reader", want.Rec.Ans, got.Ans, c.UpstreamWrites, queryAt(c.Queries), repro)
+	})
+}
+
+// answers compares upstream's answers to a case's queries, want, with the
+// port's, got (strings of 0 and 1), and records a failure when they
+// differ: a false negative (upstream true, port false) on data upstream
+// writes when upstreamWrites, on damaged or arbitrary data otherwise, or
+// else an extra match. The failure shows the first false negative, or the
+// first difference when there is none, with its reproducer.
+func (r *results) answers(prop Property, name, what, want, got string, upstreamWrites bool, query, repro func(int) string) {
+	if want == got {
+		return
+	}
+	if len(want) != len(got) {
+		r.suiteError(fmt.Sprintf("%s case %q: the port gave %d answers, upstream %d: the suite asked other queries than upstream's record holds", prop, name, len(got), len(want)))
+		return
+	}
+	n, falseNeg, first, firstNeg := 0, 0, -1, -1
+	for i := 0; i < len(want); i++ {
+		if want[i] == got[i] {
+			continue
+		}
+		n++
+		if first < 0 {
+			first = i
+		}
+		if want[i] == '1' {
+			falseNeg++
+			if firstNeg < 0 {
+				firstNeg = i
+			}
+		}
+	}
+	k := kindExtraMatch
+	d := fmt.Sprintf("%s: %d of %d answers differ; first, query %d %s: upstream %v, port %v",
+		what, n, len(want), first, query(first), want[first] == '1', got[first] == '1')
+	if falseNeg > 0 {
+		k = kindDamagedNegative
+		if upstreamWrites {
+			k = kindFalseNegative
+		}
+		if firstNeg != first {
+			d = fmt.Sprintf("%s: %d of %d answers differ, %d of them upstream true, port false; first of those, query %d %s",
+				what, n, len(want), falseNeg, firstNeg, query(firstNeg))
+		}
+		first = firstNeg
+	}
+	r.fail(failure(prop, name, k, d, repro(first)))
+}

@@ -1,0 +1,303 @@
+package cases
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
+)
+
+// The golden vectors are text files, one per kind of case, under
+// testdata/vectors/. Each starts with '#' lines giving their provenance
+// (LevelDB version, tarball SHA-256, architecture, compiler) and then holds
+// one record per line:
+//
+//	kind name in out ans
+//
+// See Record for the fields. `make vectors` writes them from upstream
+// LevelDB (WriteVectors); nothing else does.
+
+// VectorDir is where the golden vectors live, relative to the module root
+// and in the module's embedded file system (ldbcompat.TestData).
+const VectorDir = "testdata/vectors"
+
+// vectorKinds names the kinds of record, one vector file (<kind>.txt) each,
+// in the order the files are read.
+var vectorKinds = []string{"hash", "filter", "match", "block", "reader"}
+
+// Provenance says where golden vectors came from.
+type Provenance struct {
+	LevelDB       string // LevelDB version
+	TarballSHA256 string // SHA-256 of the release tarball it was built from
+	GOARCH        string // architecture the generator ran on
+	Compiler      string // C++ compiler that built LevelDB
+}
+
+func (p Provenance) header(kind string) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "# ldbcompat golden vectors (%s): upstream LevelDB's answers.\n", kind)
+	sb.WriteString("# Written by `make vectors` from the C++ library; never edit by hand.\n")
+	fmt.Fprintf(&sb, "# leveldb: %s\n# tarball-sha256: %s\n# goarch: %s\n# compiler: %s\n", p.LevelDB, p.TarballSHA256, p.GOARCH, p.Compiler)
+	sb.WriteString("# columns: kind name in out ans (in: inputs or their fingerprint; out: output hex\n")
+	sb.WriteString("# or sha256:<digest>/<length>; ans: answers to the case's queries; -: none)\n")
+	return sb.String()
+}
+
+// Vectors is a set of parsed golden vectors.
+type Vectors struct {
+	prov    map[string]string // provenance lines of the first file
+	records map[string]Record // by kind + " " + name
+}
+
+// Provenance returns the provenance the vectors' first file records.
+func (v *Vectors) Provenance() Provenance {
+	return Provenance{LevelDB: v.prov["leveldb"], TarballSHA256: v.prov["tarball-sha256"], GOARCH: v.prov["goarch"], Compiler: v.prov["compiler"]}
+}
+
+// Len returns how many records v holds.
+func (v *Vectors) Len() int { return len(v.records) }
+
+// LoadVectors reads the vector files in dir of fsys.
+func LoadVectors(fsys fs.FS, dir string) (*Vectors, error) {
+	vs := &Vectors{prov: map[string]string{}, records: map[string]Record{}}
+	for _, kind := range vectorKinds {
+		name := path.Join(dir, kind+".txt")
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("golden vectors: %w", err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<20)
+		for line := 1; sc.Scan(); line++ {
+			t := sc.Text()
+			if strings.HasPrefix(t, "#") {
+				if k, v, ok := strings.Cut(strings.TrimPrefix(t, "# "), ": "); ok && kind == vectorKinds[0] {
+					vs.prov[k] = v
+				}
+				continue
+			}
+			if strings.TrimSpace(t) == "" {
+				continue
+			}
+			r, err := ParseRecord(t)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			}
+			if r.Kind != kind {
+				return nil, fmt.Errorf("%s:%d: a %s record in the %s file", name, line, r.Kind, kind)
+			}
+			vs.records[r.Kind+" "+r.Name] = r
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return vs, nil
+}
+
+// Lookup returns the record of the case of kind and name, which must have
+// the fingerprint in: an error says the vectors do not hold the case, or
+// hold it with other inputs, and to regenerate them.
+func (v *Vectors) Lookup(kind, name, in string) (Record, error) {
+	r, ok := v.records[kind+" "+name]
+	if !ok {
+		return r, fmt.Errorf("golden vectors have no %s case %q: regenerate them with `make vectors`", kind, name)
+	}
+	if r.In != in {
+		return r, fmt.Errorf("golden vectors' %s case %q has other inputs (fingerprint %s, cases now %s): regenerate them with `make vectors`", kind, name, r.In, in)
+	}
+	return r, nil
+}
+
+// Impl is an implementation the cases run on: upstream (Upstream, under
+// the leveldb tag), package bloom, or a port.
+type Impl interface {
+	Hash(data []byte, seed uint32) uint32
+	// CreateFilter appends the filter of keys to a copy of dst.
+	CreateFilter(bitsPerKey int, keys [][]byte, dst []byte) []byte
+	MatchAll(bitsPerKey int, keys [][]byte, filter []byte) []bool
+	// BuildBlock runs ops on a new builder and returns the block of each
+	// Finish.
+	BuildBlock(p Policy, ops []blockop.Op) [][]byte
+	ReadBlock(p Policy, contents []byte, qs []blockop.Query) []bool
+}
+
+// The record of each case for an implementation. Filter and block queries
+// are asked of ref, the reference output (upstream's filter or block), so
+// that a port is judged on upstream's bytes, not on its own.
+
+// HashRecord runs c on im.
+func HashRecord(im Impl, c HashCase) Record {
+	return Record{"hash", c.Name, c.In(), fmt.Sprintf("%08x", im.Hash(c.Data, c.Seed)), ""}
+}
+
+// FilterOut returns the filter im creates for c, after c.Dst.
+func FilterOut(im Impl, c FilterCase) []byte { return im.CreateFilter(c.BitsPerKey, c.Keys, c.Dst) }
+
+// FilterRecord records out, im's filter for c, and im's answers to c's
+// queries on ref (the reference filter, after c.Dst), if not nil.
+func FilterRecord(im Impl, c FilterCase, out, ref []byte) Record {
+	var ans []bool
+	if ref != nil {
+		ans = im.MatchAll(c.BitsPerKey, c.Queries, ref[len(c.Dst):])
+	}
+	return Record{"filter", c.Name, c.In(), EncodeBytes(out), EncodeBools(ans)}
+}
+
+// MatchRecord runs c on im.
+func MatchRecord(im Impl, c MatchCase) Record {
+	return Record{"match", c.Name, c.In(), "", EncodeBools(im.MatchAll(c.BitsPerKey, c.Queries, c.Filter))}
+}
+
+// BlockRecord records outs, im's blocks for c, and im's answers to c's
+// queries on ref (the reference block), if not nil.
+func BlockRecord(im Impl, c BlockCase, outs [][]byte, ref []byte) Record {
+	var ans []bool
+	if ref != nil {
+		ans = im.ReadBlock(c.Policy, ref, c.Queries)
+	}
+	return Record{"block", c.Name, c.In(), EncodeList(outs), EncodeBools(ans)}
+}
+
+// ReaderRecord runs c on im.
+func ReaderRecord(im Impl, c ReaderCase) Record {
+	return Record{"reader", c.Name, c.In(), "", EncodeBools(im.ReadBlock(c.Policy, c.Contents, c.Queries))}
+}
+
+// LastFinish is the block a builder op sequence ends with.
+func LastFinish(outs [][]byte) []byte {
+	if len(outs) == 0 {
+		return nil
+	}
+	return outs[len(outs)-1]
+}
+
+// RecordVectors runs every case of VectorSet on im and returns the vector
+// files' contents, by file name.
+func RecordVectors(im Impl, prov Provenance) map[string][]byte {
+	cs := VectorSet()
+	files := map[string]*bytes.Buffer{}
+	for _, k := range vectorKinds {
+		files[k] = bytes.NewBufferString(prov.header(k))
+	}
+	w := func(r Record) { fmt.Fprintln(files[r.Kind], r) }
+	for _, c := range cs.Hash {
+		w(HashRecord(im, c))
+	}
+	for _, c := range cs.Filter {
+		out := FilterOut(im, c)
+		w(FilterRecord(im, c, out, out))
+	}
+	for _, c := range cs.Match {
+		w(MatchRecord(im, c))
+	}
+	for _, c := range cs.Block {
+		outs := im.BuildBlock(c.Policy, c.Ops)
+		w(BlockRecord(im, c, outs, LastFinish(outs)))
+	}
+	for _, c := range cs.Reader {
+		w(ReaderRecord(im, c))
+	}
+	out := map[string][]byte{}
+	for k, b := range files {
+		out[k+".txt"] = b.Bytes()
+	}
+	return out
+}
+
+// Expected is upstream's answer for one case: its record and, when known,
+// its output bytes, one entry per output (the filter, or the block of each
+// Finish call). Raw is nil when the vectors hold an output only as a
+// digest that could not be recovered.
+type Expected struct {
+	Rec Record
+	Raw [][]byte
+}
+
+// An Oracle gives upstream's answer for each case: from the golden vectors
+// (VectorOracle) or live from the C++ library (UpstreamOracle, under the
+// leveldb tag).
+type Oracle interface {
+	Hash(c HashCase) (Expected, error)
+	Filter(c FilterCase) (Expected, error)
+	Match(c MatchCase) (Expected, error)
+	Block(c BlockCase) (Expected, error)
+	Reader(c ReaderCase) (Expected, error)
+}
+
+// VectorOracle answers from golden vectors. An output recorded only as a
+// digest is recovered from Ref when Ref's output has that digest (then it
+// is upstream's output, byte for byte).
+type VectorOracle struct {
+	V   *Vectors
+	Ref Impl
+}
+
+// Hash returns upstream's answer for c.
+func (o VectorOracle) Hash(c HashCase) (Expected, error) {
+	r, err := o.V.Lookup("hash", c.Name, c.In())
+	return Expected{Rec: r}, err
+}
+
+// Filter returns upstream's answer for c, with its filter unless that is
+// recorded as a digest Ref does not reproduce.
+func (o VectorOracle) Filter(c FilterCase) (Expected, error) {
+	r, err := o.V.Lookup("filter", c.Name, c.In())
+	if err != nil {
+		return Expected{}, err
+	}
+	e := Expected{Rec: r}
+	var cand []byte
+	if strings.HasPrefix(r.Out, "sha256:") {
+		cand = FilterOut(o.Ref, c)
+	}
+	if b := raw(r.Out, cand); b != nil {
+		e.Raw = [][]byte{b}
+	}
+	return e, nil
+}
+
+// Match returns upstream's answer for c.
+func (o VectorOracle) Match(c MatchCase) (Expected, error) {
+	r, err := o.V.Lookup("match", c.Name, c.In())
+	return Expected{Rec: r}, err
+}
+
+// Block returns upstream's answer for c, with every block it returned
+// unless one is recorded as a digest Ref does not reproduce.
+func (o VectorOracle) Block(c BlockCase) (Expected, error) {
+	r, err := o.V.Lookup("block", c.Name, c.In())
+	if err != nil {
+		return Expected{}, err
+	}
+	e := Expected{Rec: r}
+	encs := strings.Split(r.Out, ",")
+	var cands [][]byte
+	if strings.Contains(r.Out, "sha256:") {
+		cands = o.Ref.BuildBlock(c.Policy, c.Ops)
+	}
+	outs := make([][]byte, 0, len(encs))
+	for i, enc := range encs {
+		var cand []byte
+		if i < len(cands) {
+			cand = cands[i]
+		}
+		b := raw(enc, cand)
+		if b == nil {
+			return e, nil
+		}
+		outs = append(outs, b)
+	}
+	e.Raw = outs
+	return e, nil
+}
+
+// Reader returns upstream's answer for c.
+func (o VectorOracle) Reader(c ReaderCase) (Expected, error) {
+	r, err := o.V.Lookup("reader", c.Name, c.In())
+	return Expected{Rec: r}, err
+}
