@@ -34,27 +34,27 @@ build:
 	$(GO) build -o bin/ldbcompat ./cmd/ldbcompat
 
 deps:
-	docker/install-deps.sh
+	tools/install-deps.sh
 
 leveldb: deps
 	docker/build-leveldb.sh
 
-# In a container when docker or podman works (docker/compat.sh says which
+# In a container when docker or podman works (tools/compat.sh says which
 # and why), natively otherwise; COMPAT_IN=docker|podman|native forces one.
 # GO_IMAGE picks the base image, e.g. GO_IMAGE=$(docker/offline-base.sh).
 compat:
-	@MAKE="$(MAKE)" docker/compat.sh
+	@MAKE="$(MAKE)" tools/compat.sh
 
 compat-native: deps
 	@start=$$(date +%s); \
 	$(LEVELDB_ENV); \
 	echo "compat: running the suite with -tags leveldb against $(LEVELDB_OUT)"; \
-	$(GO) test -tags leveldb -count=1 -json ./... | $(GO) run ./internal/cmd/testsummary -label compat; \
+	GO="$(GO)" tools/gotestsum.sh -- -tags leveldb -count=1 ./...; \
 	echo "compat: done in $$(( $$(date +%s) - start ))s"
 
-# Cross-built for linux/arm64 and run under qemu-aarch64 (docker/compat-arm64.sh).
+# Cross-built for linux/arm64 and run under qemu-aarch64 (tools/compat-arm64.sh).
 compat-arm64:
-	docker/compat-arm64.sh
+	tools/compat-arm64.sh
 
 vectors: deps
 	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info -out testdata/vectors
