@@ -8,10 +8,11 @@ LEVELDB_OUT := .cache/leveldb-1.23/linux-$(GOARCH_HOST)
 # Builds upstream LevelDB if needed and exports the cgo flags that point at it.
 LEVELDB_ENV := eval "$$(docker/build-leveldb.sh --print-env)"
 
-.PHONY: test lint deps leveldb compat compat-native compat-arm64 vectors vectors-check fuzz help
+.PHONY: test build lint deps leveldb compat compat-native compat-arm64 vectors vectors-check fuzz help
 
 help:
 	@echo "make test           go test ./... (pure Go, no C++ needed)"
+	@echo "make build          build the CLI into bin/ldbcompat"
 	@echo "make compat         build LevelDB 1.23 from its tarball and run the whole suite against it,"
 	@echo "                    in docker or podman when one works, else natively (COMPAT_IN=docker|podman|native)"
 	@echo "make compat-arm64   the same, cross-built for linux/arm64 and run under qemu-aarch64"
@@ -20,35 +21,40 @@ help:
 	@echo "make lint           gofmt, go vet (with and without the leveldb tag), staticcheck"
 	@echo "make fixtures       regenerate testdata/tables (databases written by upstream through levigo)"
 	@echo "make ports          run the kit on the Go ports in ports/ and write docs/ports.md"
-	@echo "make bench          time bloom against upstream C++ (and the ports) side by side"
+	@echo "make bench          time bloom against upstream C++ (and the ports) side by side;"
+	@echo "                    benchstat samples in $(BENCH_OUT)"
 	@echo "make fprate         plot the measured false-positive rate against theory (docs/fprate.*)"
 	@echo "make fuzz           run every fuzz target for FUZZTIME (default 60s) each; compat's against upstream"
 
 test:
 	$(GO) test ./...
 
+# The CLI, into bin/ (ignored by git).
+build:
+	$(GO) build -o bin/ldbcompat ./cmd/ldbcompat
+
 deps:
-	docker/install-deps.sh
+	tools/install-deps.sh
 
 leveldb: deps
 	docker/build-leveldb.sh
 
-# In a container when docker or podman works (docker/compat.sh says which
+# In a container when docker or podman works (tools/compat.sh says which
 # and why), natively otherwise; COMPAT_IN=docker|podman|native forces one.
 # GO_IMAGE picks the base image, e.g. GO_IMAGE=$(docker/offline-base.sh).
 compat:
-	@MAKE="$(MAKE)" docker/compat.sh
+	@MAKE="$(MAKE)" tools/compat.sh
 
 compat-native: deps
 	@start=$$(date +%s); \
 	$(LEVELDB_ENV); \
 	echo "compat: running the suite with -tags leveldb against $(LEVELDB_OUT)"; \
-	$(GO) test -tags leveldb -count=1 -json ./... | $(GO) run ./internal/cmd/testsummary -label compat; \
+	GO="$(GO)" tools/gotestsum.sh -- -tags leveldb -count=1 ./...; \
 	echo "compat: done in $$(( $$(date +%s) - start ))s"
 
-# Cross-built for linux/arm64 and run under qemu-aarch64 (docker/compat-arm64.sh).
+# Cross-built for linux/arm64 and run under qemu-aarch64 (tools/compat-arm64.sh).
 compat-arm64:
-	docker/compat-arm64.sh
+	tools/compat-arm64.sh
 
 vectors: deps
 	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info -out testdata/vectors
@@ -80,15 +86,17 @@ ports: deps
 # filter (upstream's loops timed inside C++), alternating in one process,
 # and `ldbcompat verify` over a database upstream writes; with ports/ present
 # its Go ports join in (ports/cmd/bench). Prints the table and writes
-# benchstat-compatible bench/out/bench.txt. BENCHFLAGS passes flags, e.g.
-# BENCHFLAGS='-rounds 9 -time 50ms' (see package bench).
+# benchstat-compatible $(BENCH_OUT) (ignored by git). BENCHFLAGS passes
+# flags, e.g. BENCHFLAGS='-rounds 9 -time 50ms' (see internal/bench).
+BENCH_OUT := .cache/bench/bench.txt
+
 .PHONY: bench
 bench: deps
 	@$(LEVELDB_ENV); \
 	if [ -f ports/go.mod ] && [ -d ports/cmd/bench ]; then \
-		cd ports && $(GO) run -tags leveldb ./cmd/bench -out ../bench/out/bench.txt $(BENCHFLAGS); \
+		cd ports && $(GO) run -tags leveldb ./cmd/bench -out ../$(BENCH_OUT) $(BENCHFLAGS); \
 	else \
-		$(GO) run -tags leveldb ./internal/cmd/benchcmp -out bench/out/bench.txt $(BENCHFLAGS); \
+		$(GO) run -tags leveldb ./internal/cmd/benchcmp -out $(BENCH_OUT) $(BENCHFLAGS); \
 	fi
 
 # Measures bloom's false-positive rate and filter size for 1..20 bits/key

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/rand"
 	"testing"
 )
 
@@ -291,6 +292,39 @@ func TestLegacyPolicy(t *testing.T) {
 	for _, k := range keys {
 		if !signed.KeyMayMatch(k, fs) || !unsigned.KeyMayMatch(k, fu) {
 			t.Fatalf("legacy policy filters out its own key %q", k)
+		}
+	}
+}
+
+// TestKeyMayMatchInlineHash checks KeyMayMatch, which computes Hash inline
+// and writes the probes of k = 6 out, against probes of Hash's value, for
+// keys of every length to 70: a key matches a filter holding only its own
+// probe bits, and misses once any one of them is cleared.
+func TestKeyMayMatchInlineHash(t *testing.T) {
+	p := NewPolicy(10)
+	rng := rand.New(rand.NewSource(9))
+	for n := 0; n <= 70; n++ {
+		key := make([]byte, n)
+		rng.Read(key)
+		h := Hash(key, bloomSeed)
+		delta := h>>17 | h<<15
+		for _, k := range []int{1, 6, 7, 30} {
+			for _, nbytes := range []int{1, 8, 13, 12500} {
+				filter := make([]byte, nbytes+1)
+				filter[nbytes] = byte(k)
+				addHashes(filter[:nbytes], k, []uint32{h})
+				if !p.KeyMayMatch(key, filter) {
+					t.Fatalf("key of %d bytes, k %d: misses a filter of its own bits", n, k)
+				}
+				for j := 0; j < k; j++ {
+					pos := uint64(h+uint32(j)*delta) % uint64(nbytes*8)
+					f := append([]byte(nil), filter...)
+					f[pos/8] &^= 1 << (pos % 8)
+					if p.KeyMayMatch(key, f) {
+						t.Fatalf("key of %d bytes, k %d: matches with probe %d cleared", n, k, j)
+					}
+				}
+			}
 		}
 	}
 }

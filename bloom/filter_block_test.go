@@ -52,136 +52,124 @@ func checkQueries(t *testing.T, r *FilterBlockReader, qs []query) {
 	}
 }
 
-// Cases of upstream's table/filter_block_test.cc.
+// step is one call on a FilterBlockBuilder; a Finish step's result is
+// the block the case compares.
+type step func(b *FilterBlockBuilder, block *[]byte)
 
-func TestFilterBlockEmptyBuilder(t *testing.T) {
-	p := &testHashPolicy{}
-	block := NewFilterBlockBuilder(p).Finish()
-	if want := []byte{0, 0, 0, 0, 0x0b}; !bytes.Equal(block, want) {
-		t.Fatalf("Finish on nothing = % x, want % x", block, want)
-	}
-	checkQueries(t, NewFilterBlockReader(p, block), []query{{0, "foo", true}, {100000, "foo", true}})
+func start(offset uint64) step {
+	return func(b *FilterBlockBuilder, _ *[]byte) { b.StartBlock(offset) }
 }
 
-func TestFilterBlockSingleChunk(t *testing.T) {
-	p := &testHashPolicy{}
-	b := NewFilterBlockBuilder(p)
-	b.StartBlock(100)
-	b.AddKey([]byte("foo"))
-	b.AddKey([]byte("bar"))
-	b.AddKey([]byte("box"))
-	b.StartBlock(200)
-	b.AddKey([]byte("box"))
-	b.StartBlock(300)
-	b.AddKey([]byte("hello"))
-	block := b.Finish()
-	checkQueries(t, NewFilterBlockReader(p, block), []query{
-		{100, "foo", true}, {100, "bar", true}, {100, "box", true}, {100, "hello", true},
-		{100, "foo", true}, {100, "missing", false}, {100, "other", false},
-	})
-	// From the layout: one filter of five hashes, its offset, the array
-	// offset, and lg.
-	want := cat(hashWord("foo"), hashWord("bar"), hashWord("box"), hashWord("box"), hashWord("hello"),
-		u32(0), u32(20), []byte{11})
-	if !bytes.Equal(block, want) {
-		t.Errorf("block = % x\nwant    % x", block, want)
-	}
+func add(key string) step {
+	return func(b *FilterBlockBuilder, _ *[]byte) { b.AddKey([]byte(key)) }
 }
 
-func TestFilterBlockMultiChunk(t *testing.T) {
-	p := &testHashPolicy{}
-	b := NewFilterBlockBuilder(p)
-	b.StartBlock(0)
-	b.AddKey([]byte("foo"))
-	b.StartBlock(2000)
-	b.AddKey([]byte("bar"))
-	b.StartBlock(3100)
-	b.AddKey([]byte("box"))
-	b.StartBlock(9000)
-	b.AddKey([]byte("box"))
-	b.AddKey([]byte("hello"))
-	block := b.Finish()
-	checkQueries(t, NewFilterBlockReader(p, block), []query{
-		{0, "foo", true}, {2000, "bar", true}, {0, "box", false}, {0, "hello", false},
-		{3100, "box", true}, {3100, "foo", false}, {3100, "bar", false}, {3100, "hello", false},
-		{4100, "foo", false}, {4100, "bar", false}, {4100, "box", false}, {4100, "hello", false},
-		{9000, "box", true}, {9000, "hello", true}, {9000, "foo", false}, {9000, "bar", false},
-	})
-	// Filters: [0,2K) foo bar; [2K,4K) box; [4K,6K) and [6K,8K) empty;
-	// [8K,10K) box hello.
-	want := cat(hashWord("foo"), hashWord("bar"), hashWord("box"), hashWord("box"), hashWord("hello"),
-		u32(0), u32(8), u32(12), u32(12), u32(12), u32(20), []byte{11})
-	if !bytes.Equal(block, want) {
-		t.Errorf("block = % x\nwant    % x", block, want)
-	}
+func finish() step {
+	return func(b *FilterBlockBuilder, block *[]byte) { *block = bytes.Clone(b.Finish()) }
 }
 
-// Edge cases of table/filter_block.cc.
-
-func TestFilterBlockSkippedRanges(t *testing.T) {
-	p := &testHashPolicy{}
-	b := NewFilterBlockBuilder(p)
-	b.StartBlock(0)
-	b.AddKey([]byte("a"))
-	b.StartBlock(100 * 2048) // ranges 1..99 are empty
-	b.AddKey([]byte("b"))
-	block := b.Finish()
-	var want []byte
-	want = append(want, hashWord("a")...)
-	want = append(want, hashWord("b")...)
-	want = append(want, u32(0)...)
-	for i := 1; i <= 100; i++ {
-		want = append(want, u32(4)...)
-	}
-	want = append(want, u32(8)...)
-	want = append(want, 11)
-	if !bytes.Equal(block, want) {
-		t.Fatalf("block with 99 skipped ranges differs:\n got % x\nwant % x", block, want)
-	}
-	if p.calls != 2 {
-		t.Errorf("policy called %d times, want 2 (empty ranges make no call)", p.calls)
-	}
-}
-
-func TestFilterBlockStartWithoutKeys(t *testing.T) {
-	// StartBlock alone, past range 0, gives empty filters for the ranges
-	// before it, and Finish adds none for the range that has no keys.
-	p := &testHashPolicy{}
-	b := NewFilterBlockBuilder(p)
-	b.StartBlock(5000)
-	block := b.Finish()
-	want := cat(u32(0), u32(0), u32(0), []byte{11})
-	if !bytes.Equal(block, want) {
-		t.Fatalf("block = % x, want % x", block, want)
-	}
-}
-
-func TestFilterBlockBackwards(t *testing.T) {
-	// Release builds compile out the assert: an earlier range is a no-op and
-	// the keys join the current filter.
-	p := &testHashPolicy{}
-	b := NewFilterBlockBuilder(p)
-	b.StartBlock(5000)
-	b.AddKey([]byte("x"))
-	b.StartBlock(10)
-	b.AddKey([]byte("y"))
-	block := b.Finish()
-	want := cat(hashWord("x"), hashWord("y"), u32(0), u32(0), u32(0), u32(8), []byte{11})
-	if !bytes.Equal(block, want) {
-		t.Fatalf("block = % x\nwant    % x", block, want)
-	}
-}
-
-func TestFilterBlockFinishTwice(t *testing.T) {
-	// Upstream's Finish appends the offset array to its result each time.
-	p := &testHashPolicy{}
-	b := NewFilterBlockBuilder(p)
-	b.AddKey([]byte("k"))
-	first := bytes.Clone(b.Finish())
-	second := b.Finish()
-	want := cat(first, u32(0), u32(uint32(len(first))), []byte{11})
-	if !bytes.Equal(second, want) {
-		t.Fatalf("second Finish = % x, want % x", second, want)
+// TestFilterBlockBuilder builds filter blocks with upstream's
+// TestHashFilter, whose filters are plain lists of hashes, so that each
+// expected block is written out from the format (table/filter_block.cc:
+// the filters, a uint32 offset per filter, the offset array's start, base
+// lg 11) and checked byte for byte; then queries the block with
+// FilterBlockReader. The first three cases are upstream's
+// table/filter_block_test.cc, the others edge cases of filter_block.cc.
+func TestFilterBlockBuilder(t *testing.T) {
+	h := hashWord
+	lg := []byte{11}
+	for _, tc := range []struct {
+		name    string
+		steps   []step // then Finish, unless a step finished
+		want    []byte
+		calls   int // CreateFilter calls; -1 not checked
+		queries []query
+	}{
+		{
+			name:    "empty builder",
+			want:    cat(u32(0), lg),
+			calls:   0,
+			queries: []query{{0, "foo", true}, {100000, "foo", true}},
+		},
+		{
+			// One filter of five hashes, its offset, the array offset, lg.
+			name:  "single chunk",
+			steps: []step{start(100), add("foo"), add("bar"), add("box"), start(200), add("box"), start(300), add("hello")},
+			want:  cat(h("foo"), h("bar"), h("box"), h("box"), h("hello"), u32(0), u32(20), lg),
+			calls: 1,
+			queries: []query{
+				{100, "foo", true}, {100, "bar", true}, {100, "box", true}, {100, "hello", true},
+				{100, "foo", true}, {100, "missing", false}, {100, "other", false},
+			},
+		},
+		{
+			// Filters: [0,2K) foo bar; [2K,4K) box; [4K,6K) and [6K,8K)
+			// empty; [8K,10K) box hello.
+			name:  "multi chunk",
+			steps: []step{start(0), add("foo"), start(2000), add("bar"), start(3100), add("box"), start(9000), add("box"), add("hello")},
+			want:  cat(h("foo"), h("bar"), h("box"), h("box"), h("hello"), u32(0), u32(8), u32(12), u32(12), u32(12), u32(20), lg),
+			calls: 3,
+			queries: []query{
+				{0, "foo", true}, {2000, "bar", true}, {0, "box", false}, {0, "hello", false},
+				{3100, "box", true}, {3100, "foo", false}, {3100, "bar", false}, {3100, "hello", false},
+				{4100, "foo", false}, {4100, "bar", false}, {4100, "box", false}, {4100, "hello", false},
+				{9000, "box", true}, {9000, "hello", true}, {9000, "foo", false}, {9000, "bar", false},
+			},
+		},
+		{
+			// Ranges 1..99 hold no keys: empty filters, and no
+			// CreateFilter call for them.
+			name:    "skipped ranges",
+			steps:   []step{start(0), add("a"), start(100 * 2048), add("b")},
+			want:    cat(h("a"), h("b"), u32(0), bytes.Repeat(u32(4), 100), u32(8), lg),
+			calls:   2,
+			queries: []query{{0, "a", true}, {0, "b", false}, {50 * 2048, "a", false}, {100 * 2048, "b", true}},
+		},
+		{
+			// StartBlock alone, past range 0, gives empty filters for the
+			// ranges before it, and Finish adds none for the range that
+			// has no keys.
+			name:  "start without keys",
+			steps: []step{start(5000)},
+			want:  cat(u32(0), u32(0), u32(0), lg),
+			calls: 0,
+		},
+		{
+			// Release builds compile out the assert: an earlier range is a
+			// no-op and the keys join the current filter.
+			name:  "backwards",
+			steps: []step{start(5000), add("x"), start(10), add("y")},
+			want:  cat(h("x"), h("y"), u32(0), u32(0), u32(0), u32(8), lg),
+			calls: 1,
+		},
+		{
+			// Upstream's Finish appends the offset array to its result
+			// each time: the second holds the first whole (13 bytes), the
+			// filter's offset again, and 13 as the array's start.
+			name:  "finish twice",
+			steps: []step{add("k"), finish(), finish()},
+			want:  cat(h("k"), u32(0), u32(4), lg, u32(0), u32(13), lg),
+			calls: 1,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &testHashPolicy{}
+			b := NewFilterBlockBuilder(p)
+			var block []byte // set by a finish step (never nil: a block has 5 bytes or more)
+			for _, s := range tc.steps {
+				s(b, &block)
+			}
+			if block == nil {
+				block = b.Finish()
+			}
+			if !bytes.Equal(block, tc.want) {
+				t.Fatalf("block = % x\nwant    % x", block, tc.want)
+			}
+			if tc.calls >= 0 && p.calls != tc.calls {
+				t.Errorf("CreateFilter called %d times, want %d", p.calls, tc.calls)
+			}
+			checkQueries(t, NewFilterBlockReader(p, block), tc.queries)
+		})
 	}
 }
 

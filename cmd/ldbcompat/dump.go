@@ -10,28 +10,12 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 )
 
-// dumpFilter is one filter of `dump --json`.
-type dumpFilter struct {
-	Index  int `json:"index"`
-	Offset int `json:"offset"` // in the filter block
-	Bytes  int `json:"bytes"`  // k byte included; 0 when empty
-	Keys   int `json:"keys"`
-	K      int `json:"k"` // -1 when empty
-}
-
-// dumpLayout is a filter block's layout in `dump --json`.
-type dumpLayout struct {
-	BaseLg       int          `json:"base_lg"`
-	ArrayOffset  int          `json:"array_offset"`
-	Filters      []dumpFilter `json:"filters"`
-	EmptyFilters int          `json:"empty_filters"`
-}
-
-// dumpReport is one table of `dump --json`.
+// dumpReport is what `dump` learns of one table; its JSON form is
+// dumpJSON.
 type dumpReport struct {
 	verifyReport
-	Layout *dumpLayout      `json:"layout,omitempty"`
-	FPR    *filtercheck.FPR `json:"fpr,omitempty"`
+	Layout *dumpLayout
+	FPR    *filtercheck.FPR
 }
 
 func runDump(args []string, stdout, stderr io.Writer) int {
@@ -52,7 +36,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		printWarnings(stderr, warnings)
 	}
 	code := exitOK
-	var reports []dumpReport
+	out := dumpOutput{Warnings: warnings, Tables: []dumpJSON{}}
 	prog := newProgress(stderr, "dumped", len(targets))
 	forEachOrdered(len(targets), func(i int) dumpReport {
 		return dumpOne(targets[i], *samples, *seed)
@@ -64,7 +48,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 			code = exitMismatch
 		}
 		if *asJSON {
-			reports = append(reports, rep)
+			out.Tables = append(out.Tables, rep.toJSON())
 			return
 		}
 		prog.clear()
@@ -81,14 +65,8 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if reports == nil {
-			reports = []dumpReport{}
-		}
-		if err := enc.Encode(struct {
-			Warnings []string     `json:"warnings,omitempty"`
-			Tables   []dumpReport `json:"tables"`
-			ExitCode int          `json:"exit_code"`
-		}{warnings, reports, code}); err != nil {
+		out.ExitCode = code
+		if err := enc.Encode(out); err != nil {
 			fmt.Fprintf(stderr, "ldbcompat: %v\n", err)
 			return exitError
 		}

@@ -490,7 +490,11 @@ func TestDump(t *testing.T) {
 					Index, Offset, Bytes, Keys, K int
 				} `json:"filters"`
 			} `json:"layout"`
-			FPR filtercheck.FPR `json:"fpr"`
+			FPR struct {
+				Samples     int     `json:"samples"`
+				Measured    float64 `json:"measured"`
+				Theoretical float64 `json:"theoretical"`
+			} `json:"fpr"`
 		} `json:"tables"`
 		ExitCode int `json:"exit_code"`
 	}

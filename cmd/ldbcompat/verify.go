@@ -19,42 +19,23 @@ const statusError = "error"
 // live tables: it is not read.
 const statusSkipped = "skipped"
 
-// verifyReport is one table's line of `verify --json`.
+// verifyReport is what `verify` learns of one target; its JSON form is
+// tableJSON.
 type verifyReport struct {
-	Path string `json:"path"`
+	Path string
 	// Status is Result.Status, "error" when Error is set, or "skipped"
 	// with Reason.
-	Status string `json:"status"`
-	Error  string `json:"error,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	Status string
+	Error  string
+	Reason string
 	// Warning is said of a table of a database: its size is not the one
 	// the MANIFEST records. When the table cannot be read, Error ends
 	// with it instead.
-	Warning string `json:"warning,omitempty"`
+	Warning string
 	// DiffFileOffset is the file offset of the first differing byte.
-	DiffFileOffset *uint64 `json:"diff_file_offset,omitempty"`
-	*filtercheck.Result
-}
-
-// verifySummary counts the outcomes of `verify`.
-type verifySummary struct {
-	Tables        int `json:"tables"`
-	OK            int `json:"ok"`
-	Mismatch      int `json:"mismatch"`
-	NoFilter      int `json:"no_filter"`
-	UnknownPolicy int `json:"unknown_policy"`
-	Errors        int `json:"errors"`
-	Skipped       int `json:"skipped"` // table files that are not live tables
-}
-
-// verifyOutput is the document `verify --json` prints.
-type verifyOutput struct {
-	// Warnings are about databases as a whole: a MANIFEST that could not
-	// be read.
-	Warnings []string       `json:"warnings,omitempty"`
-	Tables   []verifyReport `json:"tables"`
-	Summary  verifySummary  `json:"summary"`
-	ExitCode int            `json:"exit_code"`
+	DiffFileOffset *uint64
+	// Result is the check's, for a table that was read.
+	Result *filtercheck.Result
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
@@ -65,7 +46,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	targets, warnings := resolve(paths)
-	out := verifyOutput{Warnings: warnings, Tables: []verifyReport{}}
+	out := verifyOutput{Warnings: warnings, Tables: []tableJSON{}}
 	if !*asJSON {
 		printWarnings(stderr, warnings)
 	}
@@ -92,7 +73,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			out.Summary.Tables++
 		}
 		if *asJSON {
-			out.Tables = append(out.Tables, rep)
+			out.Tables = append(out.Tables, rep.toJSON())
 			return
 		}
 		prog.clear()

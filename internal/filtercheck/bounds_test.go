@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/alloctest"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -16,15 +16,6 @@ import (
 // allocBound is the most a check may allocate for a table of size bytes:
 // a small multiple of the file, as internal/table promises for reading it.
 func allocBound(size int) uint64 { return 8*uint64(size) + 4<<20 }
-
-// allocated returns the bytes f allocates.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // ikey is the internal key of user key k.
 func ikey(k string, seq uint64) []byte {
@@ -90,7 +81,7 @@ func TestHugeInferredBitsPerKey(t *testing.T) {
 				t.Fatal(err)
 			}
 			var r *filtercheck.Result
-			got := allocated(func() {
+			got := alloctest.Allocated(func() {
 				r, err = filtercheck.Check(tb)
 			})
 			if err != nil {
@@ -132,7 +123,7 @@ func TestFarFilterOffsets(t *testing.T) {
 				t.Fatal(err)
 			}
 			var r *filtercheck.Result
-			got := allocated(func() { r, err = filtercheck.Check(tb) })
+			got := alloctest.Allocated(func() { r, err = filtercheck.Check(tb) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +135,7 @@ func TestFarFilterOffsets(t *testing.T) {
 			}
 			// The reader treats the damage as "may match", as upstream
 			// does, and allocates nothing for it.
-			got = allocated(func() {
+			got = alloctest.Allocated(func() {
 				rd := bloom.NewFilterBlockReader(bloom.NewPolicy(10), tc.contents)
 				for i := uint64(0); i < 64; i++ {
 					rd.KeyMayMatch(i<<11, []byte("c000001"))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/alloctest"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -66,7 +67,7 @@ func FuzzCheck(f *testing.F) {
 			t.Fatal(err)
 		}
 		var r *filtercheck.Result
-		got := allocated(func() {
+		got := alloctest.Allocated(func() {
 			r, err = filtercheck.Check(tb)
 			if err != nil {
 				return

@@ -47,13 +47,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
 // Log format constants (db/log_format.h).
@@ -183,8 +182,6 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // Parse replays the version edits in data, the contents of the MANIFEST
 // file name, and returns the current version.
 func Parse(name string, data []byte) (*Version, error) {
@@ -271,9 +268,7 @@ func records(name string, data []byte, fn func(off int64, rec []byte) error) err
 			continue
 		}
 		want := binary.LittleEndian.Uint32(h[0:4])
-		crc := crc32.Update(0, castagnoli, []byte{typ})
-		crc = crc32.Update(crc, castagnoli, payload)
-		if got := table.MaskCRC(crc); got != want {
+		if got := crc.Mask(crc.Extend(crc.Value([]byte{typ}), payload)); got != want {
 			return corrupt(off, "record checksum mismatch (stored %#08x, computed %#08x)", want, got)
 		}
 		start := off

@@ -3,12 +3,12 @@ package table_test
 import (
 	"bytes"
 	"encoding/binary"
-	"runtime"
 	"testing"
 
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/alloctest"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -17,15 +17,6 @@ import (
 // Memory bounds: sizes a table claims (block handles, snappy lengths,
 // filter block offsets) are checked against the file before anything is
 // allocated for them.
-
-// allocatedBy returns the bytes f allocates.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // checkAll reads the table in data as `ldbcompat verify` does and returns
 // the error, if any.
@@ -86,7 +77,7 @@ func TestHugeClaimsAllocation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
-			got := allocatedBy(func() { err = checkAll("big.ldb", tc.data) })
+			got := alloctest.Allocated(func() { err = checkAll("big.ldb", tc.data) })
 			checkTableError(t, err, "big.ldb", len(tc.data), tc.want)
 			if bound := 4*uint64(len(tc.data)) + 64<<10; got > bound {
 				t.Errorf("allocated %d bytes reading a %d-byte table; want at most %d", got, len(tc.data), bound)
@@ -126,7 +117,7 @@ func TestDeepPrefixManyBlocks(t *testing.T) {
 		data, ih := tabletest.AppendBlock(data, tabletest.EncodeBlock(index, 1), 0)
 		data = tabletest.AppendFooter(data, mh, ih)
 		var err error
-		got := allocatedBy(func() { err = checkAll("deep.ldb", data) })
+		got := alloctest.Allocated(func() { err = checkAll("deep.ldb", data) })
 		if err != nil {
 			checkTableError(t, err, "deep.ldb", len(data), "times the block's size")
 		}
@@ -162,7 +153,7 @@ func TestSnappyDeepPrefix(t *testing.T) {
 	stored := snappyDeepBlock(2000, 100000)
 	data := oneBlockTable(stored, table.SnappyCompression)
 	var err error
-	got := allocatedBy(func() { err = checkAll("snappydeep.ldb", data) })
+	got := alloctest.Allocated(func() { err = checkAll("snappydeep.ldb", data) })
 	t.Logf("%d-byte table: allocated %d bytes (%.0f times), error %v", len(data), got, float64(got)/float64(len(data)), err)
 	checkTableError(t, err, "snappydeep.ldb", len(data), "keys decode to more than 256 times the block's stored size")
 	// Keys up to 256 times the stored block, the decompressed block (up to

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ldbcompat/ldbcompat/bloom"
-	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
@@ -152,67 +150,5 @@ func TestFixtureTables(t *testing.T) {
 		if !saw {
 			t.Errorf("no fixture has a %s", what)
 		}
-	}
-}
-
-// TestFixtureRebuild rebuilds every committed table's filter block the way
-// upstream's TableBuilder does and requires the stored bytes.
-func TestFixtureRebuild(t *testing.T) {
-	for _, f := range loadFixtures(t) {
-		t.Run(f.name(), func(t *testing.T) {
-			tb := f.open(t)
-			_, stored, ok := tb.FilterBlock()
-			if !ok {
-				t.Fatal("no filter block")
-			}
-			got, err := filtercheck.Rebuild(tb, bloom.NewPolicy(f.db.BitsPerKey))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := filtercheck.Compare(stored, got); d != nil {
-				t.Fatalf("rebuilt filter block differs from the stored one at %v", d)
-			}
-
-			r, err := filtercheck.Check(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Status != filtercheck.StatusOK {
-				t.Fatalf("Check: status %s, diff %v", r.Status, r.Diff)
-			}
-			p := r.Params
-			wantK := bloom.NewPolicy(f.db.BitsPerKey).CreateFilter(nil, nil)[8]
-			if !p.Consistent() || p.MinBitsPerKey > f.db.BitsPerKey || p.MaxBitsPerKey < f.db.BitsPerKey || p.K != int(wantK) {
-				t.Errorf("Check inferred %v; written with bits/key %d, k %d", p, f.db.BitsPerKey, wantK)
-			}
-		})
-	}
-}
-
-// TestFixtureNoFalseNegatives asks the stored filter block about every key
-// of every table: none may be filtered out.
-func TestFixtureNoFalseNegatives(t *testing.T) {
-	for _, f := range loadFixtures(t) {
-		t.Run(f.name(), func(t *testing.T) {
-			tb := f.open(t)
-			_, stored, _ := tb.FilterBlock()
-			r := bloom.NewFilterBlockReader(bloom.NewPolicy(f.db.BitsPerKey), stored)
-			n := 0
-			err := tb.DataBlocks(func(b *table.DataBlock) error {
-				for _, e := range b.Entries {
-					n++
-					if !r.KeyMayMatch(b.Handle.Offset, e.Key.UserKey) {
-						t.Errorf("block %s: stored key %x filtered out", b.Handle, e.Key.UserKey)
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n == 0 {
-				t.Fatal("no keys")
-			}
-		})
 	}
 }

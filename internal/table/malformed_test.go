@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/alloctest"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -273,7 +274,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var err error
-		got := allocatedBy(func() { err = readAll("z.ldb", bytes.NewReader(data), int64(len(data))) })
+		got := alloctest.Allocated(func() { err = readAll("z.ldb", bytes.NewReader(data), int64(len(data))) })
 		if bound := fuzzAllocBound(len(data)); got > bound {
 			t.Fatalf("reading a %d-byte table allocated %d bytes; want at most %d", len(data), got, bound)
 		}
@@ -390,7 +391,7 @@ func FuzzDataBlock(f *testing.F) {
 			t.Fatalf("Open: %v", err)
 		}
 		var b *table.DataBlock
-		got := allocatedBy(func() { b, err = tb.ReadDataBlock(0) })
+		got := alloctest.Allocated(func() { b, err = tb.ReadDataBlock(0) })
 		if bound := fuzzAllocBound(len(data)); got > bound {
 			t.Fatalf("reading a %d-byte block allocated %d bytes; want at most %d", len(contents), got, bound)
 		}

@@ -4,11 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"strings"
 
 	"github.com/klauspost/compress/snappy"
+
+	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
 // Format constants of table/format.h.
@@ -23,7 +24,6 @@ const (
 	TrailerSize = 5
 
 	maxHandleLen = 20 // two varints of at most 10 bytes
-	crcMaskDelta = 0xa282ead8
 	// rocksDBMagic ends tables in RocksDB's newer block-based format; it is
 	// recognised only to give a better error.
 	rocksDBMagic = 0x88e241b785f4cff7
@@ -43,20 +43,10 @@ const (
 // key is the filter policy's name.
 const FilterPrefix = "filter."
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// MaskCRC masks a CRC-32C as LevelDB does before storing it
-// (util/crc32c.h Mask): rotate right by 15 bits and add 0xa282ead8.
-func MaskCRC(crc uint32) uint32 {
-	return (crc>>15 | crc<<17) + crcMaskDelta
-}
-
 // BlockChecksum returns the masked CRC-32C that the trailer of a block with
 // the given stored contents and compression type holds.
 func BlockChecksum(contents []byte, compression byte) uint32 {
-	crc := crc32.Update(0, castagnoli, contents)
-	crc = crc32.Update(crc, castagnoli, []byte{compression})
-	return MaskCRC(crc)
+	return crc.Mask(crc.Extend(crc.Value(contents), []byte{compression}))
 }
 
 // BlockHandle locates a block's stored contents in a table: Size bytes at

@@ -6,12 +6,12 @@
 // by upstream. It is what `make bench` runs:
 //
 //	eval "$(docker/build-leveldb.sh --print-env)"
-//	go run -tags leveldb ./internal/cmd/benchcmp [-rounds 5] [-out bench/out/bench.txt]
+//	go run -tags leveldb ./internal/cmd/benchcmp [-rounds 5] [-out .cache/bench/bench.txt]
 //
-// See package bench for the flags and the output format.
+// See package internal/bench for the flags and the output format.
 package main
 
-import "github.com/ldbcompat/ldbcompat/bench"
+import "github.com/ldbcompat/ldbcompat/internal/bench"
 
 func main() {
 	bench.Main([]bench.Impl{bench.Go(), bench.Upstream()}, bench.Verify)

@@ -8,11 +8,11 @@
 // CreateFilter and KeyMayMatch only.
 //
 //	eval "$(docker/build-leveldb.sh --print-env)"   # from the repository root
-//	cd ports && go run -tags leveldb ./cmd/bench -out ../bench/out/bench.txt
+//	cd ports && go run -tags leveldb ./cmd/bench -out ../.cache/bench/bench.txt
 package main
 
 import (
-	"github.com/ldbcompat/ldbcompat/bench"
+	"github.com/ldbcompat/ldbcompat/internal/bench"
 	"github.com/ldbcompat/ldbcompat/ports/golangleveldb"
 	"github.com/ldbcompat/ldbcompat/ports/goleveldb"
 )

@@ -443,7 +443,7 @@ type Extra struct {
 // reads: a header naming the machine, then one line per sample.
 func WriteBenchstat(w io.Writer, results []*Result, extra []Extra) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "goos: %s\ngoarch: %s\npkg: github.com/ldbcompat/ldbcompat/bench\ncpu: %s\n",
+	fmt.Fprintf(&b, "goos: %s\ngoarch: %s\npkg: github.com/ldbcompat/ldbcompat/internal/bench\ncpu: %s\n",
 		runtime.GOOS, runtime.GOARCH, CPUModel())
 	for _, r := range results {
 		for _, ns := range r.NsPerKey {

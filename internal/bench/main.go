@@ -21,14 +21,14 @@ type ExtraFunc func(rounds int) (Extra, error)
 //	-time d     target duration of one sample (default 30ms)
 //	-n n        keys per filter (default 10000)
 //	-bits n     bits per key (default 10)
-//	-out file   benchstat output (default bench/out/bench.txt; "" for none)
+//	-out file   benchstat output (default .cache/bench/bench.txt; "" for none)
 func Main(impls []Impl, extras ...ExtraFunc) {
 	var cfg Config
 	flag.IntVar(&cfg.Rounds, "rounds", 7, "samples per benchmark and implementation")
 	flag.DurationVar(&cfg.RunTime, "time", 30*time.Millisecond, "target duration of one sample")
 	flag.IntVar(&cfg.N, "n", DefaultN, "keys per filter")
 	flag.IntVar(&cfg.BitsPerKey, "bits", DefaultBitsPerKey, "bits per key")
-	out := flag.String("out", "bench/out/bench.txt", "benchstat output file, or empty for none")
+	out := flag.String("out", ".cache/bench/bench.txt", "benchstat output file, or empty for none")
 	flag.Parse()
 	if err := run(cfg, *out, impls, extras); err != nil {
 		fmt.Fprintln(os.Stderr, err)

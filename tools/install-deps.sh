@@ -6,7 +6,7 @@
 # As root on Debian or Ubuntu it installs what is missing with apt-get and
 # says so; otherwise it names what to install and exits 1.
 #
-# Usage: docker/install-deps.sh [--arm64]
+# Usage: tools/install-deps.sh [--arm64]
 #   --arm64  also the aarch64 cross compilers and qemu-user (make compat-arm64)
 set -euo pipefail
 

@@ -3,7 +3,7 @@
 # against upstream LevelDB 1.23, in a container when an engine works here,
 # natively otherwise. It says which it used and why.
 #
-# Usage: docker/compat.sh          (from any directory; make compat runs it)
+# Usage: tools/compat.sh           (from any directory; make compat runs it)
 #
 # Where it runs:
 #   COMPAT_IN unset     docker if `docker info` succeeds, else podman if
@@ -32,6 +32,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+dockerdir="$root/docker" # the Dockerfile and the scripts that build upstream
 cd "$root"
 
 say() { printf 'compat: %s\n' "$*" >&2; }
@@ -101,7 +102,7 @@ if [ -z "${GO_IMAGE:-}" ]; then
 		if command -v timeout >/dev/null 2>&1; then pull=(timeout 300 "${pull[@]}"); fi
 		if ! "${pull[@]}" >/dev/null 2>&1; then
 			say "cannot pull $default (no access to its registry): making a local base image with docker/offline-base.sh"
-			if GO_IMAGE=$("$here/offline-base.sh" --engine "$in"); then
+			if GO_IMAGE=$("$dockerdir/offline-base.sh" --engine "$in"); then
 				export GO_IMAGE
 			elif [ -n "${COMPAT_IN:-}" ]; then
 				die "no base image for $in: $default cannot be pulled and docker/offline-base.sh failed"
@@ -115,7 +116,7 @@ fi
 
 # The tarball goes into the build context; the Dockerfile builds it with
 # docker/build-leveldb.sh, like the native path.
-"$here/fetch-leveldb.sh" >&2
+"$dockerdir/fetch-leveldb.sh" >&2
 
 args=(build -f docker/Dockerfile --target compat -t localhost/ldbcompat-compat)
 if [ -n "${GO_IMAGE:-}" ]; then

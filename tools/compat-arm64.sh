@@ -3,10 +3,10 @@
 # -tags leveldb, cross-built for linux/arm64 and run under qemu-aarch64 on an
 # amd64 Linux host (natively on an arm64 one).
 #
-# Usage: docker/compat-arm64.sh      (from any directory)
+# Usage: tools/compat-arm64.sh       (from any directory)
 #
 # Steps:
-#   1. docker/install-deps.sh --arm64: the aarch64 cross compilers and
+#   1. tools/install-deps.sh --arm64: the aarch64 cross compilers and
 #      qemu-user (installed with apt as root when missing).
 #   2. docker/build-leveldb.sh --target aarch64: upstream LevelDB 1.23 for
 #      linux/arm64 in .cache/leveldb-1.23/linux-arm64, with snappy 1.1.9
@@ -16,8 +16,10 @@
 #      -tags leveldb into .cache/compat-arm64/; then the test binaries run,
 #      one at a time, from their package's directory (tests read testdata
 #      relative to it) under `timeout -s KILL $COMPAT_ARM64_TIMEOUT qemu-aarch64`,
-#      through `go tool test2json`, and internal/cmd/testsummary prints the
-#      summary, labelled compat-arm64.
+#      through `go tool test2json`, into .cache/compat-arm64/events.json,
+#      which gotestsum reads (tools/gotestsum.sh --raw-command) to print the
+#      summary: a line per package, every skipped test, the output of every
+#      failed test and a closing count.
 #   4. internal/cmd/genvectors, cross-built the same way, runs under qemu with
 #      -check: upstream's answers on arm64 must equal the committed golden
 #      vectors.
@@ -56,7 +58,7 @@ esac
 
 # The cross environment (CGO_*, GOOS, GOARCH, CC, CXX), applied only to the
 # commands that build arm64 binaries: go run and go tool stay native.
-cross_env=$("$here/build-leveldb.sh" --target aarch64 --print-env)
+cross_env=$("$root/docker/build-leveldb.sh" --target aarch64 --print-env)
 build_info="$root/.cache/leveldb-1.23/linux-arm64/build-info"
 [ -f "$build_info" ] || die "no $build_info after build-leveldb.sh"
 snappy=$(sed -n 's/^snappy: //p' "$build_info")
@@ -74,7 +76,7 @@ fi
 # mistaken for theirs.
 mkdir -p "$out"
 rm -f "$out"/*.test "$out"/genvectors "$out"/*.json
-go build -o "$out/testsummary.host" ./internal/cmd/testsummary
+"$here/gotestsum.sh" --version >&2
 test2json=$(go env GOTOOLDIR)/test2json
 [ -x "$test2json" ] || go build -o "$out/test2json.host" cmd/test2json
 [ -x "$test2json" ] || test2json="$out/test2json.host"
@@ -99,9 +101,15 @@ cross go build -tags leveldb -o "$out/genvectors" ./internal/cmd/genvectors ||
 	build_failed+=(github.com/ldbcompat/ldbcompat/internal/cmd/genvectors)
 say "cross-compiled in $(($(date +%s) - t0))s${build_failed[*]:+; FAILED to build: ${build_failed[*]}}"
 
-# Run each binary from its package's directory, as go test does.
+# Run each binary from its package's directory, as go test does. test2json
+# exits with the binary's status: a package whose binary failed (a test
+# failed, it crashed or it was killed) is remembered, since gotestsum,
+# reading a file, exits 0 whatever the events say. test2json's own
+# messages (not JSON, which gotestsum refuses) go to a log of their own.
 say "running under ${qemu[*]:-the host (arm64)}, at most ${per_test_timeout}s per package"
 : >"$out/events.json"
+: >"$out/test2json.log"
+run_failed=()
 for line in "${pkgs[@]}"; do
 	pkg=${line%% *}
 	dir=${line#* }
@@ -113,9 +121,13 @@ for line in "${pkgs[@]}"; do
 	(cd "$dir" && "$test2json" -t -p "$pkg" \
 		timeout -s KILL "$per_test_timeout" ${qemu[@]+"${qemu[@]}"} "$bin" \
 		-test.v=test2json -test.count=1 -test.timeout="$((per_test_timeout - 30))s") \
-		>>"$out/events.json" 2>&1 || true
+		>>"$out/events.json" 2>>"$out/test2json.log" || run_failed+=("$pkg")
 	say "  $pkg: $(($(date +%s) - t1))s"
 done
+if [ -s "$out/test2json.log" ]; then
+	say "test2json said:"
+	cat "$out/test2json.log" >&2
+fi
 # Packages that did not build are failures in the summary too.
 for pkg in ${build_failed[@]+"${build_failed[@]}"}; do
 	printf '{"Action":"output","Package":"%s","Output":"FAIL %s [cross-compile failed, see above]\\n"}\n{"Action":"fail","Package":"%s"}\n' \
@@ -123,7 +135,12 @@ for pkg in ${build_failed[@]+"${build_failed[@]}"}; do
 done
 
 status=0
-"$out/testsummary.host" -label compat-arm64 <"$out/events.json" || status=1
+say "summary of the test binaries' events ($out/events.json)"
+"$here/gotestsum.sh" --raw-command -- cat "$out/events.json" || status=1
+if [ ${#run_failed[@]} -gt 0 ] || [ ${#build_failed[@]} -gt 0 ]; then
+	say "FAILED packages: ${run_failed[*]}${build_failed[*]:+ ${build_failed[*]} (did not build)}"
+	status=1
+fi
 
 # Golden vectors: upstream on arm64 must give the committed answers.
 if [ -x "$out/genvectors" ]; then

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+)
+
+// objectKeys returns the keys of every JSON object in doc, in the order
+// they are printed, by path: "" for the document, ".tables[0]" for the
+// first table, ".tables[0].params" for its params, and so on.
+func objectKeys(t *testing.T, doc string) map[string][]string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(doc))
+	keys := map[string][]string{}
+	var value func(path string) error
+	value = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'):
+			keys[path] = []string{}
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				keys[path] = append(keys[path], k.(string))
+				if err := value(path + "." + k.(string)); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token() // '}'
+			return err
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if err := value(fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+			_, err = dec.Token() // ']'
+			return err
+		}
+		return nil
+	}
+	if err := value(""); err != nil {
+		t.Fatalf("%v in\n%s", err, doc)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		t.Fatalf("more than one document: %v\n%s", err, doc)
+	}
+	return keys
+}
+
+// TestJSONFieldNames pins the JSON that `verify --json` and `dump --json`
+// print, the CLI's output format: the names of every object's fields, in
+// order, for tables of each kind. A consumer reads these names; changing
+// one is a change of format, made here on purpose.
+func TestJSONFieldNames(t *testing.T) {
+	// A database: one table tampered with (a mismatch, with a diff), one
+	// replaced by a valid table of another size (a warning), one table
+	// file that is not live (skipped, with a reason).
+	dir := copyDB(t, "b1-bs128-none")
+	tamper(t, filepath.Join(dir, "000007.ldb"))
+	other, err := os.ReadFile(filepath.Join(fixtures, "b10-bs4096-none", "000009.ldb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "000009.ldb"), other)
+	writeFile(t, filepath.Join(dir, "000099.ldb"), other)
+
+	// Tables of their own: a legacy filter whose layout cannot be
+	// decoded, and a file that is not a table.
+	_, data := openTable(t, filepath.Join(fixtures, "b10-bs4096-none", "000007.ldb"))
+	legacy := filepath.Join(t.TempDir(), "legacy.ldb")
+	malformed, err := tabletest.ReplaceFilter(data, bloom.LegacyPolicyName, []byte{1, 2, 3, 99, 0, 0, 0, 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, legacy, malformed)
+	garbage := filepath.Join(t.TempDir(), "000123.ldb")
+	writeFile(t, garbage, bytes.Repeat([]byte("x"), 100))
+
+	// A database whose MANIFEST cannot be read: a warning for the whole.
+	badManifest := copyDB(t, "b10-bs4096-snappy")
+	m := filepath.Join(badManifest, "MANIFEST-000002")
+	mb, err := os.ReadFile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb[9] ^= 1
+	writeFile(t, m, mb)
+
+	result := []string{"policy", "params", "data_blocks", "keys", "filters", "filter_block_offset", "filter_block_size"}
+	params := []string{"bits_per_key", "min_bits_per_key", "max_bits_per_key", "k", "explained", "constrained", "known"}
+	diff := []string{"offset", "stored", "rebuilt", "stored_len", "rebuilt_len"}
+	summary := []string{"tables", "ok", "mismatch", "no_filter", "unknown_policy", "errors", "skipped"}
+	cat := func(parts ...[]string) []string {
+		var all []string
+		for _, p := range parts {
+			all = append(all, p...)
+		}
+		return all
+	}
+
+	_, stdout, _ := runCmd(t, "verify", "--json", dir, legacy, garbage)
+	got := objectKeys(t, stdout)
+	want := map[string][]string{
+		"":                  {"tables", "summary", "exit_code"},
+		".summary":          summary,
+		".tables[0]":        cat([]string{"path", "status", "diff_file_offset"}, result, []string{"diff"}), // 000007: mismatch
+		".tables[0].params": params,
+		".tables[0].diff":   diff,
+		".tables[1]":        cat([]string{"path", "status", "warning"}, result), // 000009: another size
+		".tables[1].params": params,
+		".tables[2]":        cat([]string{"path", "status"}, result), // 000012
+		".tables[2].params": params,
+		".tables[3]":        {"path", "status", "reason"}, // 000099: not live
+		".tables[4]": {"path", "status", "diff_file_offset", "policy", "legacy", "params", "data_blocks", "keys", "filters",
+			"filter_block_offset", "filter_block_size", "layout_error", "diff"},
+		".tables[4].params": params,
+		".tables[4].diff":   diff,
+		".tables[5]":        {"path", "status", "error"}, // not a table
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("verify --json: field names\n got %v\nwant %v\n%s", got, want, stdout)
+	}
+
+	_, stdout, _ = runCmd(t, "verify", "--json", badManifest)
+	if got := objectKeys(t, stdout)[""]; !reflect.DeepEqual(got, []string{"warnings", "tables", "summary", "exit_code"}) {
+		t.Errorf("verify --json with a warning: top-level fields %v\n%s", got, stdout)
+	}
+
+	_, stdout, _ = runCmd(t, "dump", "--json", "--samples", "100", filepath.Join(dir, "000012.ldb"), garbage)
+	got = objectKeys(t, stdout)
+	want = map[string][]string{
+		"":                             {"tables", "exit_code"},
+		".tables[0]":                   cat([]string{"path", "status"}, result, []string{"layout", "fpr"}),
+		".tables[0].params":            params,
+		".tables[0].layout":            {"base_lg", "array_offset", "filters", "empty_filters"},
+		".tables[0].fpr":               {"samples", "false_positives", "measured", "theoretical"},
+		".tables[1]":                   {"path", "status", "error"},
+		".tables[0].layout.filters[0]": {"index", "offset", "bytes", "keys", "k"},
+	}
+	for p := range got {
+		if strings.HasPrefix(p, ".tables[0].layout.filters[") && p != ".tables[0].layout.filters[0]" {
+			if !reflect.DeepEqual(got[p], want[".tables[0].layout.filters[0]"]) {
+				t.Errorf("dump --json: %s has fields %v", p, got[p])
+			}
+			delete(got, p)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("dump --json: field names\n got %v\nwant %v\n%s", got, want, stdout)
+	}
+	_, stdout, _ = runCmd(t, "dump", "--json", badManifest)
+	if got := objectKeys(t, stdout)[""]; !reflect.DeepEqual(got, []string{"warnings", "tables", "exit_code"}) {
+		t.Errorf("dump --json with a warning: top-level fields %v\n%s", got, stdout)
+	}
+}
+
+// TestJSONValues checks that the JSON carries filtercheck's result
+// unchanged: each field of a mismatch's Result, Params and Diff, read back
+// from `verify --json`, equals what filtercheck.Check says of the table.
+func TestJSONValues(t *testing.T) {
+	dir := copyDB(t, "b16-bs128-snappy")
+	path := firstTable(t, dir)
+	tamper(t, path)
+	tb, _ := openTable(t, path)
+	r, err := filtercheck.Check(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Diff == nil || r.Params == nil {
+		t.Fatalf("tampered table checks %v", r.Status)
+	}
+	_, stdout, _ := runCmd(t, "verify", "--json", path)
+	var v struct {
+		Tables []struct {
+			Status            string             `json:"status"`
+			Policy            string             `json:"policy"`
+			DataBlocks        int                `json:"data_blocks"`
+			Keys              int                `json:"keys"`
+			Filters           int                `json:"filters"`
+			FilterBlockOffset uint64             `json:"filter_block_offset"`
+			FilterBlockSize   int                `json:"filter_block_size"`
+			DiffFileOffset    uint64             `json:"diff_file_offset"`
+			Params            map[string]any     `json:"params"`
+			Diff              map[string]float64 `json:"diff"`
+		} `json:"tables"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || len(v.Tables) != 1 {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	j := v.Tables[0]
+	if j.Status != string(r.Status) || j.Policy != r.Policy || j.DataBlocks != r.DataBlocks || j.Keys != r.Keys || j.Filters != r.Filters ||
+		j.FilterBlockOffset != r.FilterBlockOffset || j.FilterBlockSize != r.FilterBlockSize ||
+		j.DiffFileOffset != r.FilterBlockOffset+uint64(r.Diff.Offset) {
+		t.Errorf("JSON %+v, result %+v", j, r)
+	}
+	p := r.Params
+	wantParams := map[string]any{"bits_per_key": float64(p.BitsPerKey), "min_bits_per_key": float64(p.MinBitsPerKey),
+		"max_bits_per_key": float64(p.MaxBitsPerKey), "k": float64(p.K), "explained": float64(p.Explained),
+		"constrained": float64(p.Constrained), "known": p.Known}
+	if !reflect.DeepEqual(j.Params, wantParams) {
+		t.Errorf("params %v, want %v", j.Params, wantParams)
+	}
+	d := r.Diff
+	wantDiff := map[string]float64{"offset": float64(d.Offset), "stored": float64(d.Stored), "rebuilt": float64(d.Rebuilt),
+		"stored_len": float64(d.StoredLen), "rebuilt_len": float64(d.RebuiltLen)}
+	if !reflect.DeepEqual(j.Diff, wantDiff) {
+		t.Errorf("diff %v, want %v", j.Diff, wantDiff)
+	}
+}

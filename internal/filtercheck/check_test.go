@@ -1,0 +1,182 @@
+package filtercheck_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+)
+
+// TestCompare covers each way two blocks can differ: a byte, a length,
+// both, at the start, in the middle and at the end.
+func TestCompare(t *testing.T) {
+	long := bytes.Repeat([]byte{0xa5}, 300)
+	at := func(i int, v byte) string {
+		b := bytes.Clone(long)
+		b[i] = v
+		return string(b)
+	}
+	for _, tc := range []struct {
+		stored, rebuilt string
+		want            string // "" for equal
+	}{
+		{"", "", ""},
+		{"abc", "abc", ""},
+		{string(long), string(long), ""},
+		{"abc", "abd", "byte 2: stored 0x63, rebuilt 0x64"},
+		{"abc", "xbc", "byte 0: stored 0x61, rebuilt 0x78"},
+		{"abc", "ab", "byte 2: stored 0x63, rebuilt end of block (stored 3 bytes, rebuilt 2)"},
+		{"ab", "abc", "byte 2: stored end of block, rebuilt 0x63 (stored 2 bytes, rebuilt 3)"},
+		{"", "x", "byte 0: stored end of block, rebuilt 0x78 (stored 0 bytes, rebuilt 1)"},
+		{"x", "", "byte 0: stored 0x78, rebuilt end of block (stored 1 bytes, rebuilt 0)"},
+		// The first difference wins over a later one and over the lengths.
+		{"abcdef", "abXdeY", "byte 2: stored 0x63, rebuilt 0x58"},
+		{"abcdef", "aXc", "byte 1: stored 0x62, rebuilt 0x58 (stored 6 bytes, rebuilt 3)"},
+		// Long blocks differing in their middle and in their last byte.
+		{at(150, 0x00), string(long), "byte 150: stored 0x00, rebuilt 0xa5"},
+		{string(long), at(299, 0xff), "byte 299: stored 0xa5, rebuilt 0xff"},
+	} {
+		d := filtercheck.Compare([]byte(tc.stored), []byte(tc.rebuilt))
+		got := ""
+		if d != nil {
+			got = d.String()
+		}
+		if got != tc.want {
+			t.Errorf("Compare(%q, %q) = %q, want %q", tc.stored, tc.rebuilt, got, tc.want)
+		}
+	}
+}
+
+// TestCompareRandom checks Compare's Diff against its definition on
+// random pairs of blocks that share a random prefix: the blocks agree
+// before Offset and differ at it (a byte or an end), Stored and Rebuilt
+// are the bytes there or -1, and the lengths are the blocks'.
+func TestCompareRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2000; i++ {
+		stored := make([]byte, rng.IntN(40))
+		for j := range stored {
+			stored[j] = byte(rng.IntN(3)) // few values, so that bytes often agree
+		}
+		rebuilt := bytes.Clone(stored[:rng.IntN(len(stored)+1)])
+		for n := rng.IntN(40); len(rebuilt) < n; {
+			rebuilt = append(rebuilt, byte(rng.IntN(3)))
+		}
+		d := filtercheck.Compare(stored, rebuilt)
+		if bytes.Equal(stored, rebuilt) {
+			if d != nil {
+				t.Fatalf("Compare(% x, % x) = %v for equal blocks", stored, rebuilt, d)
+			}
+			continue
+		}
+		if d == nil {
+			t.Fatalf("Compare(% x, % x) = nil for different blocks", stored, rebuilt)
+		}
+		o := d.Offset
+		byteAt := func(b []byte) int {
+			if o < len(b) {
+				return int(b[o])
+			}
+			return -1
+		}
+		if o > min(len(stored), len(rebuilt)) || !bytes.Equal(stored[:o], rebuilt[:o]) ||
+			byteAt(stored) == byteAt(rebuilt) || d.Stored != byteAt(stored) || d.Rebuilt != byteAt(rebuilt) ||
+			d.StoredLen != len(stored) || d.RebuiltLen != len(rebuilt) {
+			t.Fatalf("Compare(% x, % x) = %+v", stored, rebuilt, d)
+		}
+	}
+}
+
+// buildTable writes a table of n entries whose user keys end in bytes >=
+// 0x80 and returns it opened.
+func buildTable(t *testing.T, n int, o tabletest.Options) *table.Table {
+	t.Helper()
+	var es []table.Entry
+	for i := 0; i < n; i++ {
+		k := table.InternalKey{UserKey: []byte(fmt.Sprintf("user%05d\xe9", i)), Seq: uint64(n - i), Kind: table.KindValue}
+		es = append(es, table.Entry{Key: k, Value: []byte("some value")})
+	}
+	data := tabletest.Build(es, o)
+	tb, err := table.Open("t.ldb", bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		policy bloom.FilterPolicy
+		status filtercheck.Status
+		legacy string
+	}{
+		{nil, filtercheck.StatusNoFilter, ""},
+		{bloom.NewPolicy(12), filtercheck.StatusOK, ""},
+		{bloom.NewLegacyPolicy(12, false), filtercheck.StatusOK, filtercheck.LegacyUnsigned},
+		{bloom.NewLegacyPolicy(12, true), filtercheck.StatusOK, filtercheck.LegacySigned},
+		{renamed{bloom.NewPolicy(12), "my.Filter"}, filtercheck.StatusUnknownPolicy, ""},
+		// The current hash under the legacy name is what old releases
+		// wrote on ARM; the signed hash under the current name is wrong.
+		{renamed{bloom.NewPolicy(12), bloom.LegacyPolicyName}, filtercheck.StatusOK, filtercheck.LegacyUnsigned},
+		{renamed{bloom.NewLegacyPolicy(12, true), bloom.PolicyName}, filtercheck.StatusMismatch, ""},
+	} {
+		tb := buildTable(t, 500, tabletest.Options{BlockSize: 700, Policy: tc.policy})
+		r, err := filtercheck.Check(tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "none"
+		if tc.policy != nil {
+			name = tc.policy.Name()
+		}
+		if r.Status != tc.status || r.Legacy != tc.legacy || r.Keys != 500 || r.DataBlocks != tb.NumDataBlocks() {
+			t.Errorf("%s: %+v; want status %s, legacy %q", name, r, tc.status, tc.legacy)
+		}
+		if tc.status == filtercheck.StatusOK && (r.Params.MinBitsPerKey > 12 || r.Params.MaxBitsPerKey < 12) {
+			t.Errorf("%s: inferred %v, built with 12", name, r.Params)
+		}
+		if (tc.status == filtercheck.StatusMismatch) != (r.Diff != nil) {
+			t.Errorf("%s: status %s with diff %v", name, r.Status, r.Diff)
+		}
+	}
+}
+
+// renamed is a policy under another name.
+type renamed struct {
+	bloom.FilterPolicy
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
+
+// ExampleCheck checks a table written by C++ LevelDB 1.23.
+func ExampleCheck() {
+	path := filepath.Join("..", "..", "testdata", "tables", "b10-bs4096-snappy", "000007.ldb")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	t, err := table.Open("000007.ldb", bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := filtercheck.Check(t)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Status, r.Policy)
+	fmt.Println(r.Params)
+	// Output:
+	// ok leveldb.BuiltinBloomFilter2
+	// bits/key 10, k 6
+}

@@ -1,0 +1,72 @@
+package filtercheck
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Filter is one filter of a filter block.
+type Filter struct {
+	Offset int // where it starts in the block
+	Len    int // its length, k byte included; 0 for an empty filter
+}
+
+// K returns the probe count stored in the filter's last byte, or -1 for an
+// empty filter.
+func (f Filter) K(contents []byte) int {
+	if f.Len == 0 {
+		return -1
+	}
+	return int(contents[f.Offset+f.Len-1])
+}
+
+// Layout is the decoded structure of a filter block.
+type Layout struct {
+	Filters     []Filter // in block order; filter i covers data offsets [i<<BaseLg, (i+1)<<BaseLg)
+	ArrayOffset int      // where the offset array starts
+	BaseLg      int      // log2 of the data-offset range each filter covers
+}
+
+// ParseLayout decodes the structure of a well-formed filter block. Unlike
+// upstream's reader, which treats damage as "may match", it reports any
+// inconsistency as an error.
+func ParseLayout(contents []byte) (*Layout, error) {
+	n := len(contents)
+	if n < 5 {
+		return nil, fmt.Errorf("filter block of %d bytes is shorter than its 5-byte tail", n)
+	}
+	l := &Layout{BaseLg: int(contents[n-1])}
+	arr := binary.LittleEndian.Uint32(contents[n-5:])
+	if uint64(arr) > uint64(n-5) {
+		return nil, fmt.Errorf("filter block: offset array at %d starts past its tail at %d", arr, n-5)
+	}
+	l.ArrayOffset = int(arr)
+	if (n-5-l.ArrayOffset)%4 != 0 {
+		return nil, fmt.Errorf("filter block: offset array from %d to %d is not a whole number of uint32s", l.ArrayOffset, n-5)
+	}
+	num := (n - 5 - l.ArrayOffset) / 4
+	l.Filters = make([]Filter, num)
+	for i := range l.Filters {
+		start := binary.LittleEndian.Uint32(contents[l.ArrayOffset+4*i:])
+		limit := binary.LittleEndian.Uint32(contents[l.ArrayOffset+4*i+4:])
+		if start > limit || int64(limit) > int64(l.ArrayOffset) {
+			return nil, fmt.Errorf("filter block: filter %d spans bytes %d to %d, outside 0..%d", i, start, limit, l.ArrayOffset)
+		}
+		l.Filters[i] = Filter{Offset: int(start), Len: int(limit - start)}
+	}
+	return l, nil
+}
+
+// KeysPerFilter returns how many keys the rebuilt filter block puts in each
+// of num filters: keys of the data block at offset o go to filter o >> baseLg.
+// Keys past the last filter are not counted.
+func KeysPerFilter(blocks []Block, baseLg, num int) []int {
+	counts := make([]int, num)
+	for _, b := range blocks {
+		i := b.Handle.Offset >> (uint(baseLg) & 63)
+		if i < uint64(num) {
+			counts[i] += len(b.Keys)
+		}
+	}
+	return counts
+}

@@ -1,0 +1,232 @@
+package filtercheck
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+)
+
+// Block is a data block's handle and the user keys of its entries in table
+// order.
+type Block struct {
+	Handle table.BlockHandle // where the data block is stored
+	Keys   [][]byte          // its entries' user keys, in order
+}
+
+// ReadKeys reads every data block of t and returns their handles and user
+// keys.
+func ReadKeys(t *table.Table) ([]Block, error) {
+	blocks := make([]Block, 0, t.NumDataBlocks())
+	// The keys share buffers, and their slices arrays, allocated in chunks
+	// that are never grown in place, so that earlier keys stay put; a
+	// block's slices are contiguous. Chunks grow with the file up to a
+	// limit, so that small tables allocate little.
+	size := int(min(t.Size(), math.MaxInt32))
+	arenaChunk := min(64<<10, max(size/4, 256))
+	sliceChunk := min(4<<10, max(size/64, 16))
+	var arena []byte
+	var slices [][]byte
+	first := 0 // where the current block's slices start
+	err := t.DataKeys(func(k []byte) {
+		// Every key is a valid internal key: its user key is all but its
+		// 8-byte tag.
+		u := k[:len(k)-8]
+		var stored []byte
+		switch {
+		case len(u) > arenaChunk/4:
+			stored = make([]byte, len(u))
+			copy(stored, u)
+		case cap(arena)-len(arena) < len(u):
+			arena = make([]byte, 0, arenaChunk)
+			fallthrough
+		default:
+			start := len(arena)
+			arena = append(arena, u...)
+			stored = arena[start:len(arena):len(arena)]
+			if stored == nil {
+				stored = []byte{} // an empty user key, as ReadDataBlock gives it
+			}
+		}
+		if len(slices) == cap(slices) {
+			cur := slices[first:]
+			slices = append(make([][]byte, 0, max(2*len(cur), sliceChunk)), cur...)
+			first = 0
+		}
+		slices = append(slices, stored)
+	}, func(_ int, h table.BlockHandle, n int) error {
+		keys := [][]byte{} // as ReadDataBlock gives a block without entries
+		if n > 0 {
+			keys = slices[first:len(slices):len(slices)]
+		}
+		first = len(slices)
+		blocks = append(blocks, Block{Handle: h, Keys: keys})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return blocks, nil
+}
+
+// Build returns the filter block upstream's TableBuilder writes with policy
+// p for a table with the given data blocks.
+func Build(blocks []Block, p bloom.FilterPolicy) []byte {
+	fb := bloom.NewFilterBlockBuilder(p)
+	fb.StartBlock(0)
+	for _, b := range blocks {
+		for _, k := range b.Keys {
+			fb.AddKey(k)
+		}
+		fb.StartBlock(b.Handle.End())
+	}
+	return fb.Finish()
+}
+
+// Rebuild reads t's keys and returns the filter block upstream would write
+// for them with policy p.
+func Rebuild(t *table.Table, p bloom.FilterPolicy) ([]byte, error) {
+	blocks, err := ReadKeys(t)
+	if err != nil {
+		return nil, err
+	}
+	return Build(blocks, p), nil
+}
+
+// RebuiltSize returns the size of the filter block Build writes for blocks
+// with a bloom filter of bitsPerKey bits per key (NewPolicy or
+// NewLegacyPolicy), without building it.
+func RebuiltSize(blocks []Block, bitsPerKey int) uint64 {
+	var size uint64
+	bpk := uint64(max(bitsPerKey, 0))
+	filters := rebuiltFilters(blocks)
+	for _, f := range filters {
+		if f.keys > 0 {
+			size += bloomFilterSize(f.keys, bpk)
+		}
+	}
+	return size + 4*uint64(len(filters)) + 5
+}
+
+// bloomFilterSize is the size of util/bloom.cc's filter of n keys at bpk
+// bits per key, k byte included.
+func bloomFilterSize(n int, bpk uint64) uint64 {
+	return (max(uint64(n)*bpk, 64)+7)/8 + 1
+}
+
+// rebuiltFilter is one filter of the block Build writes: the keys of
+// blocks[lo:hi], keys of them in all.
+type rebuiltFilter struct {
+	lo, hi int
+	keys   int
+}
+
+// rebuiltFilters replays the calls Build makes on its FilterBlockBuilder
+// and returns the filters the builder generates, in order: after each data
+// block, StartBlock(end of the block) generates a filter for every 2 KiB
+// range before end's that has none yet, the first of them holding every key
+// added since the last one was generated; Finish generates one more when
+// keys are pending.
+func rebuiltFilters(blocks []Block) []rebuiltFilter {
+	const baseLg = 11 // table/filter_block.cc kFilterBaseLg
+	var fs []rebuiltFilter
+	lo, keys := 0, 0 // pending: blocks[lo:i], keys in them
+	for i, b := range blocks {
+		keys += len(b.Keys)
+		for idx := b.Handle.End() >> baseLg; uint64(len(fs)) < idx; {
+			fs = append(fs, rebuiltFilter{lo, i + 1, keys})
+			lo, keys = i+1, 0
+		}
+	}
+	if keys > 0 {
+		fs = append(fs, rebuiltFilter{lo, len(blocks), keys})
+	}
+	return fs
+}
+
+// maxRebuild is the size up to which Check builds a filter block the
+// ordinary way, with bloom.FilterBlockBuilder, to compare it with a stored
+// block of n bytes. A larger rebuilt block cannot equal the stored one;
+// building it whole could take far more memory than the table (a filter
+// block can imply a huge bits/key, see InferParams), so rebuildDiff then
+// computes only the bytes the comparison needs.
+func maxRebuild(n int) uint64 { return 2*uint64(n) + 64<<10 }
+
+// rebuildDiff compares stored with the filter block Build writes with p, a
+// bloom filter of bitsPerKey bits per key whose keys are hashed by hash. It
+// returns what Compare(stored, Build(blocks, p)) does without allocating
+// much more than stored's size.
+func rebuildDiff(stored []byte, blocks []Block, p bloom.FilterPolicy, bitsPerKey int, hash func([]byte, uint32) uint32) *Diff {
+	size := RebuiltSize(blocks, bitsPerKey)
+	if size <= maxRebuild(len(stored)) {
+		return Compare(stored, Build(blocks, p))
+	}
+	d := Compare(stored, rebuildPrefix(blocks, p, bitsPerKey, hash, len(stored)+1))
+	d.RebuiltLen = int(min(size, math.MaxInt))
+	return d
+}
+
+// rebuildPrefix returns the first n bytes of Build(blocks, p), for p a
+// bloom filter of bitsPerKey bits per key hashing keys with hash, when the
+// block is longer than n. Filters that fit in the first n bytes are made
+// by p; of the filter that straddles byte n, only the bytes before it are
+// computed, probing as util/bloom.cc does.
+func rebuildPrefix(blocks []Block, p bloom.FilterPolicy, bitsPerKey int, hash func([]byte, uint32) uint32, n int) []byte {
+	out := make([]byte, 0, n)
+	bpk := uint64(max(bitsPerKey, 0))
+	filters := rebuiltFilters(blocks)
+	var keys [][]byte
+	for _, f := range filters {
+		if f.keys == 0 {
+			continue
+		}
+		keys = keys[:0]
+		for _, b := range blocks[f.lo:f.hi] {
+			keys = append(keys, b.Keys...)
+		}
+		fsize := bloomFilterSize(f.keys, bpk)
+		if fsize <= uint64(n-len(out)) {
+			out = p.CreateFilter(keys, out)
+			continue
+		}
+		return bloomPrefix(out, keys, bpk, hash, n-len(out))
+	}
+	// Every filter fits: the rest is the offset array and the tail.
+	arr := uint32(len(out))
+	at := uint32(0)
+	for _, f := range filters {
+		if len(out) >= n {
+			return out[:n]
+		}
+		out = binary.LittleEndian.AppendUint32(out, at)
+		if f.keys > 0 {
+			at += uint32(bloomFilterSize(f.keys, bpk))
+		}
+	}
+	out = binary.LittleEndian.AppendUint32(out, arr)
+	out = append(out, 11)
+	return out[:min(n, len(out))]
+}
+
+// bloomPrefix appends to dst the first n bytes of util/bloom.cc's filter of
+// keys at bpk bits per key, n being less than the filter's bit array.
+func bloomPrefix(dst []byte, keys [][]byte, bpk uint64, hash func([]byte, uint32) uint32, n int) []byte {
+	const seed = 0xbc9f1d34 // util/bloom.cc BloomHash
+	k := probes(int(min(bpk, math.MaxInt32)))
+	bits := (bloomFilterSize(len(keys), bpk) - 1) * 8
+	start := len(dst)
+	dst = append(dst, make([]byte, n)...)
+	prefix := dst[start:]
+	for _, key := range keys {
+		h := hash(key, seed)
+		delta := h>>17 | h<<15
+		for j := 0; j < k; j++ {
+			if pos := uint64(h) % bits; pos/8 < uint64(n) {
+				prefix[pos/8] |= 1 << (pos % 8)
+			}
+			h += delta
+		}
+	}
+	return dst
+}

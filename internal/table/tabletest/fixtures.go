@@ -1,0 +1,56 @@
+package tabletest
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+)
+
+// Fixture is one table of testdata/tables, written by C++ LevelDB through
+// `make fixtures`, with the bits per key of its database's filter policy.
+type Fixture struct {
+	Name       string // database/file, such as "b10-bs4096-none/000007.ldb"
+	BitsPerKey int
+	Data       []byte
+}
+
+// Fixtures reads every table that the databases in dir (testdata/tables,
+// relative to the calling test's package) list in their metadata, parsed
+// by package fixtures, with the bits per key recorded there. It fails the
+// test when there is none.
+func Fixtures(t testing.TB, dir string) []Fixture {
+	t.Helper()
+	dbs, err := fixtures.Load(os.DirFS(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dbs) == 0 {
+		t.Fatalf("no fixtures in %s; run make fixtures", dir)
+	}
+	var all []Fixture
+	for _, db := range dbs {
+		for _, tb := range db.Info.Tables {
+			data, err := fs.ReadFile(db.FS, tb.File)
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			all = append(all, Fixture{Name: path.Join(db.Info.Name, tb.File), BitsPerKey: db.Info.BitsPerKey, Data: data})
+		}
+	}
+	return all
+}
+
+// Open opens the fixture's table.
+func (f Fixture) Open(t testing.TB) *table.Table {
+	t.Helper()
+	tb, err := table.Open(f.Name, bytes.NewReader(f.Data), int64(len(f.Data)))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return tb
+}
