@@ -11,6 +11,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
@@ -84,11 +85,11 @@ func checkLevelDBTable(t *testing.T, path string, bitsPerKey int) {
 
 	// Queries: every stored key at its block's offset, then absent keys
 	// at every block's offset, at offsets between and past the blocks.
-	var queries []upstream.Query
+	var queries []blockop.Query
 	present := map[string]bool{}
 	for _, b := range blocks {
 		for _, k := range b.Keys {
-			queries = append(queries, upstream.Query{Offset: b.Handle.Offset, Key: k})
+			queries = append(queries, blockop.Query{Offset: b.Handle.Offset, Key: k})
 			present[string(k)] = true
 		}
 	}
@@ -107,15 +108,15 @@ func checkLevelDBTable(t *testing.T, path string, bitsPerKey int) {
 	}
 	for _, b := range blocks {
 		for i := 0; i < 20; i++ {
-			queries = append(queries, upstream.Query{Offset: b.Handle.Offset, Key: absent()})
+			queries = append(queries, blockop.Query{Offset: b.Handle.Offset, Key: absent()})
 		}
 	}
 	end := blocks[len(blocks)-1].Handle.End()
 	for i := 0; i < 200; i++ {
-		queries = append(queries, upstream.Query{Offset: rng.Uint64N(end + 8192), Key: absent()})
+		queries = append(queries, blockop.Query{Offset: rng.Uint64N(end + 8192), Key: absent()})
 	}
 	for i := 0; i < 20; i++ {
-		queries = append(queries, upstream.Query{Offset: rng.Uint64(), Key: absent()})
+		queries = append(queries, blockop.Query{Offset: rng.Uint64(), Key: absent()})
 	}
 
 	want := upstream.FilterBlockKeyMayMatch(upstream.Policy{BitsPerKey: bitsPerKey}, stored, queries)

@@ -95,28 +95,13 @@ type Policy struct {
 	BitsPerKey int
 }
 
-// OpKind is the kind of a call on a leveldb::FilterBlockBuilder: the
-// module's one definition, internal/blockop.Kind.
-type OpKind = blockop.Kind
-
-// The calls of a leveldb::FilterBlockBuilder.
-const (
-	OpStartBlock = blockop.StartBlock // StartBlock(Op.Offset)
-	OpAddKey     = blockop.AddKey     // AddKey(Op.Key)
-	OpFinish     = blockop.Finish     // Finish()
-)
-
-// Op is one call on a leveldb::FilterBlockBuilder (internal/blockop.Op).
-// Offset is used only by OpStartBlock and Key only by OpAddKey.
-type Op = blockop.Op
-
 // FilterBlockBuild runs ops, in order, on one leveldb::FilterBlockBuilder
-// using policy p, and returns a copy of the bytes returned by each OpFinish,
+// using policy p, and returns a copy of the bytes returned by each Finish call,
 // in order. Upstream's assertions are compiled out (NDEBUG), so any sequence
 // is accepted, as in a release build; a huge StartBlock offset makes C++
 // allocate an empty filter offset for every 2 KiB skipped. It panics on an
-// unknown OpKind or a negative p.BitsPerKey.
-func FilterBlockBuild(p Policy, ops []Op) [][]byte {
+// unknown blockop.Kind or a negative p.BitsPerKey.
+func FilterBlockBuild(p Policy, ops []blockop.Op) [][]byte {
 	cp := newPolicy(p)
 	defer C.ldbc_policy_free(cp)
 	if len(ops) == 0 {
@@ -143,14 +128,10 @@ func FilterBlockBuild(p Policy, ops []Op) [][]byte {
 	return out
 }
 
-// Query is one leveldb::FilterBlockReader::KeyMayMatch(Offset, Key) call
-// (internal/blockop.Query).
-type Query = blockop.Query
-
 // FilterBlockKeyMayMatch builds a leveldb::FilterBlockReader over contents
 // with policy p and returns its answer to each query. It panics if
 // p.BitsPerKey is negative.
-func FilterBlockKeyMayMatch(p Policy, contents []byte, queries []Query) []bool {
+func FilterBlockKeyMayMatch(p Policy, contents []byte, queries []blockop.Query) []bool {
 	cp := newPolicy(p)
 	defer C.ldbc_policy_free(cp)
 	if len(queries) == 0 {
@@ -211,8 +192,8 @@ func TimeKeyMayMatch(bitsPerKey int, keys [][]byte, filter []byte, iters int) (h
 // TimeFilterBlock runs ops on a new leveldb::FilterBlockBuilder with
 // leveldb::NewBloomFilterPolicy(bitsPerKey), iters times, timed inside C++
 // with std::chrono::steady_clock, and returns the total time in nanoseconds.
-// It panics on an unknown OpKind, or if bitsPerKey or iters is negative.
-func TimeFilterBlock(bitsPerKey int, ops []Op, iters int) (nanos int64) {
+// It panics on an unknown blockop.Kind, or if bitsPerKey or iters is negative.
+func TimeFilterBlock(bitsPerKey int, ops []blockop.Op, iters int) (nanos int64) {
 	checkIters(iters)
 	p := newPolicy(Policy{BitsPerKey: bitsPerKey})
 	defer C.ldbc_policy_free(p)
@@ -274,17 +255,17 @@ func flatten(keys [][]byte) (flat []byte, offs []uint64) {
 }
 
 // flattenOps splits ops into parallel arrays that hold no Go pointers.
-func flattenOps(ops []Op) (kinds []uint8, offsets []uint64, flat []byte, koffs []uint64) {
+func flattenOps(ops []blockop.Op) (kinds []uint8, offsets []uint64, flat []byte, koffs []uint64) {
 	kinds = make([]uint8, len(ops))
 	offsets = make([]uint64, len(ops))
 	keys := make([][]byte, len(ops))
 	for i, op := range ops {
 		switch op.Kind {
-		case OpStartBlock:
+		case blockop.StartBlock:
 			offsets[i] = op.Offset
-		case OpAddKey:
+		case blockop.AddKey:
 			keys[i] = op.Key
-		case OpFinish:
+		case blockop.Finish:
 		default:
 			panic(fmt.Sprintf("upstream: op %d has unknown kind %d", i, op.Kind))
 		}

@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"testing"
+
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
 // The cases of upstream's util/hash_test.cc (HASH.SignedUnsignedIssue).
@@ -168,11 +170,11 @@ func TestTiming(t *testing.T) {
 	if hits != len(keys) || ns <= 0 {
 		t.Errorf("TimeKeyMayMatch: hits = %d, want %d; ns = %d", hits, len(keys), ns)
 	}
-	ops := []Op{{Kind: OpStartBlock, Offset: 0}}
+	ops := []blockop.Op{{Kind: blockop.StartBlock, Offset: 0}}
 	for _, k := range keys {
-		ops = append(ops, Op{Kind: OpAddKey, Key: k})
+		ops = append(ops, blockop.Op{Kind: blockop.AddKey, Key: k})
 	}
-	ops = append(ops, Op{Kind: OpFinish})
+	ops = append(ops, blockop.Op{Kind: blockop.Finish})
 	if ns := TimeFilterBlock(10, ops, 3); ns <= 0 {
 		t.Errorf("TimeFilterBlock: ns = %d", ns)
 	}
@@ -180,17 +182,17 @@ func TestTiming(t *testing.T) {
 
 var testPolicy = Policy{Test: true}
 
-func finishOne(t *testing.T, p Policy, ops []Op) []byte {
+func finishOne(t *testing.T, p Policy, ops []blockop.Op) []byte {
 	t.Helper()
-	out := FilterBlockBuild(p, append(ops, Op{Kind: OpFinish}))
+	out := FilterBlockBuild(p, append(ops, blockop.Op{Kind: blockop.Finish}))
 	if len(out) != 1 {
 		t.Fatalf("FilterBlockBuild returned %d results, want 1", len(out))
 	}
 	return out[0]
 }
 
-func start(off uint64) Op { return Op{Kind: OpStartBlock, Offset: off} }
-func add(key string) Op   { return Op{Kind: OpAddKey, Key: []byte(key)} }
+func start(off uint64) blockop.Op { return blockop.Op{Kind: blockop.StartBlock, Offset: off} }
+func add(key string) blockop.Op   { return blockop.Op{Kind: blockop.AddKey, Key: []byte(key)} }
 
 type check struct {
 	offset uint64
@@ -200,9 +202,9 @@ type check struct {
 
 func runChecks(t *testing.T, p Policy, block []byte, checks []check) {
 	t.Helper()
-	queries := make([]Query, len(checks))
+	queries := make([]blockop.Query, len(checks))
 	for i, c := range checks {
-		queries[i] = Query{Offset: c.offset, Key: []byte(c.key)}
+		queries[i] = blockop.Query{Offset: c.offset, Key: []byte(c.key)}
 	}
 	got := FilterBlockKeyMayMatch(p, block, queries)
 	for i, c := range checks {
@@ -222,7 +224,7 @@ func TestFilterBlockEmptyBuilder(t *testing.T) {
 }
 
 func TestFilterBlockSingleChunk(t *testing.T) {
-	block := finishOne(t, testPolicy, []Op{
+	block := finishOne(t, testPolicy, []blockop.Op{
 		start(100), add("foo"), add("bar"), add("box"),
 		start(200), add("box"),
 		start(300), add("hello"),
@@ -235,7 +237,7 @@ func TestFilterBlockSingleChunk(t *testing.T) {
 }
 
 func TestFilterBlockMultiChunk(t *testing.T) {
-	block := finishOne(t, testPolicy, []Op{
+	block := finishOne(t, testPolicy, []blockop.Op{
 		start(0), add("foo"), start(2000), add("bar"), // first filter
 		start(3100), add("box"), // second filter
 		// third filter is empty
@@ -269,7 +271,7 @@ func TestFilterBlockMultiChunk(t *testing.T) {
 
 func TestFilterBlockBloom(t *testing.T) {
 	p := Policy{BitsPerKey: 10}
-	block := finishOne(t, p, []Op{start(0), add("foo"), add("bar"), start(5000), add("baz")})
+	block := finishOne(t, p, []blockop.Op{start(0), add("foo"), add("bar"), start(5000), add("baz")})
 	runChecks(t, p, block, []check{
 		{0, "foo", true}, {0, "bar", true}, {5000, "baz", true}, {2048, "foo", false},
 	})
@@ -279,12 +281,12 @@ func TestFilterBlockBuildResults(t *testing.T) {
 	if got := FilterBlockBuild(testPolicy, nil); len(got) != 0 {
 		t.Errorf("no ops: %d results", len(got))
 	}
-	if got := FilterBlockBuild(testPolicy, []Op{start(0), add("k")}); len(got) != 0 {
+	if got := FilterBlockBuild(testPolicy, []blockop.Op{start(0), add("k")}); len(got) != 0 {
 		t.Errorf("no Finish: %d results", len(got))
 	}
 	// Finish twice: C++ appends the offsets again to the same result, and the
 	// second Slice covers both.
-	got := FilterBlockBuild(testPolicy, []Op{start(0), add("k"), {Kind: OpFinish}, {Kind: OpFinish}})
+	got := FilterBlockBuild(testPolicy, []blockop.Op{start(0), add("k"), {Kind: blockop.Finish}, {Kind: blockop.Finish}})
 	if len(got) != 2 || !bytes.HasPrefix(got[1], got[0]) || len(got[1]) <= len(got[0]) {
 		t.Errorf("Finish twice = %x", got)
 	}
@@ -304,7 +306,7 @@ func TestUnknownOpKindPanics(t *testing.T) {
 			t.Error("FilterBlockBuild with OpKind(7) did not panic")
 		}
 	}()
-	FilterBlockBuild(testPolicy, []Op{{Kind: 7}})
+	FilterBlockBuild(testPolicy, []blockop.Op{{Kind: 7}})
 }
 
 func ExampleBloomCreateFilter() {

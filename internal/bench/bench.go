@@ -34,6 +34,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
 // Default workload: upstream's recommended 10 bits per key, n random
@@ -62,39 +64,22 @@ func Keys(n int, seed int64) [][]byte {
 	return keys
 }
 
-// OpKind is the kind of a call on a filter block builder.
-type OpKind uint8
-
-// The calls of a filter block builder.
-const (
-	StartBlock OpKind = iota // StartBlock(Op.Offset)
-	AddKey                   // AddKey(Op.Key)
-	Finish                   // Finish()
-)
-
-// Op is one call on a filter block builder.
-type Op struct {
-	Kind   OpKind
-	Offset uint64
-	Key    []byte
-}
-
 // TableOps returns the calls table/table_builder.cc makes on its filter
 // block builder while writing a table of keys in data blocks of
 // KeysPerBlock keys, each BlockSize bytes long: StartBlock(0), the keys of
 // each block followed by StartBlock with the offset just past that block's
 // trailer, then Finish.
-func TableOps(keys [][]byte) []Op {
-	ops := []Op{{Kind: StartBlock, Offset: 0}}
+func TableOps(keys [][]byte) []blockop.Op {
+	ops := []blockop.Op{{Kind: blockop.StartBlock, Offset: 0}}
 	var off uint64
 	for i, k := range keys {
-		ops = append(ops, Op{Kind: AddKey, Key: k})
+		ops = append(ops, blockop.Op{Kind: blockop.AddKey, Key: k})
 		if (i+1)%KeysPerBlock == 0 || i == len(keys)-1 {
 			off += BlockSize + blockTrailer
-			ops = append(ops, Op{Kind: StartBlock, Offset: off})
+			ops = append(ops, blockop.Op{Kind: blockop.StartBlock, Offset: off})
 		}
 	}
-	return append(ops, Op{Kind: Finish})
+	return append(ops, blockop.Op{Kind: blockop.Finish})
 }
 
 // Impl is one implementation under test. Each function runs its workload
@@ -110,10 +95,10 @@ type Impl struct {
 	// over keys, and returns the matches of one pass.
 	KeyMayMatch func(bitsPerKey int, keys [][]byte, filter []byte, iters int) (hits int, nanos int64)
 	// FilterBlock runs ops on a new filter block builder, iters times.
-	FilterBlock func(bitsPerKey int, ops []Op, iters int) (nanos int64)
+	FilterBlock func(bitsPerKey int, ops []blockop.Op, iters int) (nanos int64)
 	// Allocs, when not nil, returns the heap allocations of one run of
 	// the named benchmark (see Benchmarks); Main prints them.
-	Allocs func(name string, bitsPerKey int, keys [][]byte, filter []byte, ops []Op) float64
+	Allocs func(name string, bitsPerKey int, keys [][]byte, filter []byte, ops []blockop.Op) float64
 }
 
 // Benchmark names, in table order.

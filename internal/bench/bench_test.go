@@ -5,20 +5,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
 func TestTableOps(t *testing.T) {
 	ops := TableOps(Keys(250, 1))
-	if ops[0].Kind != StartBlock || ops[0].Offset != 0 || ops[len(ops)-1].Kind != Finish {
+	if ops[0].Kind != blockop.StartBlock || ops[0].Offset != 0 || ops[len(ops)-1].Kind != blockop.Finish {
 		t.Fatalf("ops start with %+v and end with %+v", ops[0], ops[len(ops)-1])
 	}
 	var starts []uint64
 	adds := 0
 	for _, op := range ops {
 		switch op.Kind {
-		case StartBlock:
+		case blockop.StartBlock:
 			starts = append(starts, op.Offset)
-		case AddKey:
+		case blockop.AddKey:
 			adds++
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
 // Go returns the Impl of package bloom, named "go". Its loops are the ones
@@ -12,7 +13,7 @@ import (
 // FilterPolicy interface, and a new FilterBlockBuilder per table.
 func Go() Impl {
 	im := FromPolicy("go", bloom.NewPolicy)
-	im.FilterBlock = func(bitsPerKey int, ops []Op, iters int) int64 {
+	im.FilterBlock = func(bitsPerKey int, ops []blockop.Op, iters int) int64 {
 		p := bloom.NewPolicy(bitsPerKey)
 		start := time.Now()
 		for i := 0; i < iters; i++ {
@@ -52,20 +53,20 @@ func FromPolicy(name string, newPolicy func(bitsPerKey int) bloom.FilterPolicy) 
 			}
 			return hits, time.Since(start).Nanoseconds()
 		},
-		Allocs: func(name string, bitsPerKey int, keys [][]byte, filter []byte, ops []Op) float64 {
+		Allocs: func(name string, bitsPerKey int, keys [][]byte, filter []byte, ops []blockop.Op) float64 {
 			return policyAllocs(newPolicy(bitsPerKey), name, keys, filter, ops)
 		},
 	}
 }
 
-func runOps(b *bloom.FilterBlockBuilder, ops []Op) {
+func runOps(b *bloom.FilterBlockBuilder, ops []blockop.Op) {
 	for _, op := range ops {
 		switch op.Kind {
-		case StartBlock:
+		case blockop.StartBlock:
 			b.StartBlock(op.Offset)
-		case AddKey:
+		case blockop.AddKey:
 			b.AddKey(op.Key)
-		case Finish:
+		case blockop.Finish:
 			b.Finish()
 		}
 	}
@@ -74,7 +75,7 @@ func runOps(b *bloom.FilterBlockBuilder, ops []Op) {
 // policyAllocs counts the heap allocations of one run of a benchmark: per
 // CreateFilter into a reused buffer, per pass of KeyMayMatch over all keys,
 // and per table for package bloom's filter block builder.
-func policyAllocs(p bloom.FilterPolicy, name string, keys [][]byte, filter []byte, ops []Op) float64 {
+func policyAllocs(p bloom.FilterPolicy, name string, keys [][]byte, filter []byte, ops []blockop.Op) float64 {
 	dst := p.CreateFilter(keys, nil)
 	var f func()
 	switch name {

@@ -2,7 +2,10 @@
 
 package bench
 
-import "github.com/ldbcompat/ldbcompat/cgo/upstream"
+import (
+	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/blockop"
+)
 
 // Upstream returns the Impl of upstream C++ LevelDB 1.23, named Reference
 // ("c++"). Every loop runs and is timed inside C++ (cgo/upstream's Time*
@@ -12,23 +15,8 @@ func Upstream() Impl {
 		Name:         Reference,
 		CreateFilter: upstream.TimeCreateFilter,
 		KeyMayMatch:  upstream.TimeKeyMayMatch,
-		FilterBlock: func(bitsPerKey int, ops []Op, iters int) int64 {
-			return upstream.TimeFilterBlock(bitsPerKey, upstreamOps(ops), iters)
+		FilterBlock: func(bitsPerKey int, ops []blockop.Op, iters int) int64 {
+			return upstream.TimeFilterBlock(bitsPerKey, ops, iters)
 		},
 	}
-}
-
-func upstreamOps(ops []Op) []upstream.Op {
-	out := make([]upstream.Op, len(ops))
-	for i, op := range ops {
-		kind := upstream.OpStartBlock
-		switch op.Kind {
-		case AddKey:
-			kind = upstream.OpAddKey
-		case Finish:
-			kind = upstream.OpFinish
-		}
-		out[i] = upstream.Op{Kind: kind, Offset: op.Offset, Key: op.Key}
-	}
-	return out
 }
