@@ -14,6 +14,12 @@
 # gave, the output of every failed test, and a closing count
 # ("DONE N tests, N skipped, N failures in Ns"). It exits non-zero when a
 # test or a package failed, or when a package did not build.
+#
+# What it does not give: the passed/failed/skipped counts per package that
+# the project's own summary (internal/cmd/testsummary, now gone) printed.
+# The per-package verdict, every skipped test by name and the closing count
+# carry what those counts were for, and the old counts saw top-level tests
+# only, so a skipped subtest never showed; no code of ours is kept for them.
 set -euo pipefail
 
 readonly version=v1.13.0
