@@ -157,11 +157,14 @@ ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
   const std::string scan_status = StatusText(it->status());
   delete it;
 
-  // Open on its own: FindTable's status (not cached when it fails).
+  // Open on its own: FindTable's status (not cached when it fails). A
+  // table that opened comes back through tableptr; the iterator's status
+  // would also hold the index block's construction error.
   std::string open_status;
   {
-    leveldb::Iterator* probe = cache.NewIterator(ro, number, size);
-    open_status = StatusText(probe->status());
+    leveldb::Table* opened = nullptr;
+    leveldb::Iterator* probe = cache.NewIterator(ro, number, size, &opened);
+    if (opened == nullptr) open_status = StatusText(probe->status());
     delete probe;
   }
   PutStr(out, open_status);

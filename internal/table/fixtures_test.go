@@ -44,7 +44,7 @@ type fixtureTable struct {
 	idx  int // index in db.Tables
 }
 
-func loadFixtures(t *testing.T) []fixtureTable {
+func loadFixtures(t testing.TB) []fixtureTable {
 	t.Helper()
 	infos, err := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
 	if err != nil {
@@ -77,7 +77,7 @@ func loadFixtures(t *testing.T) []fixtureTable {
 
 func (f fixtureTable) name() string { return f.db.Name + "/" + f.db.Tables[f.idx].File }
 
-func (f fixtureTable) open(t *testing.T) *table.Table {
+func (f fixtureTable) open(t testing.TB) *table.Table {
 	t.Helper()
 	tb, err := table.Open(f.name(), bytes.NewReader(f.data), int64(len(f.data)))
 	if err != nil {

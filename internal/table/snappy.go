@@ -1,0 +1,121 @@
+package table
+
+import (
+	"encoding/binary"
+
+	"github.com/klauspost/compress/s2"
+)
+
+// decodeSnappy decodes a snappy block (the raw format, not the framed one)
+// into dst, which it grows as needed, accepting exactly what C++ snappy's
+// RawUncompress (snappy.cc, as table/format.cc ReadBlock calls it through
+// port::Snappy_GetUncompressedLength and port::Snappy_Uncompress) accepts:
+//
+//   - the decoded length is a varint of at most 5 bytes whose value fits 32
+//     bits (SnappyDecompressor::ReadUncompressedLength; Go's snappy package
+//     also takes longer encodings);
+//   - every tag is whole, literals lie inside the input, and a copy's offset
+//     is at least 1 and at most the bytes produced so far (C++ refuses the
+//     offset 0 that the S2 decoder behind klauspost/compress/snappy reads as
+//     "repeat the last offset");
+//   - the output is exactly the decoded length, and the input is used up.
+//
+// ok is false for any other input, which upstream reports as "Corruption:
+// corrupted compressed block contents". maxLen bounds the decoded length the
+// caller will allocate; a longer one gives ok false with tooLong set.
+func decodeSnappy(dst, src []byte, maxLen uint64) (out []byte, ok, tooLong bool) {
+	var n uint64
+	s := 0
+	for shift := uint(0); ; shift += 7 {
+		if shift >= 32 || s >= len(src) {
+			return dst, false, false
+		}
+		c := src[s]
+		s++
+		v := uint64(c & 0x7f)
+		if shift == 28 && v > 0x0f { // LeftShiftOverflows
+			return dst, false, false
+		}
+		n |= v << shift
+		if c < 0x80 {
+			break
+		}
+	}
+	if n > maxLen {
+		return dst, false, true
+	}
+	if !validSnappy(src[s:], n) {
+		return dst, false, false
+	}
+	if uint64(cap(dst)) < n {
+		dst = make([]byte, n)
+	}
+	// A stream validSnappy accepts is plain snappy, which the S2 decoder
+	// (a superset, in assembly) decodes as C++ does.
+	out, err := s2.Decode(dst[:cap(dst)], src)
+	if err != nil || uint64(len(out)) != n {
+		return dst, false, false
+	}
+	return out, true, false
+}
+
+// validSnappy walks the tags of a snappy stream (after its length header)
+// without decoding it, and reports whether C++ snappy's decompressor
+// accepts it with n bytes of output: the rules listed at decodeSnappy.
+func validSnappy(src []byte, n uint64) bool {
+	d := uint64(0)
+	s := 0
+	for s < len(src) {
+		tag := src[s]
+		s++
+		var length, offset uint64
+		switch tag & 3 {
+		case 0: // literal
+			l := uint64(tag >> 2)
+			if l >= 60 {
+				extra := int(l - 59)
+				if len(src)-s < extra {
+					return false
+				}
+				l = 0
+				for i := extra - 1; i >= 0; i-- {
+					l = l<<8 | uint64(src[s+i])
+				}
+				s += extra
+			}
+			l++
+			if l > uint64(len(src)-s) || l > n-d {
+				return false
+			}
+			d += l
+			s += int(l)
+			continue
+		case 1: // copy, 1-byte offset
+			if len(src)-s < 1 {
+				return false
+			}
+			length = uint64(tag>>2&7) + 4
+			offset = uint64(tag&0xe0)<<3 | uint64(src[s])
+			s++
+		case 2: // copy, 2-byte offset
+			if len(src)-s < 2 {
+				return false
+			}
+			length = uint64(tag>>2) + 1
+			offset = uint64(binary.LittleEndian.Uint16(src[s:]))
+			s += 2
+		case 3: // copy, 4-byte offset
+			if len(src)-s < 4 {
+				return false
+			}
+			length = uint64(tag>>2) + 1
+			offset = uint64(binary.LittleEndian.Uint32(src[s:]))
+			s += 4
+		}
+		if offset < 1 || offset > d || length > n-d {
+			return false
+		}
+		d += length
+	}
+	return d == n
+}
