@@ -445,10 +445,9 @@ const (
 // keyBudget bounds the key bytes a block may decode to when the caller
 // keeps every key (see the constants).
 type keyBudget struct {
-	left       uint64
-	factor     int
-	of         string
-	exceededAt error
+	left   uint64
+	factor int
+	of     string
 }
 
 func newKeyBudget(b *Block) keyBudget {
