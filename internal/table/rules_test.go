@@ -107,7 +107,9 @@ func TestRulesMetaindex(t *testing.T) {
 	}{
 		{"garbage entry after the filter", []tabletest.KV{{Key: []byte("zzz"), Value: []byte{0xff}}}, handleValue(), table.FilterUsed, bloom.PolicyName},
 		{"handle cut short", nil, func(h table.BlockHandle) []byte { return table.AppendBlockHandle(nil, h)[:2] }, table.FilterUnreadable, bloom.PolicyName},
-		{"handle one byte long", nil, func(h table.BlockHandle) []byte { return table.AppendBlockHandle(nil, table.BlockHandle{Offset: h.Offset, Size: h.Size + 1}) }, table.FilterUnreadable, bloom.PolicyName},
+		{"handle one byte long", nil, func(h table.BlockHandle) []byte {
+			return table.AppendBlockHandle(nil, table.BlockHandle{Offset: h.Offset, Size: h.Size + 1})
+		}, table.FilterUnreadable, bloom.PolicyName},
 		{"other name", nil, handleValue(), table.FilterNotFound, bloom.LegacyPolicyName},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
