@@ -63,56 +63,55 @@ func decodeSnappy(dst, src []byte, maxLen uint64) (out []byte, ok, tooLong bool)
 // without decoding it, and reports whether C++ snappy's decompressor
 // accepts it with n bytes of output: the rules listed at decodeSnappy.
 func validSnappy(src []byte, n uint64) bool {
-	d := uint64(0)
-	s := 0
-	for s < len(src) {
-		tag := src[s]
-		s++
+	d := uint64(0) // bytes produced so far
+	for len(src) > 0 {
+		tag := src[0]
 		var length, offset uint64
 		switch tag & 3 {
 		case 0: // literal
-			l := uint64(tag >> 2)
-			if l >= 60 {
-				extra := int(l - 59)
-				if len(src)-s < extra {
+			length = uint64(tag>>2) + 1
+			src = src[1:]
+			if length > 60 {
+				extra := int(length - 60)
+				if len(src) < extra {
 					return false
 				}
-				l = 0
+				length = 0
 				for i := extra - 1; i >= 0; i-- {
-					l = l<<8 | uint64(src[s+i])
+					length = length<<8 | uint64(src[i])
 				}
-				s += extra
+				length++
+				src = src[extra:]
 			}
-			l++
-			if l > uint64(len(src)-s) || l > n-d {
+			if length > uint64(len(src)) || length > n-d {
 				return false
 			}
-			d += l
-			s += int(l)
+			d += length
+			src = src[length:]
 			continue
 		case 1: // copy, 1-byte offset
-			if len(src)-s < 1 {
+			if len(src) < 2 {
 				return false
 			}
 			length = uint64(tag>>2&7) + 4
-			offset = uint64(tag&0xe0)<<3 | uint64(src[s])
-			s++
+			offset = uint64(tag&0xe0)<<3 | uint64(src[1])
+			src = src[2:]
 		case 2: // copy, 2-byte offset
-			if len(src)-s < 2 {
+			if len(src) < 3 {
 				return false
 			}
 			length = uint64(tag>>2) + 1
-			offset = uint64(binary.LittleEndian.Uint16(src[s:]))
-			s += 2
-		case 3: // copy, 4-byte offset
-			if len(src)-s < 4 {
+			offset = uint64(src[1]) | uint64(src[2])<<8
+			src = src[3:]
+		default: // copy, 4-byte offset
+			if len(src) < 5 {
 				return false
 			}
 			length = uint64(tag>>2) + 1
-			offset = uint64(binary.LittleEndian.Uint32(src[s:]))
-			s += 4
+			offset = uint64(binary.LittleEndian.Uint32(src[1:]))
+			src = src[5:]
 		}
-		if offset < 1 || offset > d || length > n-d {
+		if offset-1 >= d || length > n-d { // offset 0 wraps
 			return false
 		}
 		d += length
