@@ -118,7 +118,7 @@ fprate:
 FUZZTIME ?= 60s
 FUZZMINIMIZETIME ?= 5s
 FUZZ_PKGS := ./bloom ./internal/table ./internal/manifest ./internal/filtercheck ./cmd/ldbcompat
-FUZZ_LEVELDB_PKGS := ./compat
+FUZZ_LEVELDB_PKGS := ./compat ./internal/table ./internal/manifest
 
 fuzz: deps
 	@export GO="$(GO)" FUZZTIME="$(FUZZTIME)" FUZZMINIMIZETIME="$(FUZZMINIMIZETIME)"; \

@@ -79,6 +79,23 @@ int64_t ldbc_time_filter_block(const ldbc_policy* p, const uint8_t* kinds,
                                const uint64_t* koffs, size_t nops,
                                int64_t iters);
 
+// Table and MANIFEST readers (reader_shim.cc). Each returns an ldbc_result
+// whose bytes reader.go decodes.
+//
+// ldbc_table_read reads table `number` of the database directory dir through
+// a leveldb::TableCache, as a DB reads a live table of `size` bytes (the
+// MANIFEST's), with paranoid_checks and an InternalFilterPolicy over a policy
+// named policy_name whose filters are NewBloomFilterPolicy(bits)'s: the open
+// status, a full scan with verify_checksums, and TableCache::Get for each of
+// the nlookups internal keys in flat/offs.
+ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
+                             const char* policy_name, int bits,
+                             const char* flat, const uint64_t* offs,
+                             size_t nlookups);
+// ldbc_manifest_recover runs leveldb::VersionSet::Recover on the database
+// directory dir (read-only) and reports its status and the version.
+ldbc_result* ldbc_manifest_recover(const char* dir);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif

@@ -121,7 +121,7 @@ func TestBadPaths(t *testing.T) {
 		wantError(t, file("000003.log", append([]byte{0x8f, 0x32, 0x8c, 0x1a, 0x24, 0, 1}, bytes.Repeat([]byte("x"), 100)...)), `bad magic number`)
 	})
 	t.Run("footer only", func(t *testing.T) {
-		wantError(t, file("footer.ldb", data[len(data)-table.FooterSize:]), `offset 0: metaindex block handle \d+\+\d+: block and its 5-byte trailer run past the end of the blocks at 0`)
+		wantError(t, file("footer.ldb", data[len(data)-table.FooterSize:]), `offset 48: index block handle \d+\+\d+: block and its 5-byte trailer run past the end of the 48-byte file`)
 	})
 	t.Run("directory without CURRENT", func(t *testing.T) {
 		d := filepath.Join(dir, "notdb")
@@ -367,6 +367,20 @@ func TestBitFlipCLI(t *testing.T) {
 		}
 	}
 	errPrefix := regexp.MustCompile(`^ldbcompat: table ` + regexp.QuoteMeta(p) + `: offset (\d+): `)
+	// Upstream reads a table whose filter or metaindex block is damaged
+	// without its filter (table/table.cc ReadMeta, ReadFilter).
+	tb, err := table.Open(p, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, _ := tb.FilterHandle()
+	mh := tb.MetaindexHandle()
+	footer := uint64(len(data) - table.FooterSize)
+	inMeta := func(off int) bool {
+		o := uint64(off)
+		return (o >= fh.Offset && o < fh.End()) || (o >= mh.Offset && o < mh.End()) ||
+			(o >= footer && o < footer+uint64(len(table.AppendBlockHandle(nil, mh)))) // the metaindex handle
+	}
 	same := 0
 	for _, bit := range bits {
 		damaged := bytes.Clone(data)
@@ -377,6 +391,9 @@ func TestBitFlipCLI(t *testing.T) {
 			want := map[string]string{"verify": wantOut, "dump": wantDump}[args[0]]
 			switch code {
 			case exitOK:
+				if inMeta(bit/8) && stdout != want && strings.Contains(stdout, "no filter") {
+					continue
+				}
 				if stdout != want {
 					t.Errorf("bit %d of byte %d flipped: %s exit 0 with different output:\n%s\nundamaged:\n%s", bit%8, bit/8, args[0], stdout, want)
 				}

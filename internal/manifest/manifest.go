@@ -47,8 +47,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -65,6 +67,11 @@ const (
 	typeFirst  = 2
 	typeMiddle = 3
 	typeLast   = 4
+
+	// log::Reader's own codes (db/log_reader.h), which ReadRecord also
+	// takes from a physical record of that type.
+	typeReaderEOF = 5 // kEof
+	typeReaderBad = 6 // kBadRecord
 )
 
 // NumLevels is LevelDB's number of levels (config::kNumLevels).
@@ -88,11 +95,29 @@ type Error struct {
 	File   string // the file's path
 	Offset int64  // byte offset in the file
 	Msg    string // what is wrong at Offset
+	// Status is what VersionSet::Recover returns for the same problem, as
+	// Status::ToString() prints it ("Corruption: checksum mismatch"), or
+	// "" when upstream's behaviour is undefined (Err is ErrUndefined).
+	Status string
+	Err    error // ErrUndefined, an I/O error, or nil
 }
 
-// Error formats e as "FILE: offset N: MSG".
+// ErrUndefined is wrapped by an *Error for a MANIFEST on which upstream's
+// behaviour is undefined: VersionSet::Builder compares the smallest keys of
+// the files added to a level with the internal key comparator, which reads
+// out of bounds for a key shorter than its 8-byte tag.
+var ErrUndefined = errors.New("LevelDB's behaviour is undefined here")
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Error formats e as "FILE: offset N: MSG[: ERR]".
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s: offset %d: %s", e.File, e.Offset, e.Msg)
+	s := fmt.Sprintf("%s: offset %d: %s", e.File, e.Offset, e.Msg)
+	if e.Err != nil && e.Err != ErrUndefined {
+		s += ": " + e.Err.Error()
+	}
+	return s
 }
 
 // File is a live table of the current version.
@@ -109,8 +134,19 @@ type Version struct {
 	Manifest   string // path of the MANIFEST read
 	Comparator string // the comparator's name, "" if no edit named one
 	Edits      int    // version edits replayed
-	Files      []File // live tables, by file number
+	// Files are the live tables, by file number (then level, then
+	// smallest key). A number may appear more than once: upstream's
+	// Builder keeps a file added again at a level with another smallest
+	// key beside the first (db/version_set.cc Builder::Apply, SaveTo).
+	Files []File
+	// The counters of the last edits that set them; Recover requires
+	// NextFile, LogNumber and LastSequence (PrevLogNumber is 0 if unset).
+	LogNumber, PrevLogNumber, NextFile, LastSequence uint64
 }
+
+// BytewiseComparator is the name of LevelDB's default comparator, the one
+// Parse requires of edits that name one.
+const BytewiseComparator = "leveldb.BytewiseComparator"
 
 // Live returns the live table with file number n, if there is one.
 func (v *Version) Live(n uint64) (File, bool) {
@@ -135,15 +171,21 @@ func Read(dir string) (*Version, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, name)
+	path := dir + string(filepath.Separator) + name // not cleaned: as upstream opens it
 	data, err := readRegular(path, 0)
 	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("MANIFEST named by %s: %w", cur, &Error{File: path, Msg: "does not exist",
+				Status: "Corruption: CURRENT points to a non-existent file: NotFound: " + path + ": No such file or directory", Err: err})
+		}
 		return nil, fmt.Errorf("MANIFEST named by %s: %w", cur, err)
 	}
 	return Parse(path, data)
 }
 
 // readCurrent returns the MANIFEST file name in the CURRENT file at path.
+// As VersionSet::Recover, it takes whatever precedes the final newline:
+// the MANIFEST is that name joined to the directory, even a path.
 func readCurrent(path string) (string, error) {
 	b, err := readRegular(path, maxCurrentSize)
 	if errors.Is(err, os.ErrNotExist) {
@@ -154,14 +196,13 @@ func readCurrent(path string) (string, error) {
 	}
 	s := string(b)
 	if !strings.HasSuffix(s, "\n") {
-		return "", &Error{File: path, Offset: int64(len(b)), Msg: "does not end with a newline"}
+		return "", &Error{File: path, Offset: int64(len(b)), Msg: "does not end with a newline",
+			Status: "Corruption: CURRENT file does not end with newline"}
 	}
 	s = strings.TrimSuffix(s, "\n")
-	if i := strings.IndexAny(s, "/\\\n\x00"); i >= 0 || !strings.HasPrefix(s, "MANIFEST-") {
-		if i < 0 {
-			i = 0
-		}
-		return "", &Error{File: path, Offset: int64(i), Msg: fmt.Sprintf("%q is not a MANIFEST file name", s)}
+	if strings.IndexByte(s, 0) >= 0 {
+		// C++ would open the name up to the NUL.
+		return "", &Error{File: path, Offset: int64(strings.IndexByte(s, 0)), Msg: fmt.Sprintf("%s: a file name holds no NUL byte", short(s))}
 	}
 	return s, nil
 }
@@ -183,59 +224,172 @@ func readRegular(path string, limit int64) ([]byte, error) {
 }
 
 // Parse replays the version edits in data, the contents of the MANIFEST
-// file name, and returns the current version.
+// file name, as VersionSet::Recover (db/version_set.cc) does with the
+// bytewise comparator, and returns the current version. It fails exactly
+// where Recover does: the first corruption the log reader reports (see
+// records), an edit VersionEdit::DecodeFrom refuses, an edit naming another
+// comparator, or no next file number, log number or last sequence number
+// in any edit.
 func Parse(name string, data []byte) (*Version, error) {
 	v := &Version{Manifest: name}
-	type key struct {
-		level  int
-		number uint64
-	}
-	live := map[key]File{}
+	var haveLog, haveNext, haveSeq bool
+	var b builder
 	err := records(name, data, func(off int64, rec []byte) error {
 		e, err := decodeEdit(rec)
 		if err != nil {
-			return &Error{File: name, Offset: off, Msg: "version edit " + fmt.Sprint(v.Edits) + ": " + err.Error()}
+			return &Error{File: name, Offset: off, Msg: "version edit " + fmt.Sprint(v.Edits) + ": " + err.Error(),
+				Status: "Corruption: VersionEdit: " + err.(*editError).what}
+		}
+		if e.comparator != nil && *e.comparator != BytewiseComparator {
+			return &Error{File: name, Offset: off, Msg: fmt.Sprintf("version edit %d: comparator %s; the database's is %q", v.Edits, short(*e.comparator), BytewiseComparator),
+				Status: "Invalid argument: " + *e.comparator + " does not match existing comparator : " + BytewiseComparator}
 		}
 		v.Edits++
 		if e.comparator != nil {
 			v.Comparator = *e.comparator
 		}
-		for _, d := range e.deleted {
-			delete(live, key{d.Level, d.Number})
+		if err := b.apply(e, name, off); err != nil {
+			return err
 		}
-		for _, f := range e.added {
-			live[key{f.Level, f.Number}] = f
+		if e.logNumber != nil {
+			v.LogNumber, haveLog = *e.logNumber, true
+		}
+		if e.prevLogNumber != nil {
+			v.PrevLogNumber = *e.prevLogNumber
+		}
+		if e.nextFile != nil {
+			v.NextFile, haveNext = *e.nextFile, true
+		}
+		if e.lastSequence != nil {
+			v.LastSequence, haveSeq = *e.lastSequence, true
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range live {
-		v.Files = append(v.Files, f)
+	for _, m := range []struct {
+		have   bool
+		status string
+	}{
+		{haveNext, "Corruption: no meta-nextfile entry in descriptor"},
+		{haveLog, "Corruption: no meta-lognumber entry in descriptor"},
+		{haveSeq, "Corruption: no last-sequence-number entry in descriptor"},
+	} {
+		if !m.have {
+			return nil, &Error{File: name, Offset: int64(len(data)), Msg: strings.TrimPrefix(m.status, "Corruption: "), Status: m.status}
+		}
 	}
-	sort.Slice(v.Files, func(i, j int) bool {
-		a, b := v.Files[i], v.Files[j]
+	if err := b.check(name); err != nil {
+		return nil, err
+	}
+	v.Files = b.live()
+	return v, nil
+}
+
+// builder is VersionSet::Builder (db/version_set.cc) from an empty base
+// version: per level, the numbers deleted so far and the files added, a
+// set ordered by smallest internal key then number.
+type builder struct {
+	levels [NumLevels]struct {
+		deleted map[uint64]bool
+		added   map[addedKey]File
+		short   bool // a file with a smallest key under 8 bytes was added
+		adds    int  // insertions tried
+		at      int64
+	}
+}
+
+// addedKey identifies a file in a level's added set: the set's comparator
+// (smallest key by the internal key comparator, then number) finds two
+// files equal when their smallest keys are the same bytes and their
+// numbers are equal; inserting an equal file keeps the first.
+type addedKey struct {
+	smallest string
+	number   uint64
+}
+
+// apply is Builder::Apply: the edit's deletions, then its additions, each
+// of which cancels an earlier deletion of its number at its level.
+func (b *builder) apply(e *edit, name string, off int64) error {
+	for _, d := range e.deleted {
+		l := &b.levels[d.Level]
+		if l.deleted == nil {
+			l.deleted = map[uint64]bool{}
+		}
+		l.deleted[d.Number] = true
+	}
+	for _, f := range e.added {
+		l := &b.levels[f.Level]
+		delete(l.deleted, f.Number)
+		if l.added == nil {
+			l.added = map[addedKey]File{}
+		}
+		l.adds++
+		if len(f.Smallest) < 8 && !l.short {
+			l.short, l.at = true, off
+		}
+		k := addedKey{string(f.Smallest), f.Number}
+		if _, ok := l.added[k]; !ok {
+			l.added[k] = f
+		}
+	}
+	return nil
+}
+
+// check refuses what upstream cannot compare: a level where a file whose
+// smallest key is shorter than an internal key's 8-byte tag meets another
+// file in the added set (InternalKeyComparator::Compare, ExtractUserKey's
+// assert compiled out).
+func (b *builder) check(name string) error {
+	for level, l := range b.levels {
+		if l.short && l.adds > 1 {
+			return &Error{File: name, Offset: l.at, Err: ErrUndefined,
+				Msg: fmt.Sprintf("level %d: a new file's smallest key is shorter than an internal key's 8-byte tag, and LevelDB's comparator reads past it when it sorts the level's files", level)}
+		}
+	}
+	return nil
+}
+
+// live is Builder::SaveTo: the added files of every level whose numbers
+// are not deleted there, sorted by number, then level, then smallest key.
+func (b *builder) live() []File {
+	var files []File
+	for _, l := range b.levels {
+		for k, f := range l.added {
+			if !l.deleted[k.number] {
+				files = append(files, f)
+			}
+		}
+	}
+	sort.Slice(files, func(i, j int) bool {
+		a, b := files[i], files[j]
 		if a.Number != b.Number {
 			return a.Number < b.Number
 		}
-		return a.Level < b.Level
+		if a.Level != b.Level {
+			return a.Level < b.Level
+		}
+		return string(a.Smallest) < string(b.Smallest)
 	})
-	return v, nil
+	return files
 }
 
 // records calls fn with each logical record in the log data and the file
 // offset of its first fragment's header. It follows upstream's log::Reader
-// as VersionSet::Recover uses it: whatever the reader reports as corruption
-// is an error; what it drops silently (a record cut short by the end of
-// the file, preallocated zeros) ends or skips quietly.
+// (db/log_reader.cc) with checksums, as VersionSet::Recover uses it: the
+// first corruption the reader reports is the error, and Recover stops
+// there; what the reader drops silently (a record cut short by the end of
+// the file, preallocated zeros, a physical record of type 6 outside a
+// fragmented record) is skipped, and a physical record of type 5, which
+// the reader takes for its own end-of-file marker, ends the log.
 func records(name string, data []byte, fn func(off int64, rec []byte) error) error {
 	var (
 		rec      []byte
 		recStart int64 = -1 // offset of the pending FIRST fragment, or -1
 	)
-	corrupt := func(off int, format string, args ...any) error {
-		return &Error{File: name, Offset: int64(off), Msg: fmt.Sprintf(format, args...)}
+	corrupt := func(off int, status, format string, args ...any) error {
+		return &Error{File: name, Offset: int64(off), Msg: fmt.Sprintf(format, args...), Status: "Corruption: " + status}
 	}
 	for off := 0; off < len(data); {
 		blockEnd := off - off%BlockSize + BlockSize
@@ -245,7 +399,7 @@ func records(name string, data []byte, fn func(off int64, rec []byte) error) err
 			if !full {
 				return nil // a header cut short: being written
 			}
-			off = blockEnd // the block's zero-filled trailer
+			off = blockEnd // the block's trailer, skipped unread
 			continue
 		}
 		h := data[off : off+HeaderSize]
@@ -255,21 +409,21 @@ func records(name string, data []byte, fn func(off int64, rec []byte) error) err
 			if !full {
 				return nil // a record cut short: being written
 			}
-			return corrupt(off, "bad record length: %d bytes run past the 32 KiB block", n)
+			return corrupt(off, "bad record length", "bad record length: %d bytes run past the 32 KiB block", n)
 		}
 		payload := data[off+HeaderSize : off+HeaderSize+n]
 		if typ == typeZero && n == 0 {
 			// Preallocated space: upstream skips the rest of the block,
 			// which breaks a fragmented record.
 			if recStart >= 0 {
-				return corrupt(off, "error in middle of record (from offset %d)", recStart)
+				return corrupt(off, "error in middle of record", "error in middle of record (from offset %d)", recStart)
 			}
 			off = blockEnd
 			continue
 		}
 		want := binary.LittleEndian.Uint32(h[0:4])
 		if got := crc.Mask(crc.Extend(crc.Value([]byte{typ}), payload)); got != want {
-			return corrupt(off, "record checksum mismatch (stored %#08x, computed %#08x)", want, got)
+			return corrupt(off, "checksum mismatch", "record checksum mismatch (stored %#08x, computed %#08x)", want, got)
 		}
 		start := off
 		off += HeaderSize + n
@@ -278,7 +432,8 @@ func records(name string, data []byte, fn func(off int64, rec []byte) error) err
 			// An unfinished record with data is corruption; an empty
 			// FIRST fragment (written by old versions) is not.
 			if recStart >= 0 && len(rec) > 0 {
-				return corrupt(start, "partial record without end (from offset %d)", recStart)
+				which := map[byte]string{typeFull: "(1)", typeFirst: "(2)"}[typ]
+				return corrupt(start, "partial record without end"+which, "partial record without end (from offset %d)", recStart)
 			}
 			recStart = -1
 			if typ == typeFull {
@@ -291,7 +446,8 @@ func records(name string, data []byte, fn func(off int64, rec []byte) error) err
 			recStart = int64(start)
 		case typeMiddle, typeLast:
 			if recStart < 0 {
-				return corrupt(start, "missing start of fragmented record (%s fragment)", fragmentName(typ))
+				which := map[byte]string{typeMiddle: "(1)", typeLast: "(2)"}[typ]
+				return corrupt(start, "missing start of fragmented record"+which, "missing start of fragmented record (%s fragment)", fragmentName(typ))
 			}
 			rec = append(rec, payload...)
 			if typ == typeLast {
@@ -300,8 +456,25 @@ func records(name string, data []byte, fn func(off int64, rec []byte) error) err
 				}
 				recStart = -1
 			}
+		case typeReaderEOF:
+			// ReadRecord's kEof: the log ends here, a pending
+			// fragmented record dropped.
+			return nil
+		case typeReaderBad:
+			// ReadRecord's kBadRecord: skipped, unless it breaks a
+			// fragmented record.
+			if recStart >= 0 {
+				return corrupt(start, "error in middle of record", "error in middle of record (from offset %d)", recStart)
+			}
 		default:
-			return corrupt(start, "unknown record type %d", typ)
+			// header[6] is a plain char, read into an unsigned int:
+			// signed on x86, where types from 128 print as 4294967168
+			// and up.
+			shown := uint32(typ)
+			if runtime.GOARCH == "amd64" || runtime.GOARCH == "386" {
+				shown = uint32(int32(int8(typ)))
+			}
+			return corrupt(start, fmt.Sprintf("unknown record type %d", shown), "unknown record type %d", typ)
 		}
 	}
 	return nil
@@ -316,13 +489,32 @@ func fragmentName(typ byte) string {
 
 // edit is a decoded VersionEdit: what the current version needs of it.
 type edit struct {
-	comparator *string
-	deleted    []File // Level and Number only
-	added      []File
+	comparator                                       *string
+	logNumber, prevLogNumber, nextFile, lastSequence *uint64
+	deleted                                          []File // Level and Number only
+	added                                            []File
 }
 
-// decodeEdit decodes one VersionEdit as upstream's DecodeFrom does,
-// rejecting what it rejects.
+// editError is a VersionEdit DecodeFrom refuses, at byte at: what is
+// upstream's message ("new-file entry", "unknown tag", "invalid tag", ...).
+type editError struct {
+	at   int
+	what string
+	tag  uint64 // the unknown tag
+}
+
+func (e *editError) Error() string {
+	switch e.what {
+	case "unknown tag":
+		return fmt.Sprintf("byte %d: unknown tag %d", e.at, e.tag)
+	case "invalid tag":
+		return fmt.Sprintf("byte %d: invalid tag", e.at)
+	}
+	return fmt.Sprintf("byte %d: invalid %s", e.at, e.what)
+}
+
+// decodeEdit decodes one VersionEdit as upstream's DecodeFrom
+// (db/version_edit.cc) does, rejecting what it rejects.
 func decodeEdit(b []byte) (*edit, error) {
 	e := &edit{}
 	d := decoder{b: b}
@@ -330,7 +522,7 @@ func decodeEdit(b []byte) (*edit, error) {
 		at := len(b) - len(d.b)
 		tag, ok := d.varint(32)
 		if !ok {
-			return nil, fmt.Errorf("byte %d: invalid tag", at)
+			return nil, &editError{at: at, what: "invalid tag"}
 		}
 		var what string
 		switch tag {
@@ -343,10 +535,15 @@ func decodeEdit(b []byte) (*edit, error) {
 			name := string(s)
 			e.comparator = &name
 		case tagLogNumber, tagNextFileNumber, tagLastSequence, tagPrevLogNumber:
-			if _, ok := d.varint(64); !ok {
+			v, ok := d.varint(64)
+			if !ok {
 				what = map[uint64]string{tagLogNumber: "log number", tagNextFileNumber: "next file number",
 					tagLastSequence: "last sequence number", tagPrevLogNumber: "previous log number"}[tag]
+				break
 			}
+			p := map[uint64]**uint64{tagLogNumber: &e.logNumber, tagNextFileNumber: &e.nextFile,
+				tagLastSequence: &e.lastSequence, tagPrevLogNumber: &e.prevLogNumber}[tag]
+			*p = &v
 		case tagCompactPointer:
 			if _, ok := d.level(); !ok {
 				what = "compaction pointer"
@@ -379,10 +576,10 @@ func decodeEdit(b []byte) (*edit, error) {
 			}
 			e.added = append(e.added, f)
 		default:
-			return nil, fmt.Errorf("byte %d: unknown tag %d", at, tag)
+			return nil, &editError{at: at, what: "unknown tag", tag: tag}
 		}
 		if what != "" {
-			return nil, fmt.Errorf("byte %d: invalid %s", at, what)
+			return nil, &editError{at: at, what: what}
 		}
 	}
 	return e, nil
@@ -439,4 +636,75 @@ func (d *decoder) internalKey() ([]byte, bool) {
 		return nil, false
 	}
 	return s, true
+}
+
+// short quotes s for a message, cut to its first 64 bytes.
+func short(s string) string {
+	if len(s) > 64 {
+		return fmt.Sprintf("%q... (%d bytes)", s[:64], len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Missing returns, in increasing order, the numbers of v's live files that
+// DBImpl::Recover (db/db_impl.cc) finds missing when it opens dir: those
+// that no name in dir has as its number by ParseFileName, whatever the
+// name's type (a log file or a MANIFEST of that number counts, and
+// CURRENT, LOCK, LOG and LOG.old count as number 0). Upstream then
+// refuses to open the database: "N missing files; e.g. <dir>/<first>.ldb".
+func Missing(dir string, v *Version) ([]uint64, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	present := map[uint64]bool{}
+	for _, e := range ents {
+		if n, ok := ParseFileName(e.Name()); ok {
+			present[n] = true
+		}
+	}
+	var missing []uint64
+	for _, f := range v.Files {
+		if !present[f.Number] && (len(missing) == 0 || missing[len(missing)-1] != f.Number) {
+			missing = append(missing, f.Number)
+		}
+	}
+	return missing, nil
+}
+
+// ParseFileName returns the number db/filename.cc ParseFileName gives a
+// file name of a database directory: 0 for CURRENT, LOCK, LOG and LOG.old,
+// N for MANIFEST-N and for N.log, N.sst, N.ldb and N.dbtmp, with N decimal
+// digits that fit 64 bits. ok is false for any other name.
+func ParseFileName(name string) (number uint64, ok bool) {
+	switch name {
+	case "CURRENT", "LOCK", "LOG", "LOG.old":
+		return 0, true
+	}
+	if rest, isManifest := strings.CutPrefix(name, "MANIFEST-"); isManifest {
+		n, tail, ok := consumeDecimal(rest)
+		return n, ok && tail == ""
+	}
+	n, tail, ok := consumeDecimal(name)
+	switch tail {
+	case ".log", ".sst", ".ldb", ".dbtmp":
+		return n, ok
+	}
+	return 0, false
+}
+
+// consumeDecimal is util/logging.cc ConsumeDecimalNumber: the leading
+// digits of s as a number (false when there are none or they overflow 64
+// bits) and the rest of s.
+func consumeDecimal(s string) (uint64, string, bool) {
+	var v uint64
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		d := uint64(s[i] - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, s, false
+		}
+		v = v*10 + d
+	}
+	return v, s[i:], i > 0
 }

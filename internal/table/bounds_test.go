@@ -65,9 +65,9 @@ func TestHugeClaimsAllocation(t *testing.T) {
 	}{
 		{"index block of 1 GiB", tabletest.ReplaceFooter(f.data, mh, table.BlockHandle{Offset: ih.Offset, Size: gb}), "index block handle"},
 		{"index block of 2^64-1 bytes", tabletest.ReplaceFooter(f.data, mh, table.BlockHandle{Offset: ih.Offset, Size: 1<<64 - 1}), "index block handle"},
-		{"metaindex block at 2^63", tabletest.ReplaceFooter(f.data, table.BlockHandle{Offset: 1 << 63, Size: gb}, ih), "metaindex block handle"},
-		{"filter block of 4 GiB", hugeFilter(table.BlockHandle{Offset: fh.Offset, Size: 4 * gb}), "filter"},
-		{"filter block far past the end", hugeFilter(table.BlockHandle{Offset: 1 << 40, Size: 100}), "filter"},
+		{"metaindex block at 2^63", tabletest.ReplaceFooter(f.data, table.BlockHandle{Offset: 1 << 63, Size: gb}, ih), ""},
+		{"filter block of 4 GiB", hugeFilter(table.BlockHandle{Offset: fh.Offset, Size: 4 * gb}), ""},
+		{"filter block far past the end", hugeFilter(table.BlockHandle{Offset: 1 << 40, Size: 100}), ""},
 		{"data block of 1 GiB", hugeData(table.BlockHandle{Offset: 0, Size: gb}), "data block handle"},
 		{"snappy block claiming 4 GiB", oneBlockTable([]byte{0xff, 0xff, 0xff, 0xff, 0x0f, 0x00}, table.SnappyCompression), "more than snappy can expand"},
 		{"snappy block claiming 2^63", oneBlockTable(binary.AppendUvarint(nil, 1<<63), table.SnappyCompression), "snappy"},
@@ -78,7 +78,15 @@ func TestHugeClaimsAllocation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
 			got := alloctest.Allocated(func() { err = checkAll("big.ldb", tc.data) })
-			checkTableError(t, err, "big.ldb", len(tc.data), tc.want)
+			if tc.want == "" {
+				// Upstream reads the table without a filter
+				// (table/table.cc ReadMeta, ReadFilter).
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				checkTableError(t, err, "big.ldb", len(tc.data), tc.want)
+			}
 			if bound := 4*uint64(len(tc.data)) + 64<<10; got > bound {
 				t.Errorf("allocated %d bytes reading a %d-byte table; want at most %d", got, len(tc.data), bound)
 			}

@@ -1,17 +1,36 @@
 // Package table reads LevelDB tables (.ldb and, from releases before 1.14,
-// .sst files) without LevelDB: footer, index and metaindex blocks, data
-// blocks with their checksums and snappy compression, and the filter block.
-// It only reads; it yields each data block's handle and the internal keys
-// of its entries in table order, which is what rebuilding a filter block
-// needs.
+// .sst files) without LevelDB, accepting exactly what upstream LevelDB
+// 1.23's own reader accepts with paranoid_checks and verify_checksums, and
+// deciding as it does about the filter block:
 //
-// Every malformed input gives an *Error naming the file, the offset in it
-// and what was expected there. Nothing is allocated before the bytes it
-// describes are known to lie inside the file, a snappy block's decoded
-// length is checked against the largest expansion snappy can produce (22
-// times), and a block's prefix-compressed keys may decode to at most 64
-// times the block's decompressed size, and 256 times its stored size, plus
-// 4 KiB, so a damaged table never makes the reader panic or allocate more
+//   - OpenSized is db/table_cache.cc FindTable and table/table.cc
+//     Table::Open: the footer at the size the MANIFEST records, blocks read
+//     wherever they lie in the (memory-mapped) file, the index block read
+//     and checked. Nothing else fails the open.
+//   - Scan, DataKeys and DataBlocks are a full scan through upstream's
+//     two-level iterator (table/two_level_iterator.cc) and Block::Iter
+//     (table/block.cc), with DBIter's internal key check (db/db_iter.cc):
+//     a bad block ends its own entries only, and the error returned is the
+//     one upstream reports at the end.
+//   - Filter is Table::ReadMeta and Table::ReadFilter for a policy name:
+//     the filter used, not found, or found but unreadable (why), in which
+//     case upstream silently reads without it.
+//   - Get is Table::InternalGet, filter included.
+//
+// FuzzUpstreamTable (build tag leveldb) checks all of it against upstream
+// through package cgo/upstream. Each error is an *Error naming the file,
+// the offset in it and what is wrong there, with upstream's status; where
+// upstream's behaviour is undefined (it would read out of bounds or abort)
+// the error wraps ErrUndefined instead.
+//
+// Nothing is allocated before the bytes it describes are known to lie
+// inside the file, a snappy block's decoded length is checked against the
+// largest expansion snappy can produce (22 times), and a block's keys are
+// rebuilt in one buffer, as upstream does. Callers that keep every key
+// (DataKeys, DataBlocks, ReadDataBlock) are held to at most 64 times the
+// block's decompressed size, and 256 times its stored size, plus 4 KiB, of
+// keys a block (an error wrapping ErrLimit beyond, for a table upstream
+// reads), so a damaged table never makes the reader panic or allocate more
 // than a bounded multiple of the file's size: 2.5 to 4.5 times for the
 // tables C++ LevelDB writes, damaged or not, and about 300 times for the
 // worst crafted one (internal/table/bounds_test.go).
@@ -103,7 +122,8 @@
 //
 // The index block maps, for each data block, a key at or after that block's
 // last key and before the next block's first key (an internal key too) to
-// the data block's handle. The metaindex block maps names to handles; its
+// the data block's handle (upstream ignores bytes after the handle, which
+// some writers, such as the iq80 Java port, leave there). The metaindex block maps names to handles; its
 // one entry in LevelDB 1.23 is "filter.<policy name>" naming the filter
 // block, whose layout package bloom documents.
 package table

@@ -26,7 +26,7 @@ type fixtureTable struct {
 
 // loadFixtures reads every committed table, with the metadata recorded
 // beside its database (package fixtures parses it).
-func loadFixtures(t *testing.T) []fixtureTable {
+func loadFixtures(t testing.TB) []fixtureTable {
 	t.Helper()
 	dbs, err := fixtures.Load(os.DirFS(fixtureDir))
 	if err != nil {
@@ -50,7 +50,7 @@ func loadFixtures(t *testing.T) []fixtureTable {
 
 func (f fixtureTable) name() string { return f.db.Name + "/" + f.db.Tables[f.idx].File }
 
-func (f fixtureTable) open(t *testing.T) *table.Table {
+func (f fixtureTable) open(t testing.TB) *table.Table {
 	t.Helper()
 	tb, err := table.Open(f.name(), bytes.NewReader(f.data), int64(len(f.data)))
 	if err != nil {

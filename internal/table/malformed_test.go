@@ -81,9 +81,13 @@ func TestTruncated(t *testing.T) {
 			// The file really is shorter: the footer is read from the
 			// wrong place.
 			err := readAll("000005.ldb", bytes.NewReader(f.data[:n]), int64(n))
-			if n < table.FooterSize {
+			switch {
+			case n == 0:
+				// LevelDB memory-maps the file, and mmap refuses 0 bytes.
+				checkTableError(t, err, "000005.ldb", n, "empty file")
+			case n < table.FooterSize:
 				checkTableError(t, err, "000005.ldb", n, "too short")
-			} else {
+			default:
 				checkTableError(t, err, "000005.ldb", n)
 			}
 			// The file was truncated after its size was taken: reads
@@ -105,7 +109,10 @@ func TestBadMagic(t *testing.T) {
 }
 
 // TestFlippedBytes flips every bit position of a sample of bytes in each
-// block and its trailer: the checksum must catch each one.
+// block and its trailer: the checksum must catch each one. A damaged data
+// or index block makes the table unreadable; a damaged filter or
+// metaindex block only makes upstream read the table without a filter
+// (table/table.cc ReadMeta and ReadFilter drop their errors).
 func TestFlippedBytes(t *testing.T) {
 	for _, comp := range []string{"none", "snappy"} {
 		f := smallest(t, comp)
@@ -115,7 +122,8 @@ func TestFlippedBytes(t *testing.T) {
 			handles = append(handles, e.Handle)
 		}
 		fh, _ := tb.FilterHandle()
-		handles = append(handles, fh, tb.MetaindexHandle(), tb.IndexHandle())
+		mh := tb.MetaindexHandle()
+		handles = append(handles, fh, mh, tb.IndexHandle())
 		for _, h := range handles {
 			for off := h.Offset; off < h.End(); off++ {
 				if off-h.Offset > 16 && h.End()-off > 16 && (off-h.Offset)%13 != 0 {
@@ -124,11 +132,26 @@ func TestFlippedBytes(t *testing.T) {
 				data := bytes.Clone(f.data)
 				data[off] ^= 1 << (off % 8)
 				err := readAll("f.ldb", bytes.NewReader(data), int64(len(data)))
+				if h == fh || h == mh {
+					if err != nil {
+						t.Fatalf("flip at %d in block %s: %v; want the table read without its filter", off, h, err)
+					}
+					damaged, _ := table.Open("f.ldb", bytes.NewReader(data), int64(len(data)))
+					want := table.FilterUnreadable
+					if h == mh {
+						want = table.FilterNoMetaindex
+					}
+					fl := damaged.Filter(bloom.PolicyName)
+					if fl.Status != want {
+						t.Fatalf("flip at %d in block %s: filter %s (%v), want %s", off, h, fl.Status, fl.Err, want)
+					}
+					err = fl.Err
+				}
 				checkTableError(t, err, "f.ldb", len(data), "checksum mismatch: stored 0x", ", computed 0x")
 				var te *table.Error
 				errors.As(err, &te)
-				if te.Offset != int64(h.Offset) {
-					t.Fatalf("flip at %d in block %s: error at offset %d, want the block's offset", off, h, te.Offset)
+				if te.Offset != int64(h.Offset) || te.Status != "Corruption: block checksum mismatch" {
+					t.Fatalf("flip at %d in block %s: error at offset %d, status %q; want the block's offset and upstream's status", off, h, te.Offset, te.Status)
 				}
 			}
 		}
@@ -147,14 +170,40 @@ func TestHandlePastEOF(t *testing.T) {
 	}{
 		{"index offset at EOF", mh, table.BlockHandle{Offset: size, Size: ih.Size}, "index block handle"},
 		{"index size past EOF", mh, table.BlockHandle{Offset: ih.Offset, Size: size}, "index block handle"},
-		{"index trailer in footer", mh, table.BlockHandle{Offset: ih.Offset, Size: ih.Size + 1}, "index block handle"},
-		{"metaindex huge", table.BlockHandle{Offset: mh.Offset, Size: 1 << 62}, ih, "metaindex block handle"},
-		{"metaindex offset overflow", table.BlockHandle{Offset: 1<<64 - 2, Size: 10}, ih, "metaindex block handle"},
+		// Upstream reads a block wherever it lies in the file, footer
+		// included: the checksum then fails.
+		{"index trailer in footer", mh, table.BlockHandle{Offset: ih.Offset, Size: ih.Size + 1}, "index block 27514+176: block checksum mismatch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := tabletest.ReplaceFooter(f.data, tc.meta, tc.index)
 			err := readAll("h.ldb", bytes.NewReader(data), int64(len(data)))
-			checkTableError(t, err, "h.ldb", len(data), tc.want, "run past the end")
+			if strings.HasPrefix(tc.want, "index block handle") {
+				checkTableError(t, err, "h.ldb", len(data), tc.want, "run past the end")
+			} else {
+				checkTableError(t, err, "h.ldb", len(data), tc.want)
+			}
+		})
+	}
+	// A metaindex block that cannot be read leaves the table readable,
+	// without a filter (table/table.cc ReadMeta).
+	for _, tc := range []struct {
+		name string
+		meta table.BlockHandle
+		want string
+	}{
+		{"metaindex huge", table.BlockHandle{Offset: mh.Offset, Size: 1 << 62}, "run past the end"},
+		{"metaindex offset overflow", table.BlockHandle{Offset: 1<<64 - 2, Size: 10}, "overflows 64 bits"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := tabletest.ReplaceFooter(f.data, tc.meta, ih)
+			if err := readAll("h.ldb", bytes.NewReader(data), int64(len(data))); err != nil {
+				t.Fatalf("%v; want the table read without a filter", err)
+			}
+			tb, _ := table.Open("h.ldb", bytes.NewReader(data), int64(len(data)))
+			if fl := tb.Filter(bloom.PolicyName); fl.Status != table.FilterNoMetaindex {
+				t.Fatalf("filter %s, want %s", fl.Status, table.FilterNoMetaindex)
+			}
+			checkTableError(t, tb.MetaindexError(), "h.ldb", len(data), "metaindex block handle", tc.want)
 		})
 	}
 	t.Run("data block handle past EOF", func(t *testing.T) {
@@ -181,12 +230,7 @@ func TestBadBlockContents(t *testing.T) {
 	}{
 		{"empty block", nil, 0, "too short for its restart count"},
 		{"restart count too big", binary.LittleEndian.AppendUint32(nil, 5), 0, "restart count 5"},
-		{"no restarts", append(bytes.Clone(good[:len(good)-8]), 0, 0, 0, 0), 0, "not a restart point"},
-		{"restart not at entry", func() []byte {
-			b := bytes.Clone(good)
-			b = append(b[:len(b)-4], 3, 0, 0, 0, 2, 0, 0, 0)
-			return b
-		}(), 0, "restart point 1 (byte 3) is not an entry boundary"},
+
 		{"shared past previous key", func() []byte {
 			b := bytes.Clone(good)
 			b[0] = 1
@@ -197,9 +241,16 @@ func TestBadBlockContents(t *testing.T) {
 			b[2] = 100
 			return b
 		}(), 0, "run past the entries' end"},
-		{"bad varint", func() []byte {
+		// A 5-byte varint32 keeps the low 32 bits (GetVarint32Ptr): the
+		// lengths that follow are then read from the key bytes.
+		{"five-byte varint", func() []byte {
 			b := bytes.Clone(good)
 			b[0], b[1], b[2], b[3], b[4] = 0xff, 0xff, 0xff, 0xff, 0x7f
+			return b
+		}(), 0, "run past the entries' end"},
+		{"six-byte varint", func() []byte {
+			b := bytes.Clone(good)
+			b[0], b[1], b[2], b[3], b[4] = 0xff, 0xff, 0xff, 0xff, 0x8f
 			return b
 		}(), 0, "want the shared key length"},
 		{"short internal key", tabletest.EncodeBlock([]tabletest.KV{{Key: []byte("abc")}}, 16), 0, "shorter than its 8-byte tag"},

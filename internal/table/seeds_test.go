@@ -25,7 +25,7 @@ import (
 // wrote it (contents and trailer), a filter block for its keys made with
 // policy (none when nil), and an index keyed by C++'s first separator. It
 // also returns the block's stored contents and compression type.
-func firstBlockTable(t *testing.T, f fixtureTable, policy bloom.FilterPolicy) (file, stored []byte, comp byte) {
+func firstBlockTable(t testing.TB, f fixtureTable, policy bloom.FilterPolicy) (file, stored []byte, comp byte) {
 	t.Helper()
 	tb := f.open(t)
 	first := tb.Index()[0]

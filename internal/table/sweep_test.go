@@ -175,17 +175,34 @@ func TestBitFlipSweep(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			out := checkTable(name, data)
 			runtime.ReadMemStats(&after)
-			data[off] ^= mask
 			if got := after.TotalAlloc - before.TotalAlloc; got > bound {
 				t.Errorf("%s: allocated %d bytes for a %d-byte file; want at most %d", what, got, len(data), bound)
+			}
+			if out.err == nil && out.res.Status == filtercheck.StatusNoFilter {
+				// Upstream reads a table whose metaindex or filter
+				// block is damaged without its filter: the keys must
+				// be the same, and the filter lookup must say why.
+				same := out.res.DataBlocks == base.res.DataBlocks && out.res.Keys == base.res.Keys
+				damaged, _ := table.Open(name, bytes.NewReader(data), int64(len(data)))
+				fl := damaged.Filter(base.res.Policy)
+				var te *table.Error
+				why := fl.Status == table.FilterNotFound || (errors.As(fl.Err, &te) && te.File == name && te.Offset >= 0 && te.Offset <= int64(len(data)))
+				if !same || fl.Status == table.FilterUsed || !why {
+					t.Errorf("%s: read without its filter (%+v), filter %s (%v); the undamaged table answers %+v", what, out.res, fl.Status, fl.Err, base.res)
+				}
+				counts["read without filter: "+fl.Status.String()]++
+				data[off] ^= mask
+				continue
 			}
 			if out.err == nil {
 				if !reflect.DeepEqual(out.res, base.res) {
 					t.Errorf("%s: read without error but answered %+v; the undamaged table answers %+v", what, out.res, base.res)
 				}
 				counts["same answer"]++
+				data[off] ^= mask
 				continue
 			}
+			data[off] ^= mask
 			var te *table.Error
 			if !errors.As(out.err, &te) || te.File != name || te.Offset < 0 || te.Offset > int64(len(data)) {
 				t.Errorf("%s: error %q (%T) is not a *table.Error naming the file and an offset in it", what, out.err, out.err)

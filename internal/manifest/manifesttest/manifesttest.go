@@ -121,6 +121,12 @@ func (e *Edit) NewFile(level int, num, size uint64, smallest, largest string) *E
 	return e.U(TagNewFile).U(uint64(level)).U(num).U(size).S(smallest).S(largest)
 }
 
+// CompactPointer appends a level's compaction pointer: key, an internal
+// key, is where its next compaction starts. Recovery only checks it.
+func (e *Edit) CompactPointer(level int, key string) *Edit {
+	return e.U(TagCompactPointer).U(uint64(level)).S(key)
+}
+
 // Deleted appends a table removed from level.
 func (e *Edit) Deleted(level int, num uint64) *Edit {
 	return e.U(TagDeletedFile).U(uint64(level)).U(num)

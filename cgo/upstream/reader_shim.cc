@@ -1,0 +1,260 @@
+//go:build leveldb
+
+// reader_shim.cc — extern "C" entry points that read a database's tables and
+// MANIFEST with LevelDB 1.23's own readers, exactly as a DB does: the table
+// through leveldb::TableCache (db/table_cache.cc, so Env::Default()'s files,
+// NNNNNN.ldb then NNNNNN.sst, Table::Open with the size given), the MANIFEST
+// through leveldb::VersionSet::Recover (db/version_set.cc). See shim.h.
+//
+// Results are serialized into an ldbc_result (see shim.h) in a small format
+// that reader.go decodes: u8, u32 and u64 little-endian, and strings as a u32
+// length and the bytes.
+
+#if defined(__has_include)
+#if !__has_include("db/table_cache.h") || !__has_include("db/version_set.h")
+#error "ldbcompat cgo/upstream: the LevelDB 1.23 source tree is not on the include path. Run `make compat`, or from the repository root: eval \"$(docker/build-leveldb.sh --print-env)\" and build again."
+#endif
+#endif
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/filename.h"
+#include "db/table_cache.h"
+#include "db/version_edit.h"
+#include "db/version_set.h"
+#include "leveldb/comparator.h"
+#include "leveldb/env.h"
+#include "leveldb/filter_policy.h"
+#include "leveldb/iterator.h"
+#include "leveldb/options.h"
+#include "leveldb/status.h"
+#include "shim.h"
+
+struct ldbc_result {
+  std::string data;
+  std::vector<uint64_t> part_lens;
+};
+
+namespace {
+
+void PutU8(std::string* dst, uint8_t v) { dst->push_back(static_cast<char>(v)); }
+
+void PutU32(std::string* dst, uint32_t v) {
+  for (int i = 0; i < 4; i++) dst->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+void PutU64(std::string* dst, uint64_t v) {
+  for (int i = 0; i < 8; i++) dst->push_back(static_cast<char>(v >> (8 * i)));
+}
+
+void PutStr(std::string* dst, const leveldb::Slice& s) {
+  PutU32(dst, static_cast<uint32_t>(s.size()));
+  dst->append(s.data(), s.size());
+}
+
+// The status as Status::ToString() prints it, "" when it is OK.
+std::string StatusText(const leveldb::Status& s) {
+  return s.ok() ? std::string() : s.ToString();
+}
+
+// A filter policy named name whose filters are NewBloomFilterPolicy(bits)'s,
+// recording every KeyMayMatch call and its answer.
+class RecordingPolicy : public leveldb::FilterPolicy {
+ public:
+  RecordingPolicy(std::string name, int bits)
+      : name_(std::move(name)), bloom_(leveldb::NewBloomFilterPolicy(bits)) {}
+  ~RecordingPolicy() override { delete bloom_; }
+
+  const char* Name() const override { return name_.c_str(); }
+
+  void CreateFilter(const leveldb::Slice* keys, int n,
+                    std::string* dst) const override {
+    bloom_->CreateFilter(keys, n, dst);
+  }
+
+  bool KeyMayMatch(const leveldb::Slice& key,
+                   const leveldb::Slice& filter) const override {
+    const bool r = bloom_->KeyMayMatch(key, filter);
+    calls_.push_back(r ? 1 : 0);
+    return r;
+  }
+
+  // The answers of the calls since the last Reset, in order.
+  const std::vector<uint8_t>& calls() const { return calls_; }
+  void Reset() const { calls_.clear(); }
+
+ private:
+  const std::string name_;
+  const leveldb::FilterPolicy* const bloom_;
+  mutable std::vector<uint8_t> calls_;
+};
+
+// What TableCache::Get hands to its callback (Version::Get's SaveValue).
+struct GetResult {
+  bool found = false;
+  std::string key, value;
+};
+
+void SaveResult(void* arg, const leveldb::Slice& k, const leveldb::Slice& v) {
+  GetResult* r = reinterpret_cast<GetResult*>(arg);
+  r->found = true;
+  r->key.assign(k.data(), k.size());
+  r->value.assign(v.data(), v.size());
+}
+
+}  // namespace
+
+extern "C" {
+
+ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
+                             const char* policy_name, int bits,
+                             const char* flat, const uint64_t* offs,
+                             size_t nlookups) {
+  RecordingPolicy user_policy(policy_name, bits);
+  leveldb::InternalFilterPolicy policy(&user_policy);
+  leveldb::InternalKeyComparator icmp(leveldb::BytewiseComparator());
+
+  // The options DBImpl's SanitizeOptions leaves a DB with, as TableCache
+  // passes them to Table::Open, with paranoid checks on. There is no block
+  // cache: with one, a block read once (a snappy block: under mmap,
+  // uncompressed blocks are never cached) would be served again for any
+  // later handle of the same offset, which depends on what was read before.
+  leveldb::Options options;
+  options.comparator = &icmp;
+  options.filter_policy = &policy;
+  options.paranoid_checks = true;
+  options.env = leveldb::Env::Default();
+  options.block_cache = nullptr;
+
+  ldbc_result* r = new ldbc_result;
+  std::string* out = &r->data;
+  leveldb::TableCache cache(dir, options, 10);
+  leveldb::ReadOptions ro;
+  ro.verify_checksums = true;
+
+  // The full scan, as a DBIter drives it: SeekToFirst, Next while Valid,
+  // then the iterator's status. Opening the table (FindTable) happens
+  // here first; its error comes back as an error iterator.
+  leveldb::Iterator* it = cache.NewIterator(ro, number, size);
+  std::string entries;
+  uint32_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const leveldb::Slice k = it->key();
+    leveldb::ParsedInternalKey parsed;
+    // db/db_iter.cc DBIter::ParseKey: a key ParseInternalKey refuses is
+    // "corrupted internal key in DBIter".
+    PutU8(&entries, leveldb::ParseInternalKey(k, &parsed) ? 1 : 0);
+    PutStr(&entries, k);
+    PutStr(&entries, it->value());
+    n++;
+  }
+  const std::string scan_status = StatusText(it->status());
+  delete it;
+
+  // Open on its own: FindTable's status (not cached when it fails). A
+  // table that opened comes back through tableptr; the iterator's status
+  // would also hold the index block's construction error.
+  std::string open_status;
+  {
+    leveldb::Table* opened = nullptr;
+    leveldb::Iterator* probe = cache.NewIterator(ro, number, size, &opened);
+    if (opened == nullptr) open_status = StatusText(probe->status());
+    delete probe;
+  }
+  PutStr(out, open_status);
+  PutU32(out, n);
+  out->append(entries);
+  PutStr(out, scan_status);
+
+  PutU32(out, static_cast<uint32_t>(nlookups));
+  for (size_t i = 0; i < nlookups; i++) {
+    const leveldb::Slice k(flat + offs[i],
+                           static_cast<size_t>(offs[i + 1] - offs[i]));
+    GetResult g;
+    user_policy.Reset();
+    leveldb::Status s = cache.Get(ro, number, size, k, &g, &SaveResult);
+    PutU8(out, g.found ? 1 : 0);
+    PutStr(out, g.key);
+    PutStr(out, g.value);
+    PutStr(out, StatusText(s));
+    PutU32(out, static_cast<uint32_t>(user_policy.calls().size()));
+    for (uint8_t c : user_policy.calls()) PutU8(out, c);
+  }
+  return r;
+}
+
+ldbc_result* ldbc_manifest_recover(const char* dir) {
+  leveldb::InternalKeyComparator icmp(leveldb::BytewiseComparator());
+  leveldb::Options options;
+  options.comparator = &icmp;
+  options.env = leveldb::Env::Default();
+  leveldb::TableCache table_cache(dir, options, 10);
+  leveldb::VersionSet versions(dir, &options, &table_cache, &icmp);
+
+  ldbc_result* r = new ldbc_result;
+  std::string* out = &r->data;
+  bool save_manifest = false;
+  // Read only: Recover reads CURRENT and the MANIFEST; writing a new
+  // MANIFEST is what DBImpl does afterwards when save_manifest is set.
+  leveldb::Status s = versions.Recover(&save_manifest);
+  PutStr(out, StatusText(s));
+  if (!s.ok()) return r;
+
+  PutU64(out, versions.LogNumber());
+  PutU64(out, versions.PrevLogNumber());
+  PutU64(out, versions.ManifestFileNumber());  // the MANIFEST's next file
+  PutU64(out, versions.LastSequence());
+  leveldb::Version* v = versions.current();
+  std::string files;
+  uint32_t nfiles = 0;
+  for (int level = 0; level < leveldb::config::kNumLevels; level++) {
+    std::vector<leveldb::FileMetaData*> fs;
+    v->GetOverlappingInputs(level, nullptr, nullptr, &fs);
+    for (const leveldb::FileMetaData* f : fs) {
+      PutU32(&files, static_cast<uint32_t>(level));
+      PutU64(&files, f->number);
+      PutU64(&files, f->file_size);
+      PutStr(&files, f->smallest.Encode());
+      PutStr(&files, f->largest.Encode());
+      nfiles++;
+    }
+  }
+  PutU32(out, nfiles);
+  out->append(files);
+
+  // What DBImpl::Recover (db/db_impl.cc) checks next: every live file's
+  // number must be the number of some file in the directory, of any type
+  // ParseFileName knows; otherwise "N missing files; e.g. <table>".
+  std::string missing;
+  std::vector<std::string> children;
+  leveldb::Status cs = options.env->GetChildren(dir, &children);
+  if (!cs.ok()) {
+    missing = cs.ToString();
+  } else {
+    std::set<uint64_t> expected;
+    versions.AddLiveFiles(&expected);
+    uint64_t number;
+    leveldb::FileType type;
+    for (const std::string& c : children) {
+      if (leveldb::ParseFileName(c, &number, &type)) expected.erase(number);
+    }
+    if (!expected.empty()) {
+      char buf[50];
+      std::snprintf(buf, sizeof(buf), "%d missing files; e.g.",
+                    static_cast<int>(expected.size()));
+      missing = leveldb::Status::Corruption(
+                    buf, leveldb::TableFileName(dir, *expected.begin()))
+                    .ToString();
+    }
+  }
+  PutStr(out, missing);
+  return r;
+}
+
+}  // extern "C"
