@@ -99,8 +99,19 @@ type Error struct {
 	// Status::ToString() prints it ("Corruption: checksum mismatch"), or
 	// "" when upstream's behaviour is undefined (Err is ErrUndefined).
 	Status string
-	Err    error // ErrUndefined, an I/O error, or nil
+	Err    error // ErrUndefined, ErrComparator, an I/O error, or nil
+	// Comparator is, when Err is ErrComparator, the comparator name the
+	// version edit records.
+	Comparator string
 }
+
+// ErrComparator is wrapped by the *Error for a version edit that names
+// another comparator than the one the MANIFEST is read with: upstream's
+// VersionSet::Recover refuses the database ("Invalid argument: NAME does
+// not match existing comparator : ..."). Error.Comparator holds the name
+// the edit records: an application whose comparator has that name opens
+// the database (see ReadWith).
+var ErrComparator = errors.New("comparator mismatch")
 
 // ErrUndefined is wrapped by an *Error for a MANIFEST on which upstream's
 // behaviour is undefined: VersionSet::Builder compares the smallest keys of
@@ -114,7 +125,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // Error formats e as "FILE: offset N: MSG[: ERR]".
 func (e *Error) Error() string {
 	s := fmt.Sprintf("%s: offset %d: %s", e.File, e.Offset, e.Msg)
-	if e.Err != nil && e.Err != ErrUndefined {
+	if e.Err != nil && e.Err != ErrUndefined && e.Err != ErrComparator {
 		s += ": " + e.Err.Error()
 	}
 	return s
@@ -145,7 +156,7 @@ type Version struct {
 }
 
 // BytewiseComparator is the name of LevelDB's default comparator, the one
-// Parse requires of edits that name one.
+// Read and Parse require of edits that name one.
 const BytewiseComparator = "leveldb.BytewiseComparator"
 
 // Live returns the live table with file number n, if there is one.
@@ -164,8 +175,18 @@ var ErrNoCurrent = errors.New("no CURRENT file")
 const maxCurrentSize = 4096
 
 // Read reads dir's CURRENT file and the MANIFEST it names, and returns the
-// current version. It opens both files read-only and writes nothing.
-func Read(dir string) (*Version, error) {
+// current version, as LevelDB opens the database with its default
+// comparator. It opens both files read-only and writes nothing.
+func Read(dir string) (*Version, error) { return ReadWith(dir, BytewiseComparator) }
+
+// ReadWith is Read for an application whose comparator's Name() is
+// comparator, as VersionSet::Recover runs with it: an edit that names
+// another comparator fails the read with an *Error wrapping ErrComparator.
+// Nothing else depends on the comparator: the live files are the same
+// whatever order it gives keys, as long as it finds equal only keys of
+// equal bytes (upstream's comparators do), and Version.Files is sorted by
+// number.
+func ReadWith(dir, comparator string) (*Version, error) {
 	cur := filepath.Join(dir, "CURRENT")
 	name, err := readCurrent(cur)
 	if err != nil {
@@ -180,7 +201,7 @@ func Read(dir string) (*Version, error) {
 		}
 		return nil, fmt.Errorf("MANIFEST named by %s: %w", cur, err)
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, comparator)
 }
 
 // readCurrent returns the MANIFEST file name in the CURRENT file at path.
@@ -228,9 +249,14 @@ func readRegular(path string, limit int64) ([]byte, error) {
 // bytewise comparator, and returns the current version. It fails exactly
 // where Recover does: the first corruption the log reader reports (see
 // records), an edit VersionEdit::DecodeFrom refuses, an edit naming another
-// comparator, or no next file number, log number or last sequence number
-// in any edit.
+// comparator (ErrComparator), or no next file number, log number or last
+// sequence number in any edit.
 func Parse(name string, data []byte) (*Version, error) {
+	return ParseWith(name, data, BytewiseComparator)
+}
+
+// ParseWith is Parse with a comparator named comparator (see ReadWith).
+func ParseWith(name string, data []byte, comparator string) (*Version, error) {
 	v := &Version{Manifest: name}
 	var haveLog, haveNext, haveSeq bool
 	var b builder
@@ -240,9 +266,10 @@ func Parse(name string, data []byte) (*Version, error) {
 			return &Error{File: name, Offset: off, Msg: "version edit " + fmt.Sprint(v.Edits) + ": " + err.Error(),
 				Status: "Corruption: VersionEdit: " + err.(*editError).what}
 		}
-		if e.comparator != nil && *e.comparator != BytewiseComparator {
-			return &Error{File: name, Offset: off, Msg: fmt.Sprintf("version edit %d: comparator %s; the database's is %q", v.Edits, short(*e.comparator), BytewiseComparator),
-				Status: "Invalid argument: " + *e.comparator + " does not match existing comparator : " + BytewiseComparator}
+		if e.comparator != nil && *e.comparator != comparator {
+			return &Error{File: name, Offset: off, Msg: fmt.Sprintf("version edit %d: comparator %s, not the %s it is read with", v.Edits, short(*e.comparator), short(comparator)),
+				Status: "Invalid argument: " + *e.comparator + " does not match existing comparator : " + comparator,
+				Err:    ErrComparator, Comparator: *e.comparator}
 		}
 		v.Edits++
 		if e.comparator != nil {

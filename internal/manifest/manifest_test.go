@@ -438,3 +438,58 @@ func TestBitFlips(t *testing.T) {
 		}
 	}
 }
+
+// TestComparator: an edit naming another comparator than the one the
+// MANIFEST is read with fails the read as VersionSet::Recover does, with
+// ErrComparator and the name the edit records; read with that name, the
+// database is the application's and reads in full. A MANIFEST naming two
+// comparators is read by neither.
+func TestComparator(t *testing.T) {
+	const other = "app.ReverseBytewise"
+	build := func(names ...string) []byte {
+		var w logWriter
+		for _, n := range names {
+			w.Add(new(editEnc).Comparator(n).B)
+		}
+		w.Add(new(editEnc).NewFile(1, 7, 300, ikey("z", 3), ikey("a", 1)).Counters(2, 9, 5).B)
+		return w.Bytes()
+	}
+	one := build(other)
+	_, err := Parse("MANIFEST-000009", one)
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrComparator) || e.Comparator != other ||
+		e.Status != "Invalid argument: "+other+" does not match existing comparator : "+BytewiseComparator {
+		t.Fatalf("default comparator: %v (%+v); want ErrComparator naming %q", err, e, other)
+	}
+	if strings.Contains(err.Error(), ErrComparator.Error()) {
+		t.Errorf("error %q repeats %q", err, ErrComparator)
+	}
+	v, err := ParseWith("MANIFEST-000009", one, other)
+	if err != nil || v.Comparator != other || !reflect.DeepEqual(numbers(v), []string{"1:7:300"}) {
+		t.Fatalf("with %s: %v, %+v", other, err, v)
+	}
+	// No comparator named: any application's comparator reads it.
+	if v, err := ParseWith("MANIFEST-000009", build(), other); err != nil || v.Comparator != "" {
+		t.Errorf("no comparator recorded: %v, %+v", err, v)
+	}
+	two := build(other, BytewiseComparator)
+	for _, name := range []string{BytewiseComparator, other} {
+		_, err := ParseWith("MANIFEST-000009", two, name)
+		if !errors.As(err, &e) || !errors.Is(err, ErrComparator) {
+			t.Errorf("two comparators, read with %s: %v", name, err)
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "CURRENT"), []byte("MANIFEST-000009\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "MANIFEST-000009"), one, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(dir); !errors.Is(err, ErrComparator) {
+		t.Errorf("Read: %v", err)
+	}
+	if v, err := ReadWith(dir, other); err != nil || len(v.Files) != 1 {
+		t.Errorf("ReadWith: %v, %+v", err, v)
+	}
+}

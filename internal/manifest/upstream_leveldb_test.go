@@ -19,8 +19,9 @@ import (
 	mt "github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 )
 
-// FuzzUpstreamManifest is the differential test of Read (and Missing)
-// against upstream LevelDB 1.23's VersionSet::Recover and DBImpl::Recover's
+// FuzzUpstreamManifest is the differential test of Read and ReadWith (and
+// Missing) against upstream LevelDB 1.23's VersionSet::Recover, with
+// LevelDB's default comparator and with another one, and DBImpl::Recover's
 // missing-file check (cgo/upstream RecoverManifest). Each input picks a
 // base MANIFEST (one upstream wrote, from testdata/tables, or one built
 // with manifesttest) and a program of structured edits (see mutateLog):
@@ -29,8 +30,9 @@ import (
 // re-added, deleted, at bad levels, with short keys; other comparators;
 // unknown tags); physical records of every type; preallocated zeros; the
 // file cut short or its bytes flipped; CURRENT rewritten; other files in
-// the directory. It requires the same accept/reject and status, and the
-// same live files, sizes and counters.
+// the directory. It requires the same accept/reject and status (a
+// comparator mismatch as ErrComparator), and the same live files, sizes
+// and counters.
 func FuzzUpstreamManifest(f *testing.F) {
 	bases := manifestBases(f)
 	for i := range bases {
@@ -327,13 +329,32 @@ func diffManifest(t *testing.T, dir string, c logCase) {
 	for _, n := range c.extra {
 		write(n, nil)
 	}
-	repro := fmt.Sprintf("CURRENT %q, extra files %q, MANIFEST %d bytes", c.current, c.extra, len(c.log))
+	for _, cmp := range comparators {
+		repro := fmt.Sprintf("CURRENT %q, extra files %q, MANIFEST %d bytes, comparator %q", c.current, c.extra, len(c.log), cmp.name)
+		diffRecover(t, dir, repro, cmp.name, cmp.upstream)
+	}
+}
 
-	v, err := manifest.Read(dir)
+// comparators are the user comparators each case is read with: LevelDB's
+// default (Read), and an application's of another name and order
+// (ReadWith), one of the names the edit grammar records.
+var comparators = []struct {
+	name     string
+	upstream upstream.Comparator
+}{
+	{manifest.BytewiseComparator, upstream.Comparator{}},
+	{"leveldb.OtherComparator", upstream.Comparator{Name: "leveldb.OtherComparator", Reverse: true}},
+}
+
+// diffRecover reads the database in dir with the comparator named name,
+// ours and upstream's (uc), and compares the outcomes.
+func diffRecover(t *testing.T, dir, repro, name string, uc upstream.Comparator) {
+	t.Helper()
+	v, err := manifest.ReadWith(dir, name)
 	if errors.Is(err, manifest.ErrUndefined) {
 		return // upstream's comparator reads past a short key
 	}
-	up, uerr := upstream.RecoverManifest(dir)
+	up, uerr := upstream.RecoverManifestWith(dir, uc)
 	if uerr != nil {
 		t.Fatal(uerr)
 	}
@@ -344,6 +365,9 @@ func diffManifest(t *testing.T, dir string, c logCase) {
 		var e *manifest.Error
 		if errors.As(err, &e) && e.Status != up.Status {
 			t.Fatalf("%s: ours %v (status %q); upstream %q", repro, err, e.Status, up.Status)
+		}
+		if isCmp := strings.HasPrefix(up.Status, "Invalid argument: ") && strings.Contains(up.Status, " does not match existing comparator : "); isCmp != errors.Is(err, manifest.ErrComparator) {
+			t.Fatalf("%s: ours %v, ErrComparator %v; upstream %q", repro, err, !isCmp, up.Status)
 		}
 		return
 	}
