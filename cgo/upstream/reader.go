@@ -63,6 +63,31 @@ type TableOptions struct {
 	BitsPerKey int
 	// Lookups are the internal keys to pass to TableCache::Get.
 	Lookups [][]byte
+	// Comparator is the user comparator under the internal key
+	// comparator; the zero value is leveldb::BytewiseComparator().
+	Comparator Comparator
+}
+
+// Comparator describes a user comparator for ReadTable and
+// RecoverManifestWith: the zero value is upstream's
+// leveldb::BytewiseComparator(); otherwise one whose Name() is Name,
+// ordering keys bytewise, or in reverse bytewise order when Reverse is set
+// (such as plyvel applications pass: a name and an ordering).
+type Comparator struct {
+	Name    string
+	Reverse bool
+}
+
+// cArgs returns the shim's comparator arguments for c; free releases them.
+func (c Comparator) cArgs() (name *C.char, reverse C.int, free func()) {
+	if c == (Comparator{}) {
+		return nil, 0, func() {}
+	}
+	name = C.CString(c.Name)
+	if c.Reverse {
+		reverse = 1
+	}
+	return name, reverse, func() { C.free(unsafe.Pointer(name)) }
 }
 
 // ReadTable reads table number of the database directory dir as LevelDB
@@ -87,8 +112,10 @@ func ReadTable(dir string, number, size uint64, o TableOptions) (*TableRead, err
 	cname := C.CString(o.PolicyName)
 	defer C.free(unsafe.Pointer(cname))
 	flat, offs := flatten(o.Lookups)
+	cmpName, cmpReverse, freeCmp := o.Comparator.cArgs()
+	defer freeCmp()
 	r := C.ldbc_table_read(cdir, C.uint64_t(number), C.uint64_t(size), cname, C.int(o.BitsPerKey),
-		bytesPtr(flat), u64Ptr(offs), C.size_t(len(o.Lookups)))
+		bytesPtr(flat), u64Ptr(offs), C.size_t(len(o.Lookups)), cmpName, cmpReverse)
 	defer C.ldbc_result_free(r)
 	d := decoder{b: resultBytes(r)}
 	out := &TableRead{OpenStatus: d.str()}
@@ -148,9 +175,17 @@ type Recovery struct {
 // bytes at a level with more than one file makes upstream's comparator
 // read out of bounds: callers must not pass one.
 func RecoverManifest(dir string) (*Recovery, error) {
+	return RecoverManifestWith(dir, Comparator{})
+}
+
+// RecoverManifestWith is RecoverManifest for a database opened with the
+// user comparator c, as an application with that comparator opens it.
+func RecoverManifestWith(dir string, c Comparator) (*Recovery, error) {
 	cdir := C.CString(dir)
 	defer C.free(unsafe.Pointer(cdir))
-	r := C.ldbc_manifest_recover(cdir)
+	cmpName, cmpReverse, freeCmp := c.cArgs()
+	defer freeCmp()
+	r := C.ldbc_manifest_recover(cdir, cmpName, cmpReverse)
 	defer C.ldbc_result_free(r)
 	d := decoder{b: resultBytes(r)}
 	out := &Recovery{Status: d.str()}

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -95,6 +96,38 @@ class RecordingPolicy : public leveldb::FilterPolicy {
   mutable std::vector<uint8_t> calls_;
 };
 
+// A user comparator named name: bytewise order, or its reverse. Neither
+// reading a table nor recovering a MANIFEST shortens keys, so the two
+// key-shortening calls leave them as they are.
+class NamedComparator : public leveldb::Comparator {
+ public:
+  NamedComparator(std::string name, bool reverse)
+      : name_(std::move(name)), reverse_(reverse) {}
+
+  int Compare(const leveldb::Slice& a, const leveldb::Slice& b) const override {
+    const int c = a.compare(b);
+    return reverse_ ? -c : c;
+  }
+  const char* Name() const override { return name_.c_str(); }
+  void FindShortestSeparator(std::string*,
+                             const leveldb::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+
+ private:
+  const std::string name_;
+  const bool reverse_;
+};
+
+// The user comparator cmp_name and cmp_reverse ask for (see shim.h): owned
+// by holder when it is not upstream's bytewise one.
+const leveldb::Comparator* UserComparator(
+    const char* cmp_name, int cmp_reverse,
+    std::unique_ptr<NamedComparator>* holder) {
+  if (cmp_name == nullptr) return leveldb::BytewiseComparator();
+  holder->reset(new NamedComparator(cmp_name, cmp_reverse != 0));
+  return holder->get();
+}
+
 // What TableCache::Get hands to its callback (Version::Get's SaveValue).
 struct GetResult {
   bool found = false;
@@ -115,10 +148,13 @@ extern "C" {
 ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
                              const char* policy_name, int bits,
                              const char* flat, const uint64_t* offs,
-                             size_t nlookups) {
+                             size_t nlookups, const char* cmp_name,
+                             int cmp_reverse) {
   RecordingPolicy user_policy(policy_name, bits);
   leveldb::InternalFilterPolicy policy(&user_policy);
-  leveldb::InternalKeyComparator icmp(leveldb::BytewiseComparator());
+  std::unique_ptr<NamedComparator> cmp;
+  leveldb::InternalKeyComparator icmp(
+      UserComparator(cmp_name, cmp_reverse, &cmp));
 
   // The options DBImpl's SanitizeOptions leaves a DB with, as TableCache
   // passes them to Table::Open, with paranoid checks on. There is no block
@@ -189,8 +225,11 @@ ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
   return r;
 }
 
-ldbc_result* ldbc_manifest_recover(const char* dir) {
-  leveldb::InternalKeyComparator icmp(leveldb::BytewiseComparator());
+ldbc_result* ldbc_manifest_recover(const char* dir, const char* cmp_name,
+                                   int cmp_reverse) {
+  std::unique_ptr<NamedComparator> cmp;
+  leveldb::InternalKeyComparator icmp(
+      UserComparator(cmp_name, cmp_reverse, &cmp));
   leveldb::Options options;
   options.comparator = &icmp;
   options.env = leveldb::Env::Default();

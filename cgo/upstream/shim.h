@@ -82,6 +82,11 @@ int64_t ldbc_time_filter_block(const ldbc_policy* p, const uint8_t* kinds,
 // Table and MANIFEST readers (reader_shim.cc). Each returns an ldbc_result
 // whose bytes reader.go decodes.
 //
+// The user comparator of ldbc_table_read and ldbc_manifest_recover:
+// leveldb::BytewiseComparator() when cmp_name is NULL, else a comparator
+// whose Name() is cmp_name, ordering keys bytewise, or in the reverse of
+// bytewise order when cmp_reverse is non-zero.
+//
 // ldbc_table_read reads table `number` of the database directory dir through
 // a leveldb::TableCache, as a DB reads a live table of `size` bytes (the
 // MANIFEST's), with paranoid_checks and an InternalFilterPolicy over a policy
@@ -91,10 +96,12 @@ int64_t ldbc_time_filter_block(const ldbc_policy* p, const uint8_t* kinds,
 ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
                              const char* policy_name, int bits,
                              const char* flat, const uint64_t* offs,
-                             size_t nlookups);
+                             size_t nlookups, const char* cmp_name,
+                             int cmp_reverse);
 // ldbc_manifest_recover runs leveldb::VersionSet::Recover on the database
 // directory dir (read-only) and reports its status and the version.
-ldbc_result* ldbc_manifest_recover(const char* dir);
+ldbc_result* ldbc_manifest_recover(const char* dir, const char* cmp_name,
+                                   int cmp_reverse);
 
 #ifdef __cplusplus
 }  // extern "C"
