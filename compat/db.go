@@ -371,7 +371,7 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 		case r.Policy != bloom.PolicyName:
 			d := fmt.Sprintf("filter block is named %q (metaindex key %q); upstream 1.23 reads only %q and ignores it", r.Policy, "filter."+r.Policy, "filter."+bloom.PolicyName)
 			if r.Policy == bloom.LegacyPolicyName {
-				d += fmt.Sprintf(" (the name of LevelDB before 1.16; its bytes are those of that era's %s hash)", r.Legacy)
+				d += fmt.Sprintf(" (the name of LevelDB v1.4 to v1.17; its bytes are those of that era's %s hash)", r.Legacy)
 			}
 			fail(kindFilterName, "%s", d)
 			continue
@@ -390,25 +390,11 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 		// What upstream's Table::InternalGet asks the filter block, with
 		// upstream's semantics (package bloom matches them byte for byte).
 		_, contents, _ := t.FilterBlock()
-		fr := bloom.NewFilterBlockReader(bloom.NewPolicy(c.BitsPerKey), contents)
-		rejected, total := 0, 0
-		var first []byte
-		var firstOff uint64
-		for _, b := range r.Blocks {
-			for _, key := range b.Keys {
-				total++
-				if !fr.KeyMayMatch(b.Handle.Offset, key) {
-					if rejected == 0 {
-						first, firstOff = key, b.Handle.Offset
-					}
-					rejected++
-				}
-			}
-		}
+		fn := filtercheck.CountFalseNegatives(bloom.NewPolicy(c.BitsPerKey), contents, r.Blocks)
 		switch {
-		case rejected > 0:
+		case fn.Rejected > 0:
 			problems = append([]string{fmt.Sprintf("upstream's filter check rejects %d of the table's %d keys (false negatives); first: key %x in the data block at offset %d",
-				rejected, total, first, firstOff)}, problems...)
+				fn.Rejected, fn.Keys, fn.FirstKey, fn.FirstBlock.Offset)}, problems...)
 			fail(kindRejectsKeys, "%s", strings.Join(problems, "; "))
 		case len(problems) > 0:
 			fail(kindOtherFilters, "%s", strings.Join(problems, "; "))

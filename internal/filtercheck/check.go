@@ -19,12 +19,22 @@ const (
 )
 
 // Legacy hash variants, for tables whose filter is named
-// "leveldb.BuiltinBloomFilter" (LevelDB before 1.16).
+// "leveldb.BuiltinBloomFilter" (LevelDB v1.4 to v1.17, which hashed tail
+// bytes as plain char; v1.18 renamed the filter and hashes them unsigned,
+// google/leveldb#243).
 const (
-	LegacyUnsigned = "unsigned" // written with the unsigned-char hash (ARM)
-	LegacySigned   = "signed"   // written with the signed-char hash (x86)
-	LegacyEither   = "either"   // both hashes give the stored block: no key tells them apart
-	LegacyNeither  = "neither"  // neither hash gives the stored block
+	// LegacyUnsigned: written with the unsigned-char hash: LevelDB v1.17
+	// or older where char is unsigned (such as ARM), or a port that kept
+	// the old name with an unsigned hash (such as goleveldb).
+	LegacyUnsigned = "unsigned"
+	// LegacySigned: written with the signed-char hash: LevelDB v1.17 or
+	// older where char is signed (such as x86).
+	LegacySigned = "signed"
+	// LegacyEither: both hashes give the stored block: no key has a tail
+	// byte of 0x80 or more, the only bytes they hash differently.
+	LegacyEither = "either"
+	// LegacyNeither: neither hash gives the stored block.
+	LegacyNeither = "neither"
 )
 
 // Result is the outcome of checking one table's filter block.
@@ -67,16 +77,34 @@ func Check(t *table.Table) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{DataBlocks: len(blocks), Blocks: blocks}
-	for _, b := range blocks {
-		r.Keys += len(b.Keys)
-	}
 	name, stored, ok := t.FilterBlock()
 	if !ok {
-		r.Status = StatusNoFilter
+		r := &Result{Status: StatusNoFilter, Blocks: blocks}
+		r.count()
 		return r, nil
 	}
 	h, _ := t.FilterHandle()
+	return CheckFilter(blocks, name, h, stored), nil
+}
+
+// count sets r.DataBlocks and r.Keys from r.Blocks.
+func (r *Result) count() {
+	r.DataBlocks = len(r.Blocks)
+	for _, b := range r.Blocks {
+		r.Keys += len(b.Keys)
+	}
+}
+
+// CheckFilter compares stored, the contents of the filter block of policy
+// name stored at h, with the block upstream's TableBuilder writes for the
+// data blocks blocks (as ReadKeys returns them) with the policy its name
+// and layout imply: StatusOK, StatusMismatch, or StatusUnknownPolicy for
+// a name other than LevelDB's bloom filters'. Each block is rebuilt once;
+// a legacy block twice, once per hash, only when a key hashes differently
+// under the two.
+func CheckFilter(blocks []Block, name string, h table.BlockHandle, stored []byte) *Result {
+	r := &Result{Blocks: blocks}
+	r.count()
 	r.Policy, r.FilterBlockOffset, r.FilterBlockSize = name, h.Offset, len(stored)
 
 	params := Params{BitsPerKey: 10}
@@ -99,7 +127,10 @@ func Check(t *table.Table) (*Result, error) {
 	case bloom.LegacyPolicyName:
 		r.Params = &params
 		du := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, false), bpk, bloom.Hash)
-		ds := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk, bloom.HashSignedTail)
+		ds := du // the same block, when no key tells the hashes apart
+		if HashesDiffer(blocks) {
+			ds = rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk, bloom.HashSignedTail)
+		}
 		switch {
 		case du == nil && ds == nil:
 			r.Legacy = LegacyEither
@@ -116,13 +147,66 @@ func Check(t *table.Table) (*Result, error) {
 		}
 	default:
 		r.Status = StatusUnknownPolicy
-		return r, nil
+		return r
 	}
 	r.Status = StatusOK
 	if r.Diff != nil {
 		r.Status = StatusMismatch
 	}
-	return r, nil
+	return r
+}
+
+// HashesDiffer reports whether some key of blocks hashes differently with
+// bloom.Hash and bloom.HashSignedTail: one whose 1 to 3 tail bytes (those
+// after its last whole 4-byte word) include one of 0x80 or more, which a
+// signed char sign-extends.
+func HashesDiffer(blocks []Block) bool {
+	for _, b := range blocks {
+		for _, k := range b.Keys {
+			for _, c := range k[len(k)&^3:] {
+				if c >= 0x80 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// FalseNegatives is what upstream's filter block reader answers for every
+// key of a table: how many of them it rejects, though the table holds
+// them. Table::InternalGet reports such a key missing without reading its
+// data block.
+type FalseNegatives struct {
+	Keys     int // keys asked about
+	Rejected int // keys the filter block says are not in their data block
+	// FirstKey is the first rejected user key in table order, and
+	// FirstBlock the handle of its data block (Table::InternalGet asks
+	// the reader about the block's offset).
+	FirstKey   []byte
+	FirstBlock table.BlockHandle
+}
+
+// CountFalseNegatives asks a filter block reader over contents, with
+// policy p, about every key of blocks at its data block's offset, as
+// Table::InternalGet does for a key it looks up, and counts the keys it
+// rejects. Only the policy's KeyMayMatch is used (a bloom filter's stores
+// its probe count, so any bits/key reads it).
+func CountFalseNegatives(p bloom.FilterPolicy, contents []byte, blocks []Block) FalseNegatives {
+	fr := bloom.NewFilterBlockReader(p, contents)
+	var fn FalseNegatives
+	for _, b := range blocks {
+		for _, key := range b.Keys {
+			fn.Keys++
+			if !fr.KeyMayMatch(b.Handle.Offset, key) {
+				if fn.Rejected == 0 {
+					fn.FirstKey, fn.FirstBlock = key, b.Handle
+				}
+				fn.Rejected++
+			}
+		}
+	}
+	return fn
 }
 
 // Diff is the first difference between a stored and a rebuilt filter

@@ -180,3 +180,80 @@ func ExampleCheck() {
 	// ok leveldb.BuiltinBloomFilter2
 	// bits/key 10, k 6
 }
+
+// TestHashesDiffer: the two hashes of LevelDB's history differ on a key
+// exactly when HashesDiffer says so (sign-extending a tail byte changes
+// the sum, and every later step of the hash is a bijection), on random
+// keys of every length mod 4 with bytes drawn mostly below 0x80.
+func TestHashesDiffer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	differ := 0
+	for i := 0; i < 5000; i++ {
+		k := make([]byte, rng.IntN(12))
+		for j := range k {
+			k[j] = byte(rng.IntN(0x84))
+		}
+		want := bloom.Hash(k, 0xbc9f1d34) != bloom.HashSignedTail(k, 0xbc9f1d34)
+		if got := filtercheck.HashesDiffer([]filtercheck.Block{{Keys: [][]byte{k}}}); got != want {
+			t.Fatalf("HashesDiffer(%x) = %v; the hashes differ: %v", k, got, want)
+		}
+		if want {
+			differ++
+		}
+	}
+	if differ == 0 || differ == 5000 {
+		t.Fatalf("%d of 5000 keys hash differently: the test tells nothing", differ)
+	}
+	// Legacy filters of keys that end in ASCII are either hash's.
+	var es []table.Entry
+	for i := 0; i < 300; i++ {
+		es = append(es, table.Entry{Key: table.InternalKey{UserKey: []byte(fmt.Sprintf("key%05d\xe9tail", i)), Seq: 1, Kind: table.KindValue}})
+	}
+	data := tabletest.Build(es, tabletest.Options{BlockSize: 500, Policy: bloom.NewLegacyPolicy(10, true)})
+	tb, err := table.Open("t.ldb", bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := filtercheck.Check(tb)
+	if err != nil || r.Status != filtercheck.StatusOK || r.Legacy != filtercheck.LegacyEither {
+		t.Errorf("ASCII tails: %v, %+v", err, r)
+	}
+}
+
+// TestCountFalseNegatives: the filters upstream writes reject none of a
+// table's keys; with the bit array of the first filter zeroed (its k kept),
+// every probe of its keys fails, so exactly the keys of the data blocks
+// that start in the first 2 KiB are rejected, the first of them first.
+func TestCountFalseNegatives(t *testing.T) {
+	tb := buildTable(t, 400, tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+	blocks, err := filtercheck.ReadKeys(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stored, ok := tb.FilterBlock()
+	if !ok {
+		t.Fatal("no filter block")
+	}
+	p := bloom.NewPolicy(3) // any bits/key: the filters store their k
+	if fn := filtercheck.CountFalseNegatives(p, stored, blocks); fn.Keys != 400 || fn.Rejected != 0 || fn.FirstKey != nil {
+		t.Fatalf("undamaged: %+v", fn)
+	}
+	l, err := filtercheck.ParseLayout(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := bytes.Clone(stored)
+	f := l.Filters[0]
+	clear(damaged[f.Offset : f.Offset+f.Len-1]) // the last byte is k
+	want := 0
+	for _, b := range blocks {
+		if b.Handle.Offset < 2048 {
+			want += len(b.Keys)
+		}
+	}
+	fn := filtercheck.CountFalseNegatives(p, damaged, blocks)
+	if want == 0 || want == 400 || fn.Rejected != want || fn.Keys != 400 ||
+		!bytes.Equal(fn.FirstKey, blocks[0].Keys[0]) || fn.FirstBlock != blocks[0].Handle {
+		t.Errorf("first filter zeroed: %+v; want %d of 400 rejected, first %q in block %v", fn, want, blocks[0].Keys[0], blocks[0].Handle)
+	}
+}
