@@ -52,8 +52,8 @@ func NewPolicy(bitsPerKey int) FilterPolicy {
 	return newBloom(bitsPerKey, PolicyName, false)
 }
 
-// bloomPolicy implements util/bloom.cc's BloomFilterPolicy, and the pre-1.16
-// legacy variants that differ only in name and hash.
+// bloomPolicy implements util/bloom.cc's BloomFilterPolicy, and the legacy
+// variants of LevelDB v1.4 to v1.17 that differ only in name and hash.
 type bloomPolicy struct {
 	bitsPerKey uint64
 	k          int

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// FuzzLegacyPolicy checks NewLegacyPolicy, the filter of LevelDB before
-// 1.16, with both hashes: its name, filters byte for byte against the
+// FuzzLegacyPolicy checks NewLegacyPolicy, the filter of LevelDB v1.4 to
+// v1.17, with both hashes: its name, filters byte for byte against the
 // reference model, no added key filtered out, KeyMayMatch against the
 // reference model, and the unsigned variant's filters identical to
 // NewPolicy's (the two differ in name only). Upstream 1.23 has no such

@@ -13,7 +13,7 @@ const bloomSeed = 0xbc9f1d34
 
 // Hash is LevelDB's util/hash.cc Hash: a Murmur-like hash that reads data as
 // little-endian 32-bit words and folds the 1 to 3 remaining tail bytes in as
-// unsigned values (LevelDB 1.16 and later on every architecture).
+// unsigned values (LevelDB 1.18 and later on every architecture).
 //
 // The length enters the hash truncated to 32 bits, as in upstream.
 func Hash(data []byte, seed uint32) uint32 {
@@ -69,7 +69,7 @@ func mixTail(h uint32, tail []byte) uint32 {
 	return h ^ h>>hashR
 }
 
-// HashSignedTail is the hash of LevelDB releases before 1.16 as compiled
+// HashSignedTail is the hash of LevelDB v1.4 to v1.17 as compiled
 // where char is signed (x86): tail bytes of 0x80 and above are sign-extended
 // before they are shifted and added. On ARM, where char is unsigned, those
 // releases computed Hash. The difference is google/leveldb issue 243; this

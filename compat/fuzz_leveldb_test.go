@@ -58,8 +58,8 @@ func FuzzUpstreamCreateFilter(f *testing.F) {
 		if d := describeBytes("filter", want, got); d != "" {
 			t.Fatalf("bits/key %d, keys %q, dst % x: %s", b, keys, dst, d)
 		}
-		// LevelDB before 1.16 wrote the same filters under another name
-		// when its hash read tail bytes as unsigned chars (ARM).
+		// LevelDB v1.4 to v1.17 wrote the same filters under another
+		// name where its hash read tail bytes as unsigned chars (ARM).
 		legacy := bloom.NewLegacyPolicy(b, false)
 		if d := describeBytes("legacy (unsigned) filter", want, legacy.CreateFilter(keys, append([]byte(nil), dst...))); d != "" {
 			t.Fatalf("bits/key %d, keys %q, dst % x: %s", b, keys, dst, d)
