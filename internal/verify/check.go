@@ -1,0 +1,306 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+)
+
+// File is an open table file: what Check needs of an *os.File.
+type File interface {
+	io.ReaderAt
+	io.Closer
+	Stat() (fs.FileInfo, error)
+}
+
+// Options tune Check.
+type Options struct {
+	// Open opens a table file read-only; nil means os.Open. Tests use it
+	// to simulate files that fail or change while they are read.
+	Open func(path string) (File, error)
+	// Keep keeps, in each report of a table that was read, the open table,
+	// its data blocks' keys and the filter block checked (for measuring
+	// the filters further); otherwise they are dropped once checked.
+	Keep bool
+}
+
+// Report is the outcome of examining one table file.
+type Report struct {
+	Path string
+	// Verdict is what upstream does with the table; "" when Skipped.
+	Verdict Verdict
+	// Skipped says why the file was not examined: it is not a live table
+	// of its database.
+	Skipped string
+	DB      *Database      // the table's database, or nil
+	Live    *manifest.File // the MANIFEST's record of it, when live
+	// FileSize is the file's size when it was opened, or -1.
+	FileSize int64
+	// Err says why the table is Unreadable, Missing or Unchecked, naming
+	// the file and offset; Status is upstream's status for it ("" when
+	// upstream's behaviour is undefined, Undefined then set, or unknown).
+	// Scan is set when the table opens and its full scan fails.
+	Err       error
+	Status    string
+	Undefined bool
+	Scan      bool
+	// Filter is the filter check, for ok, old-filter and mismatch (its
+	// Blocks are dropped unless Options.Keep).
+	Filter *filtercheck.Result
+	// DataBlocks and Keys count the data blocks and entries of a table
+	// that was read.
+	DataBlocks, Keys int
+	// FilterErr says why upstream cannot use the filter (filter-unusable).
+	FilterErr error
+	// FilterName is the policy of the filter the verdict is about: the
+	// one checked, the one upstream cannot use, or the other policy's.
+	FilterName string
+	// OtherFilters lists the names of the metaindex's "filter." entries
+	// that neither upstream nor verify reads (without the prefix).
+	OtherFilters []string
+	// FalseNegatives is, for a mismatch, what the stored filter makes of
+	// the table's own keys; for a legacy filter, with the hash FNHash
+	// that rejects fewer of them.
+	FalseNegatives *filtercheck.FalseNegatives
+	FNHash         string
+	// Table, Blocks and FilterContents are kept with Options.Keep.
+	Table          *table.Table
+	Blocks         []filtercheck.Block
+	FilterContents []byte
+}
+
+// DiffFileOffset returns the file offset of the first byte where the
+// stored filter block differs from the rebuilt one, for a mismatch.
+func (r *Report) DiffFileOffset() (uint64, bool) {
+	if r.Filter == nil || r.Filter.Diff == nil {
+		return 0, false
+	}
+	return r.Filter.FilterBlockOffset + uint64(r.Filter.Diff.Offset), true
+}
+
+// Offset returns the file offset Err names, when it names one.
+func (r *Report) Offset() (int64, bool) {
+	var e *table.Error
+	if errors.As(r.Err, &e) {
+		return e.Offset, true
+	}
+	return 0, false
+}
+
+// Check examines one table file as upstream LevelDB 1.23 would read it:
+// it opens the file read-only, opens the table at the size the MANIFEST
+// records for a live table (at the file's size otherwise), reads every
+// data block as upstream's full scan does, and decides about its filter
+// block as Table::ReadMeta does with upstream's bloom filter policy; then
+// checks the filter it finds byte for byte against the one its policy
+// writes for the table's keys. The file is closed on return.
+func Check(tg *Target, o Options) *Report {
+	rep := &Report{Path: tg.Path, DB: tg.DB, Live: tg.Live, FileSize: -1}
+	switch {
+	case tg.Skip != "":
+		rep.Skipped = tg.Skip
+		return rep
+	case tg.missing:
+		rep.Verdict = Missing
+		rep.Err = fmt.Errorf("%s: missing: %s lists table %d (level %d, %d bytes) as live, and neither %06d.ldb nor %06d.sst is in %s",
+			tg.Path, tg.DB.manifestName(), tg.Live.Number, tg.Live.Level, tg.Live.Size, tg.Live.Number, tg.Live.Number, tg.DB.Dir)
+		// TableCache::FindTable reports the .ldb name's error.
+		rep.Status = "IO error: " + tg.Path + ": No such file or directory"
+		return rep
+	}
+	read(tg, o, rep)
+	if !o.Keep {
+		if rep.Filter != nil {
+			rep.Filter.Blocks = nil
+		}
+		rep.Table, rep.Blocks, rep.FilterContents = nil, nil, nil
+	}
+	return rep
+}
+
+// read opens and reads the table, and sets the report's verdict.
+func read(tg *Target, o Options, rep *Report) {
+	unreadable := func(err error) {
+		if reason, ok := vanished(tg, err); ok {
+			rep.Skipped = reason
+			return
+		}
+		rep.Verdict, rep.Err = Unreadable, err
+		if errors.Is(err, fs.ErrNotExist) {
+			rep.Status = "IO error: " + tg.Path + ": No such file or directory"
+		}
+	}
+	fi, err := os.Stat(tg.Path)
+	if err != nil {
+		unreadable(err)
+		return
+	}
+	if !fi.Mode().IsRegular() {
+		unreadable(notRegular(tg.Path, fi))
+		return
+	}
+	open := o.Open
+	if open == nil {
+		open = func(p string) (File, error) { return os.Open(p) }
+	}
+	f, err := open(tg.Path)
+	if err != nil {
+		unreadable(err)
+		return
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		unreadable(err)
+		return
+	}
+	if !fi.Mode().IsRegular() {
+		unreadable(notRegular(tg.Path, fi))
+		return
+	}
+	rep.FileSize = fi.Size()
+	size := fi.Size()
+	if tg.Live != nil {
+		size = int64(min(tg.Live.Size, math.MaxInt64))
+	}
+	t, err := table.OpenSized(tg.Path, f, fi.Size(), size)
+	var blocks []filtercheck.Block
+	if err == nil {
+		blocks, err = filtercheck.ReadKeys(t)
+		rep.Scan = err != nil
+	}
+	if now, serr := f.Stat(); serr == nil && (now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime())) {
+		changed := fmt.Errorf("%s changed while it was read (%d bytes, modified %s, when opened; %d bytes, modified %s, after): is LevelDB still writing it?",
+			tg.Path, fi.Size(), fi.ModTime().Format(time.RFC3339Nano), now.Size(), now.ModTime().Format(time.RFC3339Nano))
+		if err != nil {
+			changed = fmt.Errorf("%w; %w", err, changed)
+		}
+		rep.Verdict, rep.Err, rep.Scan = Unchecked, changed, false
+		return
+	}
+	if err != nil {
+		switch {
+		case errors.Is(err, table.ErrLimit):
+			rep.Verdict, rep.Err, rep.Scan = Unchecked, err, false
+		case errors.Is(err, table.ErrUndefined):
+			rep.Verdict, rep.Err, rep.Undefined = Unreadable, err, true
+		default:
+			rep.Verdict, rep.Err, rep.Status = Unreadable, err, table.StatusOf(err)
+		}
+		return
+	}
+	rep.Table, rep.Blocks, rep.DataBlocks = t, blocks, len(blocks)
+	for _, b := range blocks {
+		rep.Keys += len(b.Keys)
+	}
+	decideFilter(t, blocks, rep)
+}
+
+// notRegular is the error for a path that is not a regular file.
+func notRegular(path string, fi fs.FileInfo) error {
+	what := "not a regular file"
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		what += " but a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what += " but a named pipe"
+	case m&fs.ModeSocket != 0:
+		what += " but a socket"
+	case m&fs.ModeDevice != 0:
+		what += " but a device"
+	}
+	return fmt.Errorf("%s: %s", path, what)
+}
+
+// decideFilter sets the verdict of a table upstream reads, from its filter
+// block as upstream's Table::ReadMeta finds it with its bloom filter
+// policy, leveldb.BuiltinBloomFilter2, and failing that from the other
+// "filter." entries of its metaindex.
+func decideFilter(t *table.Table, blocks []filtercheck.Block, rep *Report) {
+	present := map[string]bool{}
+	var others []string
+	for _, m := range t.Metaindex() {
+		if name, ok := strings.CutPrefix(m.Name, table.FilterPrefix); ok {
+			present[name] = true
+			if name != bloom.PolicyName && name != bloom.LegacyPolicyName {
+				others = append(others, name)
+			}
+		}
+	}
+	rep.OtherFilters = others
+
+	f := lookup(t, bloom.PolicyName, present)
+	switch {
+	case f.Status == table.FilterUsed:
+		rep.FilterName = bloom.PolicyName
+		rep.FilterContents = f.Contents
+		rep.Filter = filtercheck.CheckFilter(blocks, bloom.PolicyName, f.Handle, f.Contents)
+		rep.Verdict = OK
+		if rep.Filter.Status != filtercheck.StatusOK {
+			rep.Verdict = Mismatch
+			fn := filtercheck.CountFalseNegatives(bloom.NewPolicy(10), f.Contents, blocks)
+			rep.FalseNegatives = &fn
+		}
+		return
+	case f.Err != nil:
+		rep.Verdict, rep.FilterErr = FilterUnusable, f.Err
+		if present[bloom.PolicyName] || f.Status == table.FilterUnreadable {
+			rep.FilterName = bloom.PolicyName
+		}
+		return
+	case t.MetaindexError() != nil:
+		// The seek found no such entry, but the metaindex block is
+		// damaged past where it looked.
+		rep.Verdict, rep.FilterErr = FilterUnusable, t.MetaindexError()
+		return
+	}
+	if present[bloom.LegacyPolicyName] {
+		rep.FilterName = bloom.LegacyPolicyName
+		f := lookup(t, bloom.LegacyPolicyName, present)
+		if f.Status != table.FilterUsed {
+			rep.Verdict, rep.FilterErr = FilterUnusable, f.Err
+			return
+		}
+		rep.FilterContents = f.Contents
+		rep.Filter = filtercheck.CheckFilter(blocks, bloom.LegacyPolicyName, f.Handle, f.Contents)
+		rep.Verdict = OldFilter
+		if rep.Filter.Status != filtercheck.StatusOK {
+			rep.Verdict = Mismatch
+			fu := filtercheck.CountFalseNegatives(bloom.NewLegacyPolicy(10, false), f.Contents, blocks)
+			fsig := filtercheck.CountFalseNegatives(bloom.NewLegacyPolicy(10, true), f.Contents, blocks)
+			rep.FalseNegatives, rep.FNHash = &fu, filtercheck.LegacyUnsigned
+			if fsig.Rejected < fu.Rejected {
+				rep.FalseNegatives, rep.FNHash = &fsig, filtercheck.LegacySigned
+			}
+		}
+		return
+	}
+	if len(others) > 0 {
+		rep.Verdict, rep.FilterName = OtherFilter, others[0]
+		return
+	}
+	rep.Verdict = NoFilter
+}
+
+// lookup is t.Filter(name), with an error when upstream does not find the
+// entry although the metaindex holds it (its keys out of order, so that
+// Block::Iter::Seek passes it by): for a name present, upstream's filter
+// is used or Err says why not.
+func lookup(t *table.Table, name string, present map[string]bool) *table.Filter {
+	f := t.Filter(name)
+	if f.Status == table.FilterNotFound && f.Err == nil && present[name] {
+		h := t.MetaindexHandle()
+		f.Err = &table.Error{File: t.Name(), Offset: int64(h.Offset),
+			Msg: fmt.Sprintf("metaindex block %s: holds %q, but its keys are out of order, so that upstream's seek does not find it", h, table.FilterPrefix+name)}
+	}
+	return f
+}

@@ -1,0 +1,282 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
+)
+
+// Item is one entry of what verify reports, in order: a database
+// directory (before its tables), a table file to examine or skip, or a
+// path that is neither.
+type Item struct {
+	Database *Database // a database directory
+	Table    *Target   // a table file
+	// PathErr is the error for a path that is neither a table file nor a
+	// database directory (or cannot be looked at), with Path.
+	PathErr error
+	Path    string
+}
+
+// Database is a database directory as upstream LevelDB 1.23 would open it
+// (DBImpl::Recover): CURRENT, the MANIFEST it names, its live tables, and
+// whether every one of them is there.
+type Database struct {
+	Dir string // the directory, cleaned
+	// Manifest is the path of the MANIFEST CURRENT names, once read.
+	Manifest string
+	// Version is the database's current version, when the MANIFEST reads.
+	Version *manifest.Version
+	// Comparator is the comparator name the MANIFEST records ("" when no
+	// edit names one, or it cannot be read).
+	Comparator string
+	// DefaultStatus is, when Comparator is not LevelDB's default, what
+	// upstream says opening the database with its default comparator
+	// ("Invalid argument: ... does not match existing comparator : ...").
+	// An application whose comparator has the recorded name opens it, and
+	// the table's filters do not depend on the comparator: verify reads
+	// the database as such an application would.
+	DefaultStatus string
+	// Err says why upstream cannot open the database even with the
+	// comparator it records, naming the file and offset; nil when it
+	// opens. Status is upstream's status for it, when known.
+	Err    error
+	Status string
+	// Missing lists the live tables, by number, that no file in the
+	// directory has the number of: upstream refuses the database ("N
+	// missing files").
+	Missing []uint64
+	// Live counts the live tables the MANIFEST lists.
+	Live int
+}
+
+// Opens tells whether upstream opens the database (with the comparator
+// its MANIFEST records).
+func (d *Database) Opens() bool { return d.Err == nil }
+
+// readComparator is the comparator name the MANIFEST is read with: the
+// one it records, or LevelDB's default.
+func (d *Database) readComparator() string {
+	if d.Comparator != "" {
+		return d.Comparator
+	}
+	return manifest.BytewiseComparator
+}
+
+// manifestName is the MANIFEST's file name.
+func (d *Database) manifestName() string { return filepath.Base(d.Manifest) }
+
+// Target is a table file to examine, or to skip.
+type Target struct {
+	Path string
+	// DB is the table's database, or nil for a table file named directly.
+	DB *Database
+	// Live is the MANIFEST's record of the table when it is one of its
+	// database's live tables: upstream reads it at Live.Size bytes. It is
+	// nil for a table file named directly, and for every table file of a
+	// database whose MANIFEST cannot be read: those are read at their own
+	// size.
+	Live *manifest.File
+	// Skip says why the file is not examined, when it is not.
+	Skip string
+	// missing is set for a live table that is not in the directory.
+	missing bool
+}
+
+// errNotDatabase is wrapped by the error for a directory that is not a
+// LevelDB database.
+var errNotDatabase = errors.New("not a LevelDB database")
+
+// Resolve expands paths into what verify reports, in order. A directory
+// must be a LevelDB database (have a CURRENT file): it is read as upstream
+// opens it (see Database); its live tables, as the MANIFEST lists them,
+// are examined, other table files in it skipped, and live tables that are
+// missing reported. When the MANIFEST cannot be read, every *.ldb and
+// *.sst file in it is examined at its own size. Any other path is a table
+// file; a path that does not exist is an error.
+func Resolve(paths []string) []Item {
+	var items []Item
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			items = append(items, Item{Path: p, PathErr: err})
+			continue
+		}
+		if !fi.IsDir() {
+			items = append(items, Item{Table: &Target{Path: p}})
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(p, "CURRENT")); err != nil {
+			items = append(items, Item{Path: p, PathErr: fmt.Errorf("%s: %w: no CURRENT file", p, errNotDatabase)})
+			continue
+		}
+		db, ts := resolveDB(filepath.Clean(p))
+		items = append(items, Item{Database: db, Path: db.Dir})
+		for _, t := range ts {
+			items = append(items, Item{Table: t, Path: t.Path})
+		}
+	}
+	return items
+}
+
+// tableName matches LevelDB's table file names: the file number, then
+// .ldb, or .sst for tables written before LevelDB 1.14.
+var tableName = regexp.MustCompile(`^([0-9]+)\.(ldb|sst)$`)
+
+// resolveDB reads the database in dir and lists its table files.
+func resolveDB(dir string) (*Database, []*Target) {
+	db := &Database{Dir: dir}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		db.Err = err
+		return db, nil
+	}
+	var files []string // named like tables
+	for _, e := range ents {
+		n := e.Name()
+		// Anything named like a table is one: a directory, a named pipe or
+		// a dangling symbolic link of that name is reported as unreadable,
+		// as LevelDB would fail to open it.
+		if strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst") {
+			files = append(files, n)
+		}
+	}
+	sort.Strings(files)
+	v, err := manifest.Read(dir)
+	var me *manifest.Error
+	if errors.Is(err, manifest.ErrComparator) && errors.As(err, &me) {
+		// The application's comparator: read as it would be.
+		db.Comparator, db.DefaultStatus = me.Comparator, me.Status
+		v, err = manifest.ReadWith(dir, me.Comparator)
+	}
+	if err != nil {
+		db.Err = err
+		if errors.As(err, &me) {
+			db.Manifest, db.Status = me.File, me.Status
+		}
+		var ts []*Target
+		for _, n := range files {
+			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
+		}
+		return db, ts
+	}
+	db.Version, db.Manifest, db.Comparator, db.Live = v, v.Manifest, v.Comparator, len(v.Files)
+	present := map[uint64]bool{} // numbers of the directory's files, as upstream parses them
+	for _, e := range ents {
+		if n, ok := manifest.ParseFileName(e.Name()); ok {
+			present[n] = true
+		}
+	}
+	ts := liveTargets(db, files, present)
+	if len(db.Missing) > 0 {
+		first := filepath.Join(dir, fmt.Sprintf("%06d.ldb", db.Missing[0]))
+		db.Status = fmt.Sprintf("Corruption: %d missing files; e.g.: %s", len(db.Missing), first)
+		db.Err = fmt.Errorf("%s lists %d live tables that are not in %s: %s", db.manifestName(), len(db.Missing), dir, tableList(db.Missing))
+	}
+	return db, ts
+}
+
+// tableList lists table numbers as file names, at most 5.
+func tableList(nums []uint64) string {
+	var s []string
+	for i, n := range nums {
+		if i == 5 {
+			s = append(s, fmt.Sprintf("and %d more", len(nums)-5))
+			break
+		}
+		s = append(s, fmt.Sprintf("%06d.ldb", n))
+	}
+	return strings.Join(s, ", ")
+}
+
+// liveTargets sorts a database's table files (names in its directory,
+// sorted) into live tables to read and others to skip, by its version, and
+// adds a missing target for each live table that is not there. present
+// holds the numbers of every file in the directory, which upstream's
+// missing-file check accepts whatever their type.
+func liveTargets(db *Database, files []string, present map[uint64]bool) []*Target {
+	v := db.Version
+	found := map[uint64]bool{}
+	var ts []*Target
+	for _, n := range files {
+		path := filepath.Join(db.Dir, n)
+		m := tableName.FindStringSubmatch(n)
+		if m == nil {
+			ts = append(ts, &Target{Path: path, DB: db, Skip: "not a LevelDB table file name (NNNNNN.ldb or NNNNNN.sst)"})
+			continue
+		}
+		num, err := strconv.ParseUint(m[1], 10, 64)
+		f, live := v.Live(num)
+		switch {
+		case err != nil || !live:
+			ts = append(ts, &Target{Path: path, DB: db, Skip: "not a live table of " + db.manifestName() + ": LevelDB is still writing it, or has yet to delete it"})
+		case found[num]:
+			// TableCache opens NNNNNN.ldb, and NNNNNN.sst only without it.
+			ts = append(ts, &Target{Path: path, DB: db, Skip: fmt.Sprintf("LevelDB reads table %d from %06d.ldb", num, num)})
+		default:
+			found[num] = true
+			ts = append(ts, &Target{Path: path, DB: db, Live: &f})
+		}
+	}
+	for i := range v.Files {
+		f := &v.Files[i]
+		if found[f.Number] {
+			continue
+		}
+		found[f.Number] = true // a number listed at several levels is one file
+		// A compaction may have written it after the directory was listed.
+		ldb := filepath.Join(db.Dir, fmt.Sprintf("%06d.ldb", f.Number))
+		if path, ok := firstExisting(ldb, filepath.Join(db.Dir, fmt.Sprintf("%06d.sst", f.Number))); ok {
+			ts = append(ts, &Target{Path: path, DB: db, Live: f})
+			continue
+		}
+		tg := &Target{Path: ldb, DB: db, Live: f}
+		if reason, ok := vanished(tg, fs.ErrNotExist); ok {
+			// Written and compacted away again since the listing.
+			tg.Skip = reason
+		} else {
+			tg.missing = true
+			if !present[f.Number] {
+				db.Missing = append(db.Missing, f.Number)
+			}
+		}
+		ts = append(ts, tg)
+	}
+	return ts
+}
+
+// firstExisting returns the first of paths that exists.
+func firstExisting(paths ...string) (string, bool) {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// vanished tells whether err, from reading the live table tg, is because
+// LevelDB deleted the table after a compaction while it was being checked:
+// the file is gone and the MANIFEST, read again, no longer lists it. It
+// returns the reason to report the table as skipped.
+func vanished(tg *Target, err error) (string, bool) {
+	if tg.Live == nil || !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	v, merr := manifest.ReadWith(tg.DB.Dir, tg.DB.readComparator())
+	if merr != nil {
+		return "", false
+	}
+	if _, live := v.Live(tg.Live.Number); live {
+		return "", false
+	}
+	return "LevelDB deleted it while it was being checked: no longer a live table of " + filepath.Base(v.Manifest), true
+}

@@ -1,0 +1,274 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+)
+
+// hashText says which LevelDB wrote a legacy filter, by the hash that
+// reproduces it.
+var hashText = map[string]string{
+	filtercheck.LegacySigned:   "signed-char hash: LevelDB v1.17 or older on x86",
+	filtercheck.LegacyUnsigned: "unsigned hash: LevelDB v1.17 or older where char is unsigned, such as ARM; or a port that kept the old name, such as goleveldb",
+	filtercheck.LegacyEither:   "either hash: no key has a tail byte of 0x80 or more, where they differ",
+	filtercheck.LegacyNeither:  "neither hash of LevelDB v1.4 to v1.17 reproduces it",
+}
+
+// ignoredText is what LevelDB 1.18 and later do with a legacy filter.
+const ignoredText = "LevelDB 1.18 and later ignore it (they look up " + bloom.PolicyName + "): every lookup of an absent key reads a data block"
+
+// Detail describes the report in one line, after its path and verdict:
+// what the table holds and what upstream does with it.
+func (r *Report) Detail() string {
+	var b strings.Builder
+	switch r.Verdict {
+	case "":
+		return r.Skipped
+	case OK, OldFilter, Mismatch:
+		f := r.Filter
+		b.WriteString(f.Policy)
+		if f.Legacy != "" {
+			fmt.Fprintf(&b, " (%s)", hashText[f.Legacy])
+		}
+		if f.LayoutError == "" && f.Params != nil {
+			fmt.Fprintf(&b, ", %s", f.Params)
+		}
+		fmt.Fprintf(&b, ", %s, %s", plural(f.Filters, "filter"), plural(f.Keys, "key"))
+		switch r.Verdict {
+		case OK:
+			b.WriteString("; upstream uses the filter")
+		case OldFilter:
+			b.WriteString("; " + ignoredText)
+		case Mismatch:
+			r.mismatchText(&b)
+		}
+	case NoFilter:
+		fmt.Fprintf(&b, "no filter block, %s, %s; upstream reads the table without a filter", plural(r.DataBlocks, "data block"), plural(r.Keys, "key"))
+	case OtherFilter:
+		fmt.Fprintf(&b, "filter of another policy, %s (not checked), %s, %s; upstream, with its bloom filter policy, ignores it and reads the table without a filter",
+			quoteList(r.OtherFilters), plural(r.DataBlocks, "data block"), plural(r.Keys, "key"))
+	case FilterUnusable:
+		if r.FilterName != "" {
+			fmt.Fprintf(&b, "filter %s that upstream cannot read: %v", r.FilterName, r.FilterErr)
+		} else {
+			fmt.Fprintf(&b, "damaged metaindex block, where upstream finds no filter: %v", r.FilterErr)
+		}
+		b.WriteString("; upstream silently reads the table without its filter")
+		if r.FilterName == bloom.LegacyPolicyName {
+			b.WriteString(" (LevelDB 1.18 and later ignore a filter of that name anyway)")
+		}
+	case Unreadable:
+		switch {
+		case r.Undefined:
+			b.WriteString("upstream's behaviour is undefined on it (it would read out of bounds or crash)")
+		case r.Scan:
+			fmt.Fprintf(&b, "upstream opens it, but its full scan fails: %s", r.statusText())
+		default:
+			fmt.Fprintf(&b, "upstream cannot open it: %s", r.statusText())
+		}
+		fmt.Fprintf(&b, "; %v", r.Err)
+		if s := r.sizeText(); s != "" {
+			b.WriteString("; " + s)
+		}
+	case Missing:
+		fmt.Fprintf(&b, "%v; ", r.Err)
+		if r.DB != nil && len(r.DB.Missing) > 0 {
+			fmt.Fprintf(&b, "upstream cannot open the database (%s)", r.DB.Status)
+		} else {
+			fmt.Fprintf(&b, "upstream opens the database (another file has the table's number), and fails every read of the table: %s", r.Status)
+		}
+	case Unchecked:
+		fmt.Fprintf(&b, "not checked: %v", r.Err)
+	}
+	if r.Verdict != Unreadable {
+		if s := r.sizeText(); s != "" {
+			b.WriteString("; note: " + s)
+		}
+	}
+	return b.String()
+}
+
+// statusText is upstream's status, or a word that there is none.
+func (r *Report) statusText() string {
+	if r.Status == "" {
+		return "(no status)"
+	}
+	return r.Status
+}
+
+// mismatchText describes a mismatch's first difference and false
+// negatives.
+func (r *Report) mismatchText(b *strings.Builder) {
+	f := r.Filter
+	if f.LayoutError != "" {
+		fmt.Fprintf(b, "; malformed filter block: %s", f.LayoutError)
+	}
+	if d := f.Diff; d != nil {
+		off, _ := r.DiffFileOffset()
+		fmt.Fprintf(b, "; first difference at filter block %s (file offset %d)", d, off)
+	}
+	legacy := f.Policy == bloom.LegacyPolicyName
+	reader := "upstream"
+	if legacy {
+		b.WriteString("; " + ignoredText)
+		reader = "LevelDB v1.17 or older"
+	}
+	fn := r.FalseNegatives
+	if fn == nil {
+		return
+	}
+	with := ""
+	if legacy {
+		with = fmt.Sprintf(" with the %s hash", r.FNHash)
+	}
+	if fn.Rejected == 0 {
+		fmt.Fprintf(b, "; the stored filter%s rejects none of the table's %s: %s finds every key, but filters otherwise than the policy does", with, plural(fn.Keys, "key"), reader)
+		return
+	}
+	fmt.Fprintf(b, "; the stored filter%s rejects %d of the table's %s (false negatives): %s reports them missing; the first is key %x, in the data block at offset %d",
+		with, fn.Rejected, plural(fn.Keys, "key"), reader, fn.FirstKey, fn.FirstBlock.Offset)
+}
+
+// sizeText compares a live table's file with the size its MANIFEST
+// records, "" when they agree.
+func (r *Report) sizeText() string {
+	if r.Live == nil || r.FileSize < 0 || uint64(r.FileSize) == r.Live.Size {
+		return ""
+	}
+	s := fmt.Sprintf("the file has %d bytes, but %s records %d for table %d (upstream opens it at %d bytes", r.FileSize, r.DB.manifestName(), r.Live.Size, r.Live.Number, r.Live.Size)
+	if uint64(r.FileSize) < r.Live.Size {
+		return s + ")"
+	}
+	return s + fmt.Sprintf(", ignoring the %d after)", uint64(r.FileSize)-r.Live.Size)
+}
+
+// Detail describes the database in one line, after its path: whether
+// upstream opens it, and what its MANIFEST records.
+func (d *Database) Detail() string {
+	var b strings.Builder
+	if d.Opens() {
+		b.WriteString("upstream opens it")
+		if d.DefaultStatus != "" {
+			fmt.Fprintf(&b, " with the application's comparator %q, which its MANIFEST records (with LevelDB's default comparator: %s); the tables' filters do not depend on the comparator",
+				d.Comparator, d.DefaultStatus)
+		}
+	} else {
+		b.WriteString("upstream cannot open it")
+		if d.Status != "" {
+			fmt.Fprintf(&b, ": %s", d.Status)
+		}
+		fmt.Fprintf(&b, " (%v)", d.Err)
+	}
+	if d.Version != nil {
+		fmt.Fprintf(&b, "; %s", d.manifestName())
+		switch {
+		case d.Comparator == "":
+			b.WriteString(", no comparator recorded")
+		case d.DefaultStatus == "":
+			fmt.Fprintf(&b, ", comparator %s", d.Comparator)
+		}
+		fmt.Fprintf(&b, ", %s", plural(d.Live, "live table"))
+	} else if d.Err != nil {
+		b.WriteString("; every table file in it is checked, at its own size")
+	}
+	return b.String()
+}
+
+// plural formats n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// quoteList quotes names and joins them with commas.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// Summary counts what verify reported.
+type Summary struct {
+	// Tables counts the tables examined, each under one verdict in
+	// Verdicts.
+	Tables   int
+	Verdicts map[Verdict]int
+	// Skipped counts the table files not examined (not live).
+	Skipped int
+	// Databases counts the database directories, and NotOpened those that
+	// upstream cannot open.
+	Databases, NotOpened int
+	// PathErrors counts the paths that are neither tables nor databases.
+	PathErrors int
+}
+
+// Add counts one item; rep is its table's report, for a table.
+func (s *Summary) Add(it Item, rep *Report) {
+	if s.Verdicts == nil {
+		s.Verdicts = map[Verdict]int{}
+	}
+	switch {
+	case it.Database != nil:
+		s.Databases++
+		if !it.Database.Opens() {
+			s.NotOpened++
+		}
+	case it.PathErr != nil:
+		s.PathErrors++
+	case rep != nil && rep.Verdict == "":
+		s.Skipped++
+	case rep != nil:
+		s.Tables++
+		s.Verdicts[rep.Verdict]++
+	}
+}
+
+// ExitCode is the exit code of `ldbcompat verify`: the highest of the
+// verdicts', and ExitError when a database cannot be opened or a path is
+// neither a table nor a database.
+func (s Summary) ExitCode() int {
+	code := ExitOK
+	for v, n := range s.Verdicts {
+		if n > 0 {
+			code = max(code, v.Exit())
+		}
+	}
+	if s.NotOpened > 0 || s.PathErrors > 0 {
+		code = ExitError
+	}
+	return code
+}
+
+// String formats s as one line, such as "3 tables: 2 ok, 1 old-filter; 1
+// table file skipped (not live)". Verdicts without tables are left out.
+func (s Summary) String() string {
+	var b strings.Builder
+	b.WriteString(plural(s.Tables, "table"))
+	var parts []string
+	for _, i := range Verdicts {
+		if n := s.Verdicts[i.Verdict]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, i.Verdict))
+		}
+	}
+	if len(parts) > 0 {
+		b.WriteString(": " + strings.Join(parts, ", "))
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, "; %s skipped (not live)", plural(s.Skipped, "table file"))
+	}
+	if s.NotOpened > 0 {
+		n := plural(s.NotOpened, "database")
+		fmt.Fprintf(&b, "; %s upstream cannot open", n)
+	}
+	if s.PathErrors > 0 {
+		fmt.Fprintf(&b, "; %s neither a table nor a database", plural(s.PathErrors, "path"))
+	}
+	return b.String()
+}

@@ -1,0 +1,179 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Verdict is what upstream LevelDB 1.23 does with one table, as verify
+// decides it. Every table examined gets exactly one; a table file that is
+// not a live table of its database is skipped instead (Report.Skipped).
+type Verdict string
+
+// The verdicts, in the order summaries list them.
+const (
+	// OK: the table's filter is named leveldb.BuiltinBloomFilter2, upstream
+	// reads it, and it is byte for byte what that policy writes for the
+	// table's keys.
+	OK Verdict = "ok"
+	// OldFilter: the table's only bloom filter is named
+	// leveldb.BuiltinBloomFilter (LevelDB v1.4 to v1.17, or a port that
+	// kept the name, such as goleveldb) and one of that era's two hashes
+	// reproduces it. LevelDB 1.18 and later look a filter up as
+	// leveldb.BuiltinBloomFilter2 only, so they ignore it.
+	OldFilter Verdict = "old-filter"
+	// NoFilter: the table has no filter block.
+	NoFilter Verdict = "no-filter"
+	// OtherFilter: the table's filter is another policy's: not checked;
+	// upstream, with its bloom filter policy, ignores it.
+	OtherFilter Verdict = "other-filter"
+	// FilterUnusable: the table has a filter block of LevelDB's bloom
+	// policy, or a damaged metaindex block, that upstream cannot read (a
+	// bad handle, a checksum mismatch, an unreadable metaindex): upstream
+	// silently reads the table without the filter.
+	FilterUnusable Verdict = "filter-unusable"
+	// Mismatch: the filter block's bytes differ from what its policy
+	// writes for the table's keys.
+	Mismatch Verdict = "mismatch"
+	// Unreadable: upstream cannot open the table, its full scan ends in an
+	// error, or its behaviour on the table is undefined.
+	Unreadable Verdict = "unreadable"
+	// Missing: the MANIFEST lists the table as live, and its file is not
+	// in the database.
+	Missing Verdict = "missing"
+	// Unchecked: verify could not check the table, which upstream may
+	// read: it changed while it was read, or its keys decode to more than
+	// verify's memory bound allows.
+	Unchecked Verdict = "unchecked"
+)
+
+// Exit codes of `ldbcompat verify`.
+const (
+	// ExitOK: every table examined is ok, old-filter, no-filter or
+	// other-filter, and every database opens.
+	ExitOK = 0
+	// ExitDamage: some table is a mismatch or filter-unusable, and nothing
+	// is worse.
+	ExitDamage = 1
+	// ExitError: some table is unreadable, missing or unchecked, some
+	// database cannot be opened by upstream, or some path is neither a
+	// table nor a database (or the command line is wrong).
+	ExitError = 2
+)
+
+// VerdictInfo documents a verdict: what it means, what upstream does, and
+// the exit code it gives at least.
+type VerdictInfo struct {
+	Verdict  Verdict
+	Meaning  string
+	Upstream string
+	Exit     int
+}
+
+// Verdicts documents every verdict, in order. The README's table and
+// `ldbcompat help` are made from it (a test holds the README to it).
+var Verdicts = []VerdictInfo{
+	{OK, "filter `leveldb.BuiltinBloomFilter2`, byte for byte what that policy writes for the table's keys",
+		"reads the table with the filter", ExitOK},
+	{OldFilter, "only a filter named `leveldb.BuiltinBloomFilter` (LevelDB v1.4 to v1.17, or a port that kept the name, such as goleveldb), reproduced by a hash of that era: signed char (v1.17 or older on x86), unsigned (v1.17 or older where char is unsigned, such as ARM, or such a port), or either (no key has a tail byte of 0x80 or more)",
+		"ignores it, as every release since 1.18 does: every lookup of an absent key reads a data block", ExitOK},
+	{NoFilter, "no filter block", "reads the table without a filter", ExitOK},
+	{OtherFilter, "a filter of another policy (named), not checked", "ignores it: reads the table without a filter", ExitOK},
+	{FilterUnusable, "a `leveldb.BuiltinBloomFilter2` (or old-name) filter block, or the metaindex block, that cannot be read: bad handle, checksum, damaged metaindex (why is given)",
+		"silently reads the table without a filter", ExitDamage},
+	{Mismatch, "filter bytes differ from what the named policy writes; whether the stored filter rejects any of the table's own keys (false negatives: counted, the first named) or only filters differently",
+		"uses a `leveldb.BuiltinBloomFilter2` filter: keys it rejects are reported missing", ExitDamage},
+	{Unreadable, "the table does not open at the size the MANIFEST records, its full scan fails, or upstream's behaviour on it is undefined; upstream's status, the file and the offset are given",
+		"fails to open it, or reports corruption reading it", ExitError},
+	{Missing, "a live table whose file is not in the database", "refuses to open the database (`N missing files`)", ExitError},
+	{Unchecked, "verify could not check the table: it changed while being read, or its keys exceed verify's memory bound", "not known", ExitError},
+}
+
+// Info returns v's documentation.
+func (v Verdict) Info() VerdictInfo {
+	for _, i := range Verdicts {
+		if i.Verdict == v {
+			return i
+		}
+	}
+	return VerdictInfo{Verdict: v, Exit: ExitError}
+}
+
+// Exit returns the exit code v gives at least.
+func (v Verdict) Exit() int { return v.Info().Exit }
+
+// VerdictTable returns Verdicts as a Markdown table, as the README holds
+// it, followed by the rows for a database upstream cannot open and for a
+// path that is neither.
+func VerdictTable() string {
+	var b strings.Builder
+	b.WriteString("| verdict | meaning | upstream 1.23 | exit |\n| --- | --- | --- | --- |\n")
+	for _, i := range Verdicts {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %d |\n", i.Verdict, i.Meaning, i.Upstream, i.Exit)
+	}
+	for _, r := range extraRows {
+		up := r.upstream
+		if up == "" {
+			up = "—"
+		}
+		fmt.Fprintf(&b, "| (%s) | %s | %s | %d |\n", r.what, r.meaning, up, r.exit)
+	}
+	return b.String()
+}
+
+// extraRows are the outcomes that are not a table's verdict.
+var extraRows = []struct {
+	what, meaning, upstream string
+	exit                    int
+}{
+	{"skipped", "a table file that is not a live table (being written, or not yet deleted); counted apart", "never reads it", ExitOK},
+	{"database", "CURRENT or the MANIFEST cannot be read, live tables are missing, or the MANIFEST names two comparators; its table files are still checked", "refuses to open the database", ExitError},
+	{"path", "usage error, or a path that is neither a table file nor a database directory", "", ExitError},
+}
+
+// VerdictText returns Verdicts as plain text for `ldbcompat help`: the same
+// rows as VerdictTable, wrapped to width columns.
+func VerdictText(width int) string {
+	var b strings.Builder
+	row := func(name, exit, text string) {
+		head := fmt.Sprintf("  %-16s %-4s  ", name, exit)
+		for i, l := range wrap(strings.ReplaceAll(text, "`", ""), width-len(head)) {
+			if i > 0 {
+				head = strings.Repeat(" ", len(head))
+			}
+			b.WriteString(head + l + "\n")
+		}
+	}
+	row("verdict", "exit", "meaning; what upstream 1.23 does")
+	for _, i := range Verdicts {
+		row(string(i.Verdict), fmt.Sprint(i.Exit), i.Meaning+"; upstream: "+i.Upstream+".")
+	}
+	for _, r := range extraRows {
+		text := r.meaning
+		if r.upstream != "" {
+			text += "; upstream: " + r.upstream
+		}
+		row("("+r.what+")", fmt.Sprint(r.exit), text+".")
+	}
+	return b.String()
+}
+
+// wrap splits s into lines of at most width bytes at spaces.
+func wrap(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}

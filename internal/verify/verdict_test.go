@@ -1,0 +1,51 @@
+package verify_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/internal/verify"
+)
+
+// TestREADMETable: the README's table of verdicts and exit codes is
+// Verdicts, as VerdictTable prints it (`ldbcompat help` prints the same
+// rows from it), so that the two never say different things.
+func TestREADMETable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := verify.VerdictTable()
+	if !strings.Contains(string(b), "\n"+table+"\n") {
+		t.Errorf("README.md does not hold the verdict table; paste this in its \"Checking a database\" section:\n%s", table)
+	}
+}
+
+// TestVerdicts: every verdict is documented once, with an exit code that
+// follows its kind: 0 when upstream reads the table as it was written, 1
+// for a damaged or differing filter, 2 when upstream cannot read the
+// table or verify could not check it.
+func TestVerdicts(t *testing.T) {
+	want := map[verify.Verdict]int{verify.OK: 0, verify.OldFilter: 0, verify.NoFilter: 0, verify.OtherFilter: 0,
+		verify.FilterUnusable: 1, verify.Mismatch: 1, verify.Unreadable: 2, verify.Missing: 2, verify.Unchecked: 2}
+	seen := map[verify.Verdict]bool{}
+	for _, i := range verify.Verdicts {
+		if seen[i.Verdict] {
+			t.Errorf("%s documented twice", i.Verdict)
+		}
+		seen[i.Verdict] = true
+		if e, ok := want[i.Verdict]; !ok || e != i.Exit || i.Verdict.Exit() != e || i.Meaning == "" || i.Upstream == "" {
+			t.Errorf("%+v: want exit %d", i, e)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("%d verdicts documented, want %d", len(seen), len(want))
+	}
+	text := verify.VerdictText(76)
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if len(l) > 76 {
+			t.Errorf("help line of %d columns: %q", len(l), l)
+		}
+	}
+}

@@ -1,0 +1,333 @@
+package verify_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/snappy"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
+)
+
+// entries are a table's entries: 400 keys, most of them ending in a byte
+// of 0x80 or more (so the two legacy hashes tell them apart), in blocks of
+// about 300 bytes spread over several 2 KiB filter ranges.
+func entries() []table.Entry {
+	var es []table.Entry
+	for i := 0; i < 400; i++ {
+		k := table.InternalKey{UserKey: []byte(fmt.Sprintf("key%04d\xf0\xf1", i)), Seq: uint64(1000 - i), Kind: table.KindValue}
+		es = append(es, table.Entry{Key: k, Value: []byte("value")})
+	}
+	return es
+}
+
+// blocksOf returns the data blocks' handles and user keys of a table, read
+// with internal/table alone.
+func blocksOf(t *testing.T, file []byte) []filtercheck.Block {
+	t.Helper()
+	tb, err := table.Open("t", bytes.NewReader(file), int64(len(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []filtercheck.Block
+	err = tb.DataBlocks(func(b *table.DataBlock) error {
+		fb := filtercheck.Block{Handle: b.Handle}
+		for _, e := range b.Entries {
+			fb.Keys = append(fb.Keys, e.Key.UserKey)
+		}
+		blocks = append(blocks, fb)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blocks
+}
+
+// metaEntry is an entry of a metaindex block built by withMeta.
+type metaEntry struct {
+	name     string
+	contents []byte // the block it points to
+	snappy   bool   // store the block compressed
+	badCRC   bool   // store it with a wrong checksum
+	value    []byte // the entry's value instead of a handle, if not nil
+}
+
+// withMeta returns the table base (tabletest.Build's, without a filter
+// block) with the blocks and the metaindex block of entries, in the given
+// order (a metaindex out of order when they are); with badMeta the
+// metaindex block's checksum is wrong.
+func withMeta(t *testing.T, base []byte, entries []metaEntry, badMeta bool) []byte {
+	t.Helper()
+	tb, err := table.Open("base", bytes.NewReader(base), int64(len(base)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append([]byte(nil), base[:tb.MetaindexHandle().Offset]...)
+	var kvs []tabletest.KV
+	for _, e := range entries {
+		stored, typ := e.contents, byte(table.NoCompression)
+		if e.snappy {
+			stored, typ = snappy.Encode(nil, e.contents), table.SnappyCompression
+		}
+		var h table.BlockHandle
+		out, h = tabletest.AppendBlock(out, stored, typ)
+		if e.badCRC {
+			out[h.Offset+h.Size+1] ^= 0x55
+		}
+		v := e.value
+		if v == nil {
+			v = table.AppendBlockHandle(nil, h)
+		}
+		kvs = append(kvs, tabletest.KV{Key: []byte(table.FilterPrefix + e.name), Value: v})
+	}
+	out, mh := tabletest.AppendBlock(out, tabletest.EncodeBlock(kvs, 16), table.NoCompression)
+	if badMeta {
+		out[mh.Offset+mh.Size+1] ^= 0x55
+	}
+	ih := tb.IndexHandle()
+	newIH := table.BlockHandle{Offset: uint64(len(out)), Size: ih.Size}
+	out = append(out, base[ih.Offset:ih.End()]...)
+	return tabletest.AppendFooter(out, mh, newIH)
+}
+
+// checkFile writes file and checks it as a table named directly.
+func checkFile(t *testing.T, file []byte) *verify.Report {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "000005.ldb")
+	if err := os.WriteFile(p, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return verify.Check(&verify.Target{Path: p}, verify.Options{})
+}
+
+// TestFilterVerdicts: each verdict of a table upstream reads, from tables
+// whose filters and metaindex are built here. The expected verdicts follow
+// from upstream's rules (table/table.cc ReadMeta and ReadFilter): the
+// filter used is the one named leveldb.BuiltinBloomFilter2 that the
+// metaindex seek finds and that reads with its checksum; any failure reads
+// the table without it.
+func TestFilterVerdicts(t *testing.T) {
+	base := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})
+	blocks := blocksOf(t, base)
+	build := func(p bloom.FilterPolicy) []byte { return filtercheck.Build(blocks, p) }
+	current := build(bloom.NewPolicy(10))
+	signed := build(bloom.NewLegacyPolicy(10, true))
+	unsigned := build(bloom.NewLegacyPolicy(10, false))
+	if bytes.Equal(signed, unsigned) {
+		t.Fatal("the keys do not tell the legacy hashes apart")
+	}
+	// The first filter's bits zeroed, its k kept: it rejects every key of
+	// the data blocks that start in the first 2 KiB.
+	zeroed := bytes.Clone(current)
+	l, err := filtercheck.ParseLayout(zeroed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(zeroed[l.Filters[0].Offset : l.Filters[0].Offset+l.Filters[0].Len-1])
+	rejected := 0
+	for _, b := range blocks {
+		if b.Handle.Offset>>11 == 0 {
+			rejected += len(b.Keys)
+		}
+	}
+	signedZeroed := bytes.Clone(signed)
+	clear(signedZeroed[l.Filters[0].Offset : l.Filters[0].Offset+l.Filters[0].Len-1])
+	// A filter one bit off: different bytes, no key rejected (a bit set).
+	oneMore := bytes.Clone(current)
+	for i := l.Filters[0].Offset; ; i++ {
+		if oneMore[i] != 0xff {
+			oneMore[i] |= oneMore[i] + 1 // the lowest clear bit
+			break
+		}
+	}
+
+	for _, tc := range []struct {
+		name    string
+		meta    []metaEntry
+		badMeta bool
+		verdict verify.Verdict
+		check   func(r *verify.Report) string // "" when right
+	}{
+		{"current filter", []metaEntry{{name: bloom.PolicyName, contents: current}}, false, verify.OK, nil},
+		{"compressed current filter", []metaEntry{{name: bloom.PolicyName, contents: current, snappy: true}}, false, verify.OK, nil},
+		{"old name, signed hash", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed}}, false, verify.OldFilter, func(r *verify.Report) string {
+			return want(r.Filter.Legacy == filtercheck.LegacySigned, "hash %s", r.Filter.Legacy)
+		}},
+		{"old name, unsigned hash", []metaEntry{{name: bloom.LegacyPolicyName, contents: unsigned}}, false, verify.OldFilter, func(r *verify.Report) string {
+			return want(r.Filter.Legacy == filtercheck.LegacyUnsigned, "hash %s", r.Filter.Legacy)
+		}},
+		{"both names", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed}, {name: bloom.PolicyName, contents: current}}, false, verify.OK, nil},
+		{"no filter", nil, false, verify.NoFilter, nil},
+		{"another policy", []metaEntry{{name: "my.Filter", contents: []byte("x")}}, false, verify.OtherFilter, func(r *verify.Report) string {
+			return want(r.FilterName == "my.Filter" && strings.Contains(r.Detail(), `"my.Filter" (not checked)`), "name %q, %s", r.FilterName, r.Detail())
+		}},
+		{"checksum mismatch", []metaEntry{{name: bloom.PolicyName, contents: current, badCRC: true}}, false, verify.FilterUnusable, func(r *verify.Report) string {
+			return want(r.FilterName == bloom.PolicyName && table.StatusOf(r.FilterErr) == "Corruption: block checksum mismatch", "%v", r.FilterErr)
+		}},
+		{"bad handle", []metaEntry{{name: bloom.PolicyName, value: []byte{0x80}}}, false, verify.FilterUnusable, func(r *verify.Report) string {
+			return want(table.StatusOf(r.FilterErr) == "Corruption: bad block handle", "%v", r.FilterErr)
+		}},
+		{"metaindex out of order", []metaEntry{{name: "zz.Other", contents: []byte("x")}, {name: bloom.PolicyName, contents: current}}, false, verify.FilterUnusable, func(r *verify.Report) string {
+			return want(strings.Contains(fmt.Sprint(r.FilterErr), "out of order"), "%v", r.FilterErr)
+		}},
+		{"metaindex unreadable", []metaEntry{{name: bloom.PolicyName, contents: current}}, true, verify.FilterUnusable, func(r *verify.Report) string {
+			return want(r.FilterName == "" && table.StatusOf(r.FilterErr) == "Corruption: block checksum mismatch", "%q, %v", r.FilterName, r.FilterErr)
+		}},
+		{"first filter zeroed", []metaEntry{{name: bloom.PolicyName, contents: zeroed}}, false, verify.Mismatch, func(r *verify.Report) string {
+			fn := r.FalseNegatives
+			return want(fn != nil && fn.Rejected == rejected && fn.Keys == 400 && bytes.Equal(fn.FirstKey, blocks[0].Keys[0]) &&
+				strings.Contains(r.Detail(), fmt.Sprintf("rejects %d of the table's 400 keys (false negatives): upstream reports them missing", rejected)),
+				"%+v, %s", fn, r.Detail())
+		}},
+		{"a bit more", []metaEntry{{name: bloom.PolicyName, contents: oneMore}}, false, verify.Mismatch, func(r *verify.Report) string {
+			return want(r.FalseNegatives != nil && r.FalseNegatives.Rejected == 0 && strings.Contains(r.Detail(), "rejects none of the table's 400 keys"), "%s", r.Detail())
+		}},
+		{"old name, first filter zeroed", []metaEntry{{name: bloom.LegacyPolicyName, contents: signedZeroed}}, false, verify.Mismatch, func(r *verify.Report) string {
+			fn := r.FalseNegatives
+			return want(r.Filter.Legacy == filtercheck.LegacyNeither && fn != nil && fn.Rejected >= rejected &&
+				strings.Contains(r.Detail(), "LevelDB v1.17 or older reports them missing"), "%+v, %s", fn, r.Detail())
+		}},
+		{"old name unreadable", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed, badCRC: true}}, false, verify.FilterUnusable, func(r *verify.Report) string {
+			return want(r.FilterName == bloom.LegacyPolicyName, "%q", r.FilterName)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := checkFile(t, withMeta(t, base, tc.meta, tc.badMeta))
+			if r.Verdict != tc.verdict {
+				t.Fatalf("verdict %q, want %q: %s", r.Verdict, tc.verdict, r.Detail())
+			}
+			if r.Keys != 400 || r.DataBlocks != len(blocks) {
+				t.Errorf("%d keys in %d blocks, want 400 in %d", r.Keys, r.DataBlocks, len(blocks))
+			}
+			if tc.check != nil {
+				if msg := tc.check(r); msg != "" {
+					t.Error(msg)
+				}
+			}
+		})
+	}
+}
+
+// want returns "" when ok, else the message.
+func want(ok bool, format string, args ...any) string {
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// TestDatabases: what upstream's DBImpl::Recover makes of a database
+// decides its line and the exit status: an empty database opens (0 tables,
+// exit 0); a live table no file has the number of makes upstream refuse
+// the database (N missing files); one whose number another file has (a
+// log) lets it open, and every read of the table fails; a MANIFEST naming
+// another comparator is an application's database, read as it reads it;
+// one naming two comparators no application opens.
+func TestDatabases(t *testing.T) {
+	good := tabletest.Build(entries(), tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+	size := uint64(len(good))
+	write := func(t *testing.T, dir, name string, data []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	manifestWith := func(t *testing.T, dir string, comparators ...string) {
+		var w manifesttest.Log
+		for _, c := range comparators {
+			w.Add(new(manifesttest.Edit).Comparator(c).B)
+		}
+		w.Add(new(manifesttest.Edit).Counters(3, 10, 100).NewFile(1, 5, size, manifesttest.InternalKey("a", 1), manifesttest.InternalKey("z", 2)).B)
+		write(t, dir, "MANIFEST-000002", w.Bytes())
+		write(t, dir, "CURRENT", []byte("MANIFEST-000002\n"))
+		write(t, dir, "000005.ldb", good)
+	}
+	for _, tc := range []struct {
+		name    string
+		setup   func(t *testing.T, dir string)
+		opens   bool
+		summary string
+		code    int
+		check   func(dir string, db *verify.Database, reps []*verify.Report) string
+	}{
+		{"empty", func(t *testing.T, dir string) {
+			if err := manifesttest.WriteDB(dir, 2); err != nil {
+				t.Fatal(err)
+			}
+			write(t, dir, "000003.log", nil)
+		}, true, "0 tables", verify.ExitOK, nil},
+		{"missing table", func(t *testing.T, dir string) {
+			if err := manifesttest.WriteDB(dir, 2, manifesttest.Table{Level: 1, Number: 5, Size: size}, manifesttest.Table{Level: 2, Number: 9, Size: 1000}); err != nil {
+				t.Fatal(err)
+			}
+			write(t, dir, "000005.ldb", good)
+		}, false, "2 tables: 1 ok, 1 missing; 1 database upstream cannot open", verify.ExitError, func(dir string, db *verify.Database, reps []*verify.Report) string {
+			return want(db.Status == "Corruption: 1 missing files; e.g.: "+filepath.Join(dir, "000009.ldb") && len(db.Missing) == 1 && db.Missing[0] == 9,
+				"status %q, missing %v", db.Status, db.Missing)
+		}},
+		{"missing table, a log of its number", func(t *testing.T, dir string) {
+			if err := manifesttest.WriteDB(dir, 2, manifesttest.Table{Level: 1, Number: 5, Size: size}, manifesttest.Table{Level: 2, Number: 9, Size: 1000}); err != nil {
+				t.Fatal(err)
+			}
+			write(t, dir, "000005.ldb", good)
+			write(t, dir, "000009.log", nil)
+		}, true, "2 tables: 1 ok, 1 missing", verify.ExitError, func(dir string, db *verify.Database, reps []*verify.Report) string {
+			r := reps[len(reps)-1]
+			return want(r.Verdict == verify.Missing && r.Status == "IO error: "+filepath.Join(dir, "000009.ldb")+": No such file or directory" &&
+				strings.Contains(r.Detail(), "upstream opens the database"), "%s: %s", r.Verdict, r.Detail())
+		}},
+		{"application's comparator", func(t *testing.T, dir string) { manifestWith(t, dir, "app.Reverse") }, true, "1 table: 1 ok", verify.ExitOK,
+			func(dir string, db *verify.Database, reps []*verify.Report) string {
+				return want(db.Comparator == "app.Reverse" && db.DefaultStatus == "Invalid argument: app.Reverse does not match existing comparator : leveldb.BytewiseComparator" &&
+					strings.Contains(db.Detail(), `upstream opens it with the application's comparator "app.Reverse"`), "%+v: %s", db, db.Detail())
+			}},
+		{"two comparators", func(t *testing.T, dir string) { manifestWith(t, dir, "app.Reverse", "leveldb.BytewiseComparator") }, false,
+			"1 table: 1 ok; 1 database upstream cannot open", verify.ExitError, func(dir string, db *verify.Database, reps []*verify.Report) string {
+				return want(db.Status == "Invalid argument: leveldb.BytewiseComparator does not match existing comparator : app.Reverse" &&
+					reps[1].Live == nil, "status %q, %+v", db.Status, reps[1])
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(t, dir)
+			res := verify.Run([]string{dir}, verify.Options{})
+			db := res.Items[0].Database
+			if db == nil || db.Opens() != tc.opens || res.Summary.String() != tc.summary || res.Summary.ExitCode() != tc.code {
+				t.Fatalf("database %+v (opens %v); summary %q, exit %d; want opens %v, %q, exit %d", db, db.Opens(), res.Summary, res.Summary.ExitCode(), tc.opens, tc.summary, tc.code)
+			}
+			if tc.check != nil {
+				if msg := tc.check(dir, db, res.Reports); msg != "" {
+					t.Error(msg)
+				}
+			}
+		})
+	}
+}
+
+// TestErrUndefined: a table on which upstream's behaviour is undefined is
+// unreadable, without a status.
+func TestErrUndefined(t *testing.T) {
+	good := tabletest.Build(entries(), tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+	tb, err := table.Open("t", bytes.NewReader(good), int64(len(good)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An index handle whose offset plus size overflows 64 bits.
+	bad := tabletest.ReplaceFooter(good, tb.MetaindexHandle(), table.BlockHandle{Offset: 1 << 63, Size: 1 << 63})
+	r := checkFile(t, bad)
+	if r.Verdict != verify.Unreadable || !r.Undefined || r.Status != "" || !errors.Is(r.Err, table.ErrUndefined) ||
+		!strings.HasPrefix(r.Detail(), "upstream's behaviour is undefined on it") {
+		t.Errorf("%s (undefined %v, status %q): %s", r.Verdict, r.Undefined, r.Status, r.Detail())
+	}
+}
