@@ -8,12 +8,13 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // dumpReport is what `dump` learns of one table; its JSON form is
 // dumpJSON.
 type dumpReport struct {
-	verifyReport
+	*verify.Report
 	Layout *dumpLayout
 	FPR    *filtercheck.FPR
 }
@@ -31,37 +32,40 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ldbcompat dump: --samples must not be negative\n")
 		return exitError
 	}
-	targets, warnings := resolve(paths)
-	if !*asJSON {
-		printWarnings(stderr, warnings)
-	}
-	code := exitOK
-	out := dumpOutput{Warnings: warnings, Tables: []dumpJSON{}}
-	prog := newProgress(stderr, "dumped", len(targets))
-	forEachOrdered(len(targets), func(i int) dumpReport {
-		return dumpOne(targets[i], *samples, *seed)
-	}, func(_ int, rep dumpReport) {
-		prog.tick()
-		if rep.Status == statusError {
-			code = exitError
-		} else if rep.Status == string(filtercheck.StatusMismatch) && code == exitOK {
-			code = exitMismatch
+	items := verify.Resolve(paths)
+	out := dumpOutput{Databases: []databaseJSON{}, Tables: []dumpJSON{}}
+	var sum verify.Summary
+	prog := newProgress(stderr, "dumped", countTables(items))
+	verify.Each(items, options(true), func(it verify.Item, rep *verify.Report) {
+		sum.Add(it, rep)
+		var d dumpReport
+		if rep != nil {
+			prog.tick()
+			d = dumpOne(rep, *samples, *seed)
 		}
 		if *asJSON {
-			out.Tables = append(out.Tables, rep.toJSON())
+			switch {
+			case it.Database != nil:
+				out.Databases = append(out.Databases, databaseOf(it.Database))
+			case it.PathErr != nil:
+				out.Errors = append(out.Errors, pathErrorJSON{Path: it.Path, Error: it.PathErr.Error()})
+			default:
+				out.Tables = append(out.Tables, d.toJSON())
+			}
 			return
 		}
 		prog.clear()
-		if rep.Status == statusError {
-			fmt.Fprintf(stderr, "ldbcompat: %s\n", rep.Error)
+		if rep == nil {
+			printItem(stdout, stderr, it, nil)
+			if it.Database != nil {
+				fmt.Fprintln(stdout)
+			}
 			return
 		}
-		if rep.Warning != "" {
-			printWarnings(stderr, []string{rep.Path + ": " + rep.Warning})
-		}
-		writeDump(stdout, rep)
+		writeDump(stdout, d)
 	})
 	prog.finish()
+	code := sum.ExitCode()
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -74,28 +78,26 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// dumpOne reads one target and describes its filter block.
-func dumpOne(tg target, samples int, seed uint64) dumpReport {
-	vrep, t, blocks := readTarget(tg)
-	rep := dumpReport{verifyReport: vrep}
-	if t == nil {
-		return rep
+// dumpOne describes the filter block of the table of rep, if it has one
+// that was read, and drops the keys rep kept for it.
+func dumpOne(rep *verify.Report, samples int, seed uint64) dumpReport {
+	d := dumpReport{Report: rep}
+	blocks, contents, r := rep.Blocks, rep.FilterContents, rep.Filter
+	rep.Table, rep.Blocks, rep.FilterContents = nil, nil, nil
+	if r == nil {
+		return d
 	}
-	r := rep.Result
-	_, contents, ok := t.FilterBlock()
-	if !ok {
-		return rep
-	}
+	r.Blocks = nil
 	l, err := filtercheck.ParseLayout(contents)
 	if err != nil {
-		return rep // reported as r.LayoutError
+		return d // reported as r.LayoutError
 	}
 	keys := filtercheck.KeysPerFilter(blocks, l.BaseLg, len(l.Filters))
-	rep.Layout = &dumpLayout{BaseLg: l.BaseLg, ArrayOffset: l.ArrayOffset, Filters: make([]dumpFilter, len(l.Filters))}
+	d.Layout = &dumpLayout{BaseLg: l.BaseLg, ArrayOffset: l.ArrayOffset, Filters: make([]dumpFilter, len(l.Filters))}
 	for i, f := range l.Filters {
-		rep.Layout.Filters[i] = dumpFilter{Index: i, Offset: f.Offset, Bytes: f.Len, Keys: keys[i], K: f.K(contents)}
+		d.Layout.Filters[i] = dumpFilter{Index: i, Offset: f.Offset, Bytes: f.Len, Keys: keys[i], K: f.K(contents)}
 		if f.Len == 0 {
-			rep.Layout.EmptyFilters++
+			d.Layout.EmptyFilters++
 		}
 	}
 	var p bloom.FilterPolicy
@@ -105,37 +107,37 @@ func dumpOne(tg target, samples int, seed uint64) dumpReport {
 	case bloom.LegacyPolicyName:
 		p = bloom.NewLegacyPolicy(r.Params.BitsPerKey, r.Legacy == filtercheck.LegacySigned)
 	default:
-		return rep // no policy to query with
+		return d // no policy to query with
 	}
 	fpr := filtercheck.MeasureFPR(contents, l, blocks, p, samples, seed)
-	rep.FPR = &fpr
-	return rep
+	d.FPR = &fpr
+	return d
 }
 
 // writeDump prints one table's dump.
-func writeDump(w io.Writer, rep dumpReport) {
-	r := rep.Result
-	fmt.Fprintf(w, "%s\n", rep.Path)
-	if rep.Status == statusSkipped {
-		fmt.Fprintf(w, "  skipped: %s\n\n", rep.Reason)
+func writeDump(w io.Writer, d dumpReport) {
+	fmt.Fprintf(w, "%s\n", d.Path)
+	r := d.Filter
+	if r == nil {
+		verdict := string(d.Verdict)
+		if verdict == "" {
+			verdict = "skipped"
+		}
+		fmt.Fprintf(w, "  %s: %s\n\n", verdict, d.Detail())
 		return
 	}
-	if r.Status == filtercheck.StatusNoFilter {
-		fmt.Fprintf(w, "  no filter block; %d keys in %d data blocks\n\n", r.Keys, r.DataBlocks)
-		return
-	}
-	verdict := string(r.Status)
+	verdict := string(d.Verdict)
 	if r.Diff != nil {
-		verdict = "MISMATCH at filter block " + r.Diff.String()
+		verdict += " at filter block " + r.Diff.String()
 	}
 	if r.Legacy != "" {
-		verdict += "; " + legacyText[r.Legacy]
+		verdict += "; " + r.Legacy + " hash"
 	}
 	fmt.Fprintf(w, "  filter policy    %s (verify: %s)\n", r.Policy, verdict)
 	if r.Params != nil && r.LayoutError == "" {
 		fmt.Fprintf(w, "  implies          %s\n", r.Params)
 	}
-	l := rep.Layout
+	l := d.Layout
 	if l == nil {
 		fmt.Fprintf(w, "  filter block     %d bytes at offset %d: %s\n\n", r.FilterBlockSize, r.FilterBlockOffset, r.LayoutError)
 		return
@@ -159,7 +161,7 @@ func writeDump(w io.Writer, rep dumpReport) {
 		fmt.Fprintf(w, "; per filter with keys: min %d, mean %.1f, max %d", minK, float64(sum)/float64(nonEmpty), maxK)
 	}
 	fmt.Fprintln(w)
-	if f := rep.FPR; f != nil && f.Samples > 0 {
+	if f := d.FPR; f != nil && f.Samples > 0 {
 		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys), theoretical %.3f%%\n",
 			100*f.Measured, f.FalsePositives, f.Samples, 100*f.Theoretical)
 	}

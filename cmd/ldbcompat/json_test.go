@@ -70,8 +70,8 @@ func objectKeys(t *testing.T, doc string) map[string][]string {
 // one is a change of format, made here on purpose.
 func TestJSONFieldNames(t *testing.T) {
 	// A database: one table tampered with (a mismatch, with a diff), one
-	// replaced by a valid table of another size (a warning), one table
-	// file that is not live (skipped, with a reason).
+	// replaced by a valid table of another size (unreadable at the size
+	// the MANIFEST records), one table file that is not live (skipped).
 	dir := copyDB(t, "b1-bs128-none")
 	tamper(t, filepath.Join(dir, "000007.ldb"))
 	other, err := os.ReadFile(filepath.Join(fixtures, "b10-bs4096-none", "000009.ldb"))
@@ -93,7 +93,7 @@ func TestJSONFieldNames(t *testing.T) {
 	garbage := filepath.Join(t.TempDir(), "000123.ldb")
 	writeFile(t, garbage, bytes.Repeat([]byte("x"), 100))
 
-	// A database whose MANIFEST cannot be read: a warning for the whole.
+	// A database whose MANIFEST cannot be read: upstream cannot open it.
 	badManifest := copyDB(t, "b10-bs4096-snappy")
 	m := filepath.Join(badManifest, "MANIFEST-000002")
 	mb, err := os.ReadFile(m)
@@ -103,10 +103,15 @@ func TestJSONFieldNames(t *testing.T) {
 	mb[9] ^= 1
 	writeFile(t, m, mb)
 
-	result := []string{"policy", "params", "data_blocks", "keys", "filters", "filter_block_offset", "filter_block_size"}
+	live := []string{"level", "number", "manifest_size", "file_size"}
+	read := []string{"data_blocks", "keys"}
+	result := []string{"policy", "params", "filters", "filter_block_offset", "filter_block_size"}
 	params := []string{"bits_per_key", "min_bits_per_key", "max_bits_per_key", "k", "explained", "constrained", "known"}
 	diff := []string{"offset", "stored", "rebuilt", "stored_len", "rebuilt_len"}
-	summary := []string{"tables", "ok", "mismatch", "no_filter", "unknown_policy", "errors", "skipped"}
+	verdicts := []string{"filter-unusable", "mismatch", "missing", "no-filter", "ok", "old-filter", "other-filter", "unchecked", "unreadable"} // sorted, as encoding/json prints a map
+	summary := []string{"tables", "verdicts", "skipped", "databases", "databases_not_opened", "path_errors"}
+	database := []string{"path", "opens", "manifest", "comparator", "live_tables", "detail"}
+	head := []string{"path", "verdict", "detail"}
 	cat := func(parts ...[]string) []string {
 		var all []string
 		for _, p := range parts {
@@ -115,43 +120,68 @@ func TestJSONFieldNames(t *testing.T) {
 		return all
 	}
 
-	_, stdout, _ := runCmd(t, "verify", "--json", dir, legacy, garbage)
+	_, stdout, _ := runCmd(t, "verify", "--json", dir, legacy, garbage, filepath.Join(dir, "nope"))
 	got := objectKeys(t, stdout)
 	want := map[string][]string{
-		"":                  {"tables", "summary", "exit_code"},
+		"":                  {"databases", "tables", "errors", "summary", "exit_code"},
+		".databases[0]":     database,
 		".summary":          summary,
-		".tables[0]":        cat([]string{"path", "status", "diff_file_offset"}, result, []string{"diff"}), // 000007: mismatch
-		".tables[0].params": params,
-		".tables[0].diff":   diff,
-		".tables[1]":        cat([]string{"path", "status", "warning"}, result), // 000009: another size
-		".tables[1].params": params,
-		".tables[2]":        cat([]string{"path", "status"}, result), // 000012
+		".summary.verdicts": verdicts,
+		".errors[0]":        {"path", "error"},
+		// 000007: a mismatch whose filter rejects none of the keys
+		".tables[0]":                 cat(head, live, read, result, []string{"diff", "diff_file_offset", "false_negatives"}),
+		".tables[0].params":          params,
+		".tables[0].diff":            diff,
+		".tables[0].false_negatives": {"keys", "rejected"},
+		// 000009: another table, unreadable at the size recorded
+		".tables[1]": cat(head, live, []string{"error", "status", "offset"}),
+		// 000012: ok
+		".tables[2]":        cat(head, live, read, result),
 		".tables[2].params": params,
-		".tables[3]":        {"path", "status", "reason"}, // 000099: not live
-		".tables[4]": {"path", "status", "diff_file_offset", "policy", "legacy", "params", "data_blocks", "keys", "filters",
-			"filter_block_offset", "filter_block_size", "layout_error", "diff"},
-		".tables[4].params": params,
-		".tables[4].diff":   diff,
-		".tables[5]":        {"path", "status", "error"}, // not a table
+		// 000099: not live
+		".tables[3]": head,
+		// legacy.ldb: a malformed legacy filter (every key matches)
+		".tables[4]": cat(head, []string{"file_size"}, read, []string{"policy", "hash", "params", "filters", "filter_block_offset", "filter_block_size",
+			"layout_error", "diff", "diff_file_offset", "false_negatives"}),
+		".tables[4].params":          params,
+		".tables[4].diff":            diff,
+		".tables[4].false_negatives": {"hash", "keys", "rejected"},
+		// not a table
+		".tables[5]": cat(head, []string{"file_size", "error", "status", "offset"}),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("verify --json: field names\n got %v\nwant %v\n%s", got, want, stdout)
 	}
+	// A filter that rejects keys of its table names the first.
+	mk := func(name string) string {
+		p := filepath.Join(t.TempDir(), name)
+		_, data := openTable(t, filepath.Join(fixtures, "b10-bs4096-none", "000007.ldb"))
+		out, err := tabletest.ReplaceFilter(data, bloom.PolicyName, []byte{0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 0, 9, 0, 0, 0, 11})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, out)
+		return p
+	}
+	_, stdout, _ = runCmd(t, "verify", "--json", mk("000005.ldb"))
+	if got := objectKeys(t, stdout)[".tables[0].false_negatives"]; !reflect.DeepEqual(got, []string{"keys", "rejected", "first_key", "first_block_offset"}) {
+		t.Errorf("verify --json, false negatives: fields %v\n%s", got, stdout)
+	}
 
 	_, stdout, _ = runCmd(t, "verify", "--json", badManifest)
-	if got := objectKeys(t, stdout)[""]; !reflect.DeepEqual(got, []string{"warnings", "tables", "summary", "exit_code"}) {
-		t.Errorf("verify --json with a warning: top-level fields %v\n%s", got, stdout)
+	if got := objectKeys(t, stdout)[".databases[0]"]; !reflect.DeepEqual(got, []string{"path", "opens", "status", "error", "manifest", "live_tables", "detail"}) {
+		t.Errorf("verify --json, a database upstream cannot open: fields %v\n%s", got, stdout)
 	}
 
 	_, stdout, _ = runCmd(t, "dump", "--json", "--samples", "100", filepath.Join(dir, "000012.ldb"), garbage)
 	got = objectKeys(t, stdout)
 	want = map[string][]string{
-		"":                             {"tables", "exit_code"},
-		".tables[0]":                   cat([]string{"path", "status"}, result, []string{"layout", "fpr"}),
+		"":                             {"databases", "tables", "exit_code"},
+		".tables[0]":                   cat(head, []string{"file_size"}, read, result, []string{"layout", "fpr"}),
 		".tables[0].params":            params,
 		".tables[0].layout":            {"base_lg", "array_offset", "filters", "empty_filters"},
 		".tables[0].fpr":               {"samples", "false_positives", "measured", "theoretical"},
-		".tables[1]":                   {"path", "status", "error"},
+		".tables[1]":                   cat(head, []string{"file_size", "error", "status", "offset"}),
 		".tables[0].layout.filters[0]": {"index", "offset", "bytes", "keys", "k"},
 	}
 	for p := range got {
@@ -166,8 +196,8 @@ func TestJSONFieldNames(t *testing.T) {
 		t.Errorf("dump --json: field names\n got %v\nwant %v\n%s", got, want, stdout)
 	}
 	_, stdout, _ = runCmd(t, "dump", "--json", badManifest)
-	if got := objectKeys(t, stdout)[""]; !reflect.DeepEqual(got, []string{"warnings", "tables", "exit_code"}) {
-		t.Errorf("dump --json with a warning: top-level fields %v\n%s", got, stdout)
+	if got := objectKeys(t, stdout); !reflect.DeepEqual(got[""], []string{"databases", "tables", "exit_code"}) || len(got[".databases[0]"]) != 7 {
+		t.Errorf("dump --json, a database upstream cannot open: fields %v\n%s", got, stdout)
 	}
 }
 
@@ -189,7 +219,7 @@ func TestJSONValues(t *testing.T) {
 	_, stdout, _ := runCmd(t, "verify", "--json", path)
 	var v struct {
 		Tables []struct {
-			Status            string             `json:"status"`
+			Verdict           string             `json:"verdict"`
 			Policy            string             `json:"policy"`
 			DataBlocks        int                `json:"data_blocks"`
 			Keys              int                `json:"keys"`
@@ -205,7 +235,7 @@ func TestJSONValues(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
 	j := v.Tables[0]
-	if j.Status != string(r.Status) || j.Policy != r.Policy || j.DataBlocks != r.DataBlocks || j.Keys != r.Keys || j.Filters != r.Filters ||
+	if j.Verdict != string(r.Status) || j.Policy != r.Policy || j.DataBlocks != r.DataBlocks || j.Keys != r.Keys || j.Filters != r.Filters ||
 		j.FilterBlockOffset != r.FilterBlockOffset || j.FilterBlockSize != r.FilterBlockSize ||
 		j.DiffFileOffset != r.FilterBlockOffset+uint64(r.Diff.Offset) {
 		t.Errorf("JSON %+v, result %+v", j, r)

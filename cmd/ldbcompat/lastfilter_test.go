@@ -13,7 +13,7 @@ import (
 
 // TestVerifyDamageInLastFilter damages a table C++ LevelDB wrote in the
 // last non-empty filter of its filter block, far from the block's start,
-// and runs `verify` on the database: exit 1, MISMATCH, and the first
+// and runs `verify` on the database: exit 1, mismatch, and the first
 // difference reported at the damaged byte. The expected offsets come from
 // decoding the filter block here, from its format (table/filter_block.cc:
 // filters, then a uint32 offset per filter, the array's offset, base lg),
@@ -67,16 +67,16 @@ func TestVerifyDamageInLastFilter(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
-	want := fmt.Sprintf("%s: MISMATCH: leveldb.BuiltinBloomFilter2, bits/key 10, k 6, %d filters, ", path, num)
+	want := fmt.Sprintf("%s: mismatch: leveldb.BuiltinBloomFilter2, bits/key 10, k 6, %d filters, ", path, num)
 	if !strings.Contains(stdout, want) {
 		t.Errorf("output lacks %q:\n%s", want, stdout)
 	}
-	diff := fmt.Sprintf("; first difference at filter block byte %d: stored 0x%02x, rebuilt 0x%02x (file offset %d)\n",
+	diff := fmt.Sprintf("; first difference at filter block byte %d: stored 0x%02x, rebuilt 0x%02x (file offset %d); ",
 		blockOff, orig^0x01, orig, fileOff)
 	if !strings.Contains(stdout, diff) {
 		t.Errorf("output lacks %q:\n%s", diff, stdout)
 	}
-	if !strings.Contains(stdout, "3 tables: 2 ok, 1 mismatch") {
+	if !strings.Contains(stdout, "3 tables: 2 ok, 1 mismatch\n") {
 		t.Errorf("summary wrong:\n%s", stdout)
 	}
 
@@ -85,7 +85,7 @@ func TestVerifyDamageInLastFilter(t *testing.T) {
 		t.Fatalf("JSON: exit %d, %+v", code, v)
 	}
 	j := v.Tables[0]
-	if j.Status != "mismatch" || j.Diff == nil || j.Diff.Offset != blockOff || j.Diff.Stored != int(orig^0x01) ||
+	if j.Verdict != "mismatch" || j.Diff == nil || j.Diff.Offset != blockOff || j.Diff.Stored != int(orig^0x01) ||
 		j.Diff.Rebuilt != int(orig) || j.DiffFileOffset == nil || *j.DiffFileOffset != fileOff {
 		t.Errorf("JSON: %+v, diff %+v; want offset %d (file offset %d)", j, j.Diff, blockOff, fileOff)
 	}

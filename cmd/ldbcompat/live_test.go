@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // The committed databases' MANIFESTs are upstream's: which of their tables
@@ -35,20 +36,20 @@ func TestVerifyLiveTables(t *testing.T) {
 		"000099.ldb: skipped: not a live table of MANIFEST-000002: LevelDB is still writing it, or has yet to delete it",
 		"000003.ldb: skipped: not a live table of MANIFEST-000002",
 		"backup.ldb: skipped: not a LevelDB table file name",
-		fmt.Sprintf("%d tables: %d ok, 0 mismatch, 0 without filter; 3 table files skipped (not live)", len(live), len(live)),
+		fmt.Sprintf("%d tables: %d ok; 3 table files skipped (not live)\n", len(live), len(live)),
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
 	code, v, _ := verifyJSONOf(t, dir)
-	if code != exitOK || v.Summary.Skipped != 3 || v.Summary.OK != len(live) || len(v.Tables) != len(live)+3 {
+	if code != exitOK || v.Summary.Skipped != 3 || v.Summary.Tables != len(live) || v.Summary.Verdicts["ok"] != len(live) || len(v.Tables) != len(live)+3 {
 		t.Fatalf("JSON: exit %d, %+v", code, v)
 	}
 	for _, tb := range v.Tables {
 		skipped := strings.HasSuffix(tb.Path, "000099.ldb") || strings.HasSuffix(tb.Path, "000003.ldb") || strings.HasSuffix(tb.Path, "backup.ldb")
-		if skipped != (tb.Status == "skipped") || skipped != (tb.Reason != "") {
-			t.Errorf("table %s: status %q, reason %q", tb.Path, tb.Status, tb.Reason)
+		if skipped != (tb.Verdict == "skipped") || (tb.Verdict != "skipped" && tb.Verdict != "ok") || (skipped && !strings.HasPrefix(tb.Detail, "not a")) {
+			t.Errorf("table %s: verdict %q, detail %q", tb.Path, tb.Verdict, tb.Detail)
 		}
 	}
 	code, stdout, _ = runCmd(t, "dump", dir)
@@ -57,37 +58,40 @@ func TestVerifyLiveTables(t *testing.T) {
 	}
 }
 
-// TestVerifyLiveTableDamage: a live table that is missing is an error (exit
-// 2) naming it and the MANIFEST. One whose size is not the one the MANIFEST
-// records is still read: when that fails, the error says what the MANIFEST
-// knows; when it reads (another valid table put in its place), its verdict
-// is printed with a warning. The other tables are checked as usual.
+// TestVerifyLiveTableDamage: upstream reads a live table at the size its
+// MANIFEST records. A live table that is missing is the missing verdict,
+// and upstream cannot open the database (exit 2). A truncated table's
+// footer lies past the end of the file: unreadable, with upstream's I/O
+// error. Another valid table put in its place is read at the wrong size:
+// unreadable. A table with bytes appended reads as it was written (the
+// footer where the MANIFEST says): its verdict stands, with a note. The
+// other tables are checked as usual.
 func TestVerifyLiveTableDamage(t *testing.T) {
-	sizeWarning := func(path string, size, want int, what string) string {
-		return regexp.QuoteMeta(fmt.Sprintf("%d bytes, but MANIFEST-000002 records %d for table", size, want)) + ` \d+: ` + what +
-			regexp.QuoteMeta("; LevelDB would not read it as it is")
+	sizes := func(size, want int) string {
+		return regexp.QuoteMeta(fmt.Sprintf("the file has %d bytes, but MANIFEST-000002 records %d for table ", size, want)) + `\d+` +
+			regexp.QuoteMeta(fmt.Sprintf(" (upstream opens it at %d bytes", want))
 	}
 	for _, tc := range []struct {
-		name   string
-		change func(path string, data, other []byte)
-		code   int
-		want   func(path string, size, other int) string // stderr, a regexp
-		ok     int                                       // tables ok
+		name    string
+		change  func(path string, data, other []byte)
+		code    int
+		want    func(path string, size, other int) string // the table's line, a regexp
+		summary string
 	}{
 		{"missing", func(path string, _, _ []byte) { os.Remove(path) }, exitError, func(path string, size, _ int) string {
-			return "ldbcompat: " + regexp.QuoteMeta(path) + `: missing: MANIFEST-000002 lists table \d+ \(level \d, ` + fmt.Sprint(size) + ` bytes\) as live; LevelDB cannot read this database`
-		}, 2},
+			return "^" + regexp.QuoteMeta(path+": missing: "+path+": missing: MANIFEST-000002 lists table ") + `\d+ \(level \d, ` + fmt.Sprint(size) +
+				` bytes\) as live, and neither \d+\.ldb nor \d+\.sst is in .*; upstream cannot open the database \(Corruption: 1 missing files; e\.g\.: ` + regexp.QuoteMeta(path) + `\)$`
+		}, "3 tables: 2 ok, 1 missing; 1 database upstream cannot open"},
 		{"truncated", func(path string, data, _ []byte) { writeFile(t, path, data[:len(data)-10]) }, exitError, func(path string, size, _ int) string {
-			return "ldbcompat: table " + regexp.QuoteMeta(path) + `: offset \d+: not a LevelDB table: bad magic number.*; the file is ` +
-				sizeWarning(path, size-10, size, fmt.Sprintf("truncated: it ends at offset %d", size-10))
-		}, 2},
-		{"extended", func(path string, data, _ []byte) { writeFile(t, path, append(data, make([]byte, 10)...)) }, exitError, func(path string, size, _ int) string {
-			return "ldbcompat: table " + regexp.QuoteMeta(path) + `: offset \d+: not a LevelDB table: bad magic number.*; the file is ` +
-				sizeWarning(path, size+10, size, fmt.Sprintf("10 bytes past offset %d, where the table ends", size))
-		}, 2},
-		{"replaced", func(path string, _, other []byte) { writeFile(t, path, other) }, exitOK, func(path string, size, other int) string {
-			return "ldbcompat: warning: " + regexp.QuoteMeta(path) + ": " + sizeWarning(path, other, size, `(truncated|\d+ bytes past).*`)
-		}, 3},
+			return "^" + regexp.QuoteMeta(path+": unreadable: upstream cannot open it: IO error: "+path+": Invalid argument; table "+path) +
+				fmt.Sprintf(`: offset %d: footer: 48 bytes at offset %d run past the end of the %d-byte file; `, size-48, size-48, size-10) + sizes(size-10, size) + `\)$`
+		}, "3 tables: 2 ok, 1 unreadable"},
+		{"replaced", func(path string, _, other []byte) { writeFile(t, path, other) }, exitError, func(path string, size, other int) string {
+			return "^" + regexp.QuoteMeta(path+": unreadable: upstream cannot open it: ") + `.*; ` + sizes(other, size) + `.*\)$`
+		}, "3 tables: 2 ok, 1 unreadable"},
+		{"extended", func(path string, data, _ []byte) { writeFile(t, path, append(data, make([]byte, 10)...)) }, exitOK, func(path string, size, _ int) string {
+			return "^" + regexp.QuoteMeta(path+": ok: ") + `.*; upstream uses the filter; note: ` + sizes(size+10, size) + `, ignoring the 10 after\)$`
+		}, "3 tables: 3 ok"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyDB(t, "b5-bs1024-snappy")
@@ -101,29 +105,37 @@ func TestVerifyLiveTableDamage(t *testing.T) {
 				t.Fatalf("setup: %v, sizes %d %d", err, len(data), len(other))
 			}
 			tc.change(live[0], data, other)
-			want := regexp.MustCompile(tc.want(live[0], len(data), len(other)))
+			want := regexp.MustCompile("(?m)" + tc.want(live[0], len(data), len(other)))
 			code, stdout, stderr := runCmd(t, "verify", dir)
-			if code != tc.code || !want.MatchString(stderr) ||
-				!strings.Contains(stdout, fmt.Sprintf("tables: %d ok", tc.ok)) {
-				t.Errorf("exit %d; want %d, %d ok and %v\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.ok, want, stdout, stderr)
+			if code != tc.code || !want.MatchString(stdout) || !strings.HasSuffix(stdout, "\n"+tc.summary+"\n") {
+				t.Errorf("exit %d; want %d, %q and %v\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.summary, want, stdout, stderr)
 			}
-			if tc.name == "replaced" {
-				code, v, _ := verifyJSONOf(t, dir)
-				if code != exitOK || v.Tables[0].Status != "ok" || !strings.Contains(v.Tables[0].Warning, "LevelDB would not read it as it is") {
-					t.Errorf("JSON: exit %d, %+v", code, v.Tables[0])
+			code, v, _ := verifyJSONOf(t, dir)
+			var tb *struct{ verdict string }
+			for _, j := range v.Tables {
+				if j.Path == live[0] {
+					tb = &struct{ verdict string }{j.Verdict}
+					if j.ManifestSize == nil || *j.ManifestSize != uint64(len(data)) {
+						t.Errorf("JSON: manifest_size %v, want %d", j.ManifestSize, len(data))
+					}
 				}
+			}
+			if code != tc.code || tb == nil || !strings.Contains(tc.summary, "1 "+tb.verdict) && tb.verdict != "ok" {
+				t.Errorf("JSON: exit %d, %+v", code, v)
 			}
 		})
 	}
 }
 
-// TestVerifyBadManifest: when the MANIFEST cannot be read, verify warns
-// (naming the file and offset) and checks every table file, as it would
-// a directory of tables; the tables decide the exit status.
+// TestVerifyBadManifest: when CURRENT or the MANIFEST cannot be read,
+// upstream cannot open the database: its line says why (with upstream's
+// status, the file and the offset), every table file in it is still
+// checked at its own size, and the exit status is 2 whatever the tables.
 func TestVerifyBadManifest(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change func(dir string)
+		status string
 		want   string
 	}{
 		{"checksum", func(dir string) {
@@ -134,25 +146,29 @@ func TestVerifyBadManifest(t *testing.T) {
 			}
 			b[9] ^= 1 // in the first record's data
 			writeFile(t, p, b)
-		}, "MANIFEST-000002: offset 0: record checksum mismatch"},
-		{"missing", func(dir string) { os.Remove(filepath.Join(dir, "MANIFEST-000002")) }, "MANIFEST named by " + "CURRENT-PATH" + ": "},
-		{"CURRENT without newline", func(dir string) { writeFile(t, filepath.Join(dir, "CURRENT"), []byte("MANIFEST-000002")) }, "CURRENT: offset 15: does not end with a newline"},
+		}, "Corruption: checksum mismatch", "MANIFEST-000002: offset 0: record checksum mismatch"},
+		{"missing", func(dir string) { os.Remove(filepath.Join(dir, "MANIFEST-000002")) },
+			"Corruption: CURRENT points to a non-existent file: NotFound: DIR/MANIFEST-000002: No such file or directory", "MANIFEST named by DIR/CURRENT: "},
+		{"CURRENT without newline", func(dir string) { writeFile(t, filepath.Join(dir, "CURRENT"), []byte("MANIFEST-000002")) },
+			"Corruption: CURRENT file does not end with newline", "CURRENT: offset 15: does not end with a newline"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyDB(t, "b1-bs128-none")
 			tc.change(dir)
 			writeFile(t, filepath.Join(dir, "000099.ldb"), []byte("not a table")) // read: no MANIFEST to skip it by
 			live, _ := filepath.Glob(filepath.Join(dir, "*.ldb"))
-			want := regexp.MustCompile("ldbcompat: warning: " + regexp.QuoteMeta(dir+": cannot tell which tables are live, so every table file is checked: ") +
-				".*" + regexp.QuoteMeta(strings.ReplaceAll(tc.want, "CURRENT-PATH", filepath.Join(dir, "CURRENT"))))
+			status := strings.ReplaceAll(tc.status, "DIR", dir)
+			want := regexp.MustCompile("(?m)^" + regexp.QuoteMeta(dir+": database: upstream cannot open it: "+status+" (") +
+				".*" + regexp.QuoteMeta(strings.ReplaceAll(tc.want, "DIR", dir)) + `.*` + regexp.QuoteMeta("); every table file in it is checked, at its own size") + "$")
 			code, stdout, stderr := runCmd(t, "verify", dir)
-			if code != exitError || !want.MatchString(stderr) || !strings.Contains(stderr, "000099.ldb: offset 0: file is 11 bytes, too short for a table") ||
-				!strings.Contains(stdout, fmt.Sprintf("%d tables: %d ok", len(live)-1, len(live)-1)) {
-				t.Errorf("exit %d; want 2 (000099.ldb) and %v\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
+			if code != exitError || !want.MatchString(stdout) || !strings.Contains(stdout, "000099.ldb: unreadable: upstream cannot open it: Corruption: file is too short to be an sstable; table ") ||
+				!strings.Contains(stdout, fmt.Sprintf("%d tables: %d ok, 1 unreadable; 1 database upstream cannot open\n", len(live), len(live)-1)) {
+				t.Errorf("exit %d; want 2 and %v\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
 			}
 			os.Remove(filepath.Join(dir, "000099.ldb"))
 			code, v, _ := verifyJSONOf(t, dir)
-			if code != exitOK || len(v.Warnings) != 1 || !strings.Contains(v.Warnings[0], tc.want[:10]) || v.Summary.OK != len(live)-1 {
+			if code != exitError || len(v.Databases) != 1 || v.Databases[0].Opens || v.Databases[0].Status != status ||
+				!strings.Contains(v.Databases[0].Error, strings.ReplaceAll(tc.want, "DIR", dir)) || v.Summary.Verdicts["ok"] != len(live)-1 || v.Summary.DatabasesNotOpened != 1 {
 				t.Errorf("JSON: exit %d, %+v", code, v)
 			}
 		})
@@ -180,7 +196,7 @@ func TestVerifyTableDeletedMeanwhile(t *testing.T) {
 			writeFile(t, filepath.Join(db, "000009.ldb"), data)
 			old := openFile
 			t.Cleanup(func() { openFile = old })
-			openFile = func(path string) (tableFile, error) {
+			openFile = func(path string) (verify.File, error) {
 				if filepath.Base(path) == "000009.ldb" {
 					if compacted { // table 9 replaced by table 12
 						writeFile(t, filepath.Join(db, "000012.ldb"), data)
@@ -195,12 +211,12 @@ func TestVerifyTableDeletedMeanwhile(t *testing.T) {
 			code, stdout, stderr := runCmd(t, "verify", db)
 			if compacted {
 				want := "000009.ldb: skipped: LevelDB deleted it while it was being checked: no longer a live table of MANIFEST-000002"
-				if code != exitOK || !strings.Contains(stdout, want) || !strings.Contains(stdout, "1 tables: 1 ok") {
+				if code != exitOK || !strings.Contains(stdout, want) || !strings.Contains(stdout, "1 table: 1 ok; 1 table file skipped (not live)\n") {
 					t.Errorf("exit %d; want 0 and %q\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
 				}
 				return
 			}
-			if code != exitError || !strings.Contains(stderr, "000009.ldb: no such file or directory") {
+			if code != exitError || !strings.Contains(stdout, "000009.ldb: unreadable: upstream cannot open it: IO error: "+filepath.Join(db, "000009.ldb")+": No such file or directory; ") {
 				t.Errorf("exit %d; want 2 and no such file\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
 		})

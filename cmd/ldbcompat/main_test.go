@@ -93,7 +93,7 @@ func TestUsage(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"--help"}, 0, "ldbcompat verify [--json] PATH...", ""},
-		{[]string{"help"}, 0, "Exit status", ""},
+		{[]string{"help"}, 0, "Verdicts and exit status", ""},
 		{nil, 2, "", "Usage:"},
 		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 		{[]string{"verify"}, 2, "", "no PATH given"},
@@ -145,14 +145,24 @@ func TestVerifyFixtures(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	line := regexp.MustCompile(`^\S+\.ldb: ok: leveldb\.BuiltinBloomFilter2, bits/key \d+(\.\.\d+)?, k \d+, \d+ filters, \d+ keys$`)
+	line := regexp.MustCompile(`^\S+\.ldb: ok: leveldb\.BuiltinBloomFilter2, bits/key \d+(\.\.\d+)?, k \d+, \d+ filters?, \d+ keys; upstream uses the filter$`)
+	dbLine := regexp.MustCompile(`^\S+: database: upstream opens it; MANIFEST-\d+, comparator leveldb\.BytewiseComparator, \d+ live tables?$`)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	tables, dbLines := 0, 0
 	for _, l := range lines[:len(lines)-1] {
-		if !line.MatchString(l) {
-			t.Errorf("line %q does not match %v", l, line)
+		switch {
+		case line.MatchString(l):
+			tables++
+		case dbLine.MatchString(l):
+			dbLines++
+		default:
+			t.Errorf("line %q matches neither %v nor %v", l, line, dbLine)
 		}
 	}
-	if want := fmt.Sprintf("%d tables: %d ok, 0 mismatch, 0 without filter", len(lines)-1, len(lines)-1); lines[len(lines)-1] != want {
+	if dbLines != len(dirs) {
+		t.Errorf("%d database lines for %d databases", dbLines, len(dirs))
+	}
+	if want := fmt.Sprintf("%d tables: %d ok", tables, tables); lines[len(lines)-1] != want {
 		t.Errorf("summary %q, want %q", lines[len(lines)-1], want)
 	}
 	if !strings.Contains(stdout, "b10-bs4096-snappy/000007.ldb: ok: leveldb.BuiltinBloomFilter2, bits/key 10, k 6,") {
@@ -184,18 +194,30 @@ func TestVerifyReadOnly(t *testing.T) {
 
 // verifyJSON is the shape of `verify --json` the tests rely on.
 type verifyJSON struct {
-	Warnings []string `json:"warnings"`
-	Tables   []struct {
+	Databases []struct {
+		Path       string `json:"path"`
+		Opens      bool   `json:"opens"`
+		Status     string `json:"status"`
+		Error      string `json:"error"`
+		Comparator string `json:"comparator"`
+		LiveTables int    `json:"live_tables"`
+		Detail     string `json:"detail"`
+	} `json:"databases"`
+	Tables []struct {
 		Path           string  `json:"path"`
-		Status         string  `json:"status"`
+		Verdict        string  `json:"verdict"`
+		Detail         string  `json:"detail"`
 		Error          string  `json:"error"`
-		Reason         string  `json:"reason"`
-		Warning        string  `json:"warning"`
+		Status         string  `json:"status"`
+		Offset         *int64  `json:"offset"`
+		ManifestSize   *uint64 `json:"manifest_size"`
+		FileSize       *int64  `json:"file_size"`
 		Policy         string  `json:"policy"`
-		Legacy         string  `json:"legacy"`
+		Hash           string  `json:"hash"`
 		DataBlocks     int     `json:"data_blocks"`
 		Keys           int     `json:"keys"`
 		Filters        int     `json:"filters"`
+		FilterError    string  `json:"filter_error"`
 		DiffFileOffset *uint64 `json:"diff_file_offset"`
 		Params         *struct {
 			BitsPerKey    int `json:"bits_per_key"`
@@ -208,10 +230,25 @@ type verifyJSON struct {
 			Stored  int `json:"stored"`
 			Rebuilt int `json:"rebuilt"`
 		} `json:"diff"`
+		FalseNegatives *struct {
+			Hash             string  `json:"hash"`
+			Keys             int     `json:"keys"`
+			Rejected         int     `json:"rejected"`
+			FirstKey         string  `json:"first_key"`
+			FirstBlockOffset *uint64 `json:"first_block_offset"`
+		} `json:"false_negatives"`
 	} `json:"tables"`
+	Errors []struct {
+		Path  string `json:"path"`
+		Error string `json:"error"`
+	} `json:"errors"`
 	Summary struct {
-		Tables, OK, Mismatch, Errors, Skipped int
-		NoFilter                              int `json:"no_filter"`
+		Tables             int            `json:"tables"`
+		Verdicts           map[string]int `json:"verdicts"`
+		Skipped            int            `json:"skipped"`
+		Databases          int            `json:"databases"`
+		DatabasesNotOpened int            `json:"databases_not_opened"`
+		PathErrors         int            `json:"path_errors"`
 	} `json:"summary"`
 	ExitCode int `json:"exit_code"`
 }
@@ -260,11 +297,11 @@ func mustGetwd(t *testing.T) string {
 func TestVerifyJSON(t *testing.T) {
 	dir := copyDB(t, "b10-bs4096-snappy")
 	code, v, _ := verifyJSONOf(t, dir)
-	if code != 0 || len(v.Tables) != 3 || v.Summary.Tables != 3 || v.Summary.OK != 3 {
+	if code != 0 || len(v.Tables) != 3 || v.Summary.Tables != 3 || v.Summary.Verdicts["ok"] != 3 || len(v.Databases) != 1 || !v.Databases[0].Opens {
 		t.Fatalf("exit %d, %+v", code, v)
 	}
 	for _, tb := range v.Tables {
-		if tb.Status != "ok" || tb.Policy != bloom.PolicyName || tb.Params == nil || tb.Params.BitsPerKey != 10 ||
+		if tb.Verdict != "ok" || tb.Policy != bloom.PolicyName || tb.Params == nil || tb.Params.BitsPerKey != 10 ||
 			tb.Params.MinBitsPerKey != 10 || tb.Params.MaxBitsPerKey != 10 || tb.Params.K != 6 ||
 			tb.Filters == 0 || tb.Keys == 0 || tb.DataBlocks == 0 || tb.Diff != nil || !strings.HasPrefix(tb.Path, dir) {
 			t.Errorf("table %+v", tb)
@@ -272,7 +309,7 @@ func TestVerifyJSON(t *testing.T) {
 	}
 	// The raw shape: key names a consumer may rely on.
 	_, stdout, _ := runCmd(t, "verify", "--json", firstTable(t, dir))
-	for _, key := range []string{`"tables"`, `"path"`, `"status": "ok"`, `"policy": "leveldb.BuiltinBloomFilter2"`, `"bits_per_key": 10`, `"k": 6`, `"filters"`, `"keys"`, `"summary"`, `"exit_code": 0`} {
+	for _, key := range []string{`"tables"`, `"path"`, `"verdict": "ok"`, `"policy": "leveldb.BuiltinBloomFilter2"`, `"bits_per_key": 10`, `"k": 6`, `"filters"`, `"keys"`, `"summary"`, `"exit_code": 0`} {
 		if !strings.Contains(stdout, key) {
 			t.Errorf("JSON lacks %s:\n%s", key, stdout)
 		}
@@ -316,7 +353,7 @@ func TestVerifyTampered(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
-	want := fmt.Sprintf("%s: MISMATCH: leveldb.BuiltinBloomFilter2, bits/key 10, k 6, ", path)
+	want := fmt.Sprintf("%s: mismatch: leveldb.BuiltinBloomFilter2, bits/key 10, k 6, ", path)
 	if !strings.Contains(stdout, want) {
 		t.Errorf("output lacks %q:\n%s", want, stdout)
 	}
@@ -325,7 +362,7 @@ func TestVerifyTampered(t *testing.T) {
 	if !strings.Contains(stdout, diff) {
 		t.Errorf("output lacks %q:\n%s", diff, stdout)
 	}
-	if !strings.Contains(stdout, "3 tables: 2 ok, 1 mismatch") {
+	if !strings.Contains(stdout, "3 tables: 2 ok, 1 mismatch\n") {
 		t.Errorf("summary wrong:\n%s", stdout)
 	}
 
@@ -334,12 +371,17 @@ func TestVerifyTampered(t *testing.T) {
 		t.Fatalf("exit %d, %+v", code, v)
 	}
 	tb := v.Tables[0]
-	if tb.Status != "mismatch" || tb.Diff == nil || tb.Diff.Offset != blockOff || tb.Diff.Stored != stored || tb.Diff.Rebuilt != rebuilt ||
-		tb.DiffFileOffset == nil || *tb.DiffFileOffset != fileOff || v.Summary.Mismatch != 1 {
+	if tb.Verdict != "mismatch" || tb.Diff == nil || tb.Diff.Offset != blockOff || tb.Diff.Stored != stored || tb.Diff.Rebuilt != rebuilt ||
+		tb.DiffFileOffset == nil || *tb.DiffFileOffset != fileOff || v.Summary.Verdicts["mismatch"] != 1 ||
+		tb.FalseNegatives == nil || tb.FalseNegatives.Keys != tb.Keys {
 		t.Errorf("JSON %+v, diff %+v", tb, tb.Diff)
 	}
 }
 
+// TestVerifyErrors covers paths that are not tables or databases (an error
+// on stderr), tables upstream cannot read (an unreadable verdict, with
+// upstream's status, the file and the offset) and a database upstream
+// cannot open: each exits 2.
 func TestVerifyErrors(t *testing.T) {
 	dir := copyDB(t, "b1-bs128-none")
 	path := firstTable(t, dir)
@@ -349,8 +391,8 @@ func TestVerifyErrors(t *testing.T) {
 	writeFile(t, truncated, data[:len(data)-7])
 	noDB := t.TempDir()
 	writeFile(t, filepath.Join(noDB, "000005.ldb"), data)
-	emptyDB := t.TempDir()
-	writeFile(t, filepath.Join(emptyDB, "CURRENT"), []byte("MANIFEST-000002\n"))
+	noManifest := t.TempDir()
+	writeFile(t, filepath.Join(noManifest, "CURRENT"), []byte("MANIFEST-000002\n"))
 	notTable := filepath.Join(t.TempDir(), "CURRENT")
 	writeFile(t, notTable, bytes.Repeat([]byte("MANIFEST-000002\n"), 2))
 	badBlock := filepath.Join(t.TempDir(), "000100.ldb")
@@ -361,30 +403,51 @@ func TestVerifyErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		path string
-		want string
+		// Where the message is: "table" (a table's line), "database" (a
+		// database's line) or "path" (stderr).
+		where  string
+		want   string
+		status string // upstream's, for a table
 	}{
-		{"truncated", truncated, fmt.Sprintf("table %s: offset %d: not a LevelDB table: bad magic number", truncated, len(data)-7-8)},
-		{"not a database", noDB, noDB + ": not a LevelDB database: no CURRENT file"},
-		{"database without tables", emptyDB, emptyDB + ": not a LevelDB database with tables"},
-		{"missing", filepath.Join(noDB, "nope"), "no such file or directory"},
-		{"not a table", notTable, "table " + notTable + ": offset 0: file is 32 bytes, too short for a table"},
-		{"bad data block", badBlock, fmt.Sprintf("table %s: offset 0: data block 0 0+", badBlock)},
+		{"truncated", truncated, "table", fmt.Sprintf("unreadable: upstream cannot open it: Corruption: not an sstable (bad magic number); table %s: offset %d: not a LevelDB table: bad magic number", truncated, len(data)-7-8),
+			"Corruption: not an sstable (bad magic number)"},
+		{"not a database", noDB, "path", noDB + ": not a LevelDB database: no CURRENT file", ""},
+		{"database without a MANIFEST", noManifest, "database", "database: upstream cannot open it: Corruption: CURRENT points to a non-existent file", ""},
+		{"missing", filepath.Join(noDB, "nope"), "path", "no such file or directory", ""},
+		{"not a table", notTable, "table", "unreadable: upstream cannot open it: Corruption: file is too short to be an sstable; table " + notTable + ": offset 0: file is 32 bytes, too short for a table",
+			"Corruption: file is too short to be an sstable"},
+		{"bad data block", badBlock, "table", fmt.Sprintf("unreadable: upstream opens it, but its full scan fails: Corruption: block checksum mismatch; table %s: offset 0: data block 0 0+", badBlock),
+			"Corruption: block checksum mismatch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCmd(t, "verify", tc.path)
-			if code != 2 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q; want 2 and %q\nstdout: %s", code, stderr, tc.want, stdout)
+			out := stdout
+			if tc.where == "path" {
+				out = stderr
+			}
+			if code != 2 || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, tc.want)
 			}
 			code, v, _ := verifyJSONOf(t, tc.path)
-			if code != 2 || len(v.Tables) != 1 || v.Tables[0].Status != "error" || !strings.Contains(v.Tables[0].Error, tc.want) {
+			ok := code == 2
+			switch tc.where {
+			case "table":
+				ok = ok && len(v.Tables) == 1 && v.Tables[0].Verdict == "unreadable" && v.Tables[0].Status == tc.status &&
+					strings.Contains(v.Tables[0].Detail, v.Tables[0].Error) && v.Tables[0].Offset != nil && v.Summary.Verdicts["unreadable"] == 1
+			case "database":
+				ok = ok && len(v.Databases) == 1 && !v.Databases[0].Opens && v.Summary.DatabasesNotOpened == 1 && len(v.Tables) == 0
+			case "path":
+				ok = ok && len(v.Errors) == 1 && strings.Contains(v.Errors[0].Error, tc.want) && v.Summary.PathErrors == 1 && v.Summary.Tables == 0
+			}
+			if !ok {
 				t.Errorf("JSON: exit %d, %+v", code, v)
 			}
 		})
 	}
-	// A readable mismatch and an unreadable table: the error wins.
+	// A readable mismatch and an unreadable table: the unreadable one wins.
 	tamper(t, path)
-	if code, stdout, stderr := runCmd(t, "verify", dir, truncated); code != 2 || !strings.Contains(stdout, "MISMATCH") || !strings.Contains(stdout, "1 unreadable") {
-		t.Errorf("mismatch + error: exit %d\n%s%s", code, stdout, stderr)
+	if code, stdout, stderr := runCmd(t, "verify", dir, truncated); code != 2 || !strings.Contains(stdout, ": mismatch: ") || !strings.Contains(stdout, ", 1 mismatch, 1 unreadable\n") {
+		t.Errorf("mismatch + unreadable: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
 
@@ -427,21 +490,24 @@ func TestVerifyFilterKinds(t *testing.T) {
 		code int
 		want string
 	}{
-		{mk("nofilter.ldb", "", nil), 0, "nofilter.ldb: no filter block (6 data blocks, 185 keys)"},
-		{mk("custom.ldb", "my.CustomFilter", []byte("whatever")), 0, `custom.ldb: not checked: unknown filter policy "my.CustomFilter"`},
-		{mk("unsigned.ldb", bloom.LegacyPolicyName, unsigned), 0, "unsigned.ldb: ok: leveldb.BuiltinBloomFilter (legacy, written with unsigned (ARM) hash), bits/key 10, k 6"},
-		{mk("signed.ldb", bloom.LegacyPolicyName, signed), 0, "signed.ldb: ok: leveldb.BuiltinBloomFilter (legacy, written with signed (x86) hash), bits/key 10, k 6"},
-		{mk("neither.ldb", bloom.LegacyPolicyName, neither), 1, "neither.ldb: MISMATCH: leveldb.BuiltinBloomFilter (legacy, neither hash matches)"},
-		{either, 0, "either.ldb: ok: leveldb.BuiltinBloomFilter (legacy, either hash (no key tells them apart))"},
-		{mk("tail.ldb", bloom.PolicyName, append(bytes.Clone(unsigned), 0)), 1, "tail.ldb: MISMATCH: leveldb.BuiltinBloomFilter2"},
+		{mk("nofilter.ldb", "", nil), 0, "nofilter.ldb: no-filter: no filter block, 6 data blocks, 185 keys; upstream reads the table without a filter"},
+		{mk("custom.ldb", "my.CustomFilter", []byte("whatever")), 0, `custom.ldb: other-filter: filter of another policy, "my.CustomFilter" (not checked), 6 data blocks, 185 keys; upstream, with its bloom filter policy, ignores it`},
+		{mk("unsigned.ldb", bloom.LegacyPolicyName, unsigned), 0, "unsigned.ldb: old-filter: leveldb.BuiltinBloomFilter (unsigned hash: LevelDB v1.17 or older where char is unsigned, such as ARM; or a port that kept the old name, such as goleveldb), bits/key 10, k 6, "},
+		{mk("signed.ldb", bloom.LegacyPolicyName, signed), 0, "signed.ldb: old-filter: leveldb.BuiltinBloomFilter (signed-char hash: LevelDB v1.17 or older on x86), bits/key 10, k 6"},
+		{mk("neither.ldb", bloom.LegacyPolicyName, neither), 1, "neither.ldb: mismatch: leveldb.BuiltinBloomFilter (neither hash of LevelDB v1.4 to v1.17 reproduces it)"},
+		{either, 0, "either.ldb: old-filter: leveldb.BuiltinBloomFilter (either hash: no key has a tail byte of 0x80 or more, where they differ)"},
+		{mk("tail.ldb", bloom.PolicyName, append(bytes.Clone(unsigned), 0)), 1, "tail.ldb: mismatch: leveldb.BuiltinBloomFilter2"},
 	} {
 		code, stdout, stderr := runCmd(t, "verify", tc.path)
 		if code != tc.code || !strings.Contains(stdout, tc.want) {
 			t.Errorf("verify %s: exit %d, stdout %q, stderr %q; want exit %d and %q", filepath.Base(tc.path), code, stdout, stderr, tc.code, tc.want)
 		}
+		if legacy := strings.Contains(tc.want, bloom.LegacyPolicyName+" "); legacy != strings.Contains(stdout, "; LevelDB 1.18 and later ignore it (they look up leveldb.BuiltinBloomFilter2): every lookup of an absent key reads a data block") {
+			t.Errorf("verify %s: legacy %v, but stdout %q", filepath.Base(tc.path), legacy, stdout)
+		}
 	}
 	code, v, _ := verifyJSONOf(t, filepath.Join(dir, "signed.ldb"), filepath.Join(dir, "nofilter.ldb"))
-	if code != 0 || v.Tables[0].Legacy != "signed" || v.Tables[1].Status != "no-filter" || v.Summary.NoFilter != 1 {
+	if code != 0 || v.Tables[0].Hash != "signed" || v.Tables[0].Verdict != "old-filter" || v.Tables[1].Verdict != "no-filter" || v.Summary.Verdicts["no-filter"] != 1 {
 		t.Errorf("JSON: exit %d, %+v", code, v)
 	}
 }
@@ -483,8 +549,8 @@ func TestDump(t *testing.T) {
 	code, stdout, _ = runCmd(t, "dump", "--json", "--samples", "3000", firstTable(t, dir))
 	var v struct {
 		Tables []struct {
-			Status string `json:"status"`
-			Layout struct {
+			Verdict string `json:"verdict"`
+			Layout  struct {
 				BaseLg  int `json:"base_lg"`
 				Filters []struct {
 					Index, Offset, Bytes, Keys, K int
@@ -512,7 +578,7 @@ func TestDump(t *testing.T) {
 			t.Errorf("filter %+v: k != 6", f)
 		}
 	}
-	if d.Status != "ok" || d.Layout.BaseLg != 11 || keys == 0 || d.FPR.Samples != 3000 || d.FPR.Measured > 0.05 || d.FPR.Theoretical <= 0 {
+	if d.Verdict != "ok" || d.Layout.BaseLg != 11 || keys == 0 || d.FPR.Samples != 3000 || d.FPR.Measured > 0.05 || d.FPR.Theoretical <= 0 {
 		t.Errorf("dump JSON %+v", d)
 	}
 }
@@ -527,7 +593,7 @@ func TestDumpSpecialTables(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "000001.ldb")
 	writeFile(t, p, out)
 	code, stdout, _ := runCmd(t, "dump", p)
-	if code != 0 || !strings.Contains(stdout, "no filter block;") {
+	if code != 0 || !strings.Contains(stdout, "no-filter: no filter block, ") {
 		t.Errorf("no filter: exit %d\n%s", code, stdout)
 	}
 	// A malformed filter block (array offset past the block) behind a

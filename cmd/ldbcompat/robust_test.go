@@ -19,19 +19,23 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // The CLI with bad input: every path or table that cannot be read gives a
-// message on stderr naming the file (and the offset, when the file could
-// be opened) and exit status 2, for verify and dump alike; nothing hangs.
+// message naming the file (and the offset, when the file could be opened)
+// and exit status 2, for verify and dump alike; nothing hangs. A table's
+// message is its line on stdout; a path's that is neither a table nor a
+// database is on stderr.
 
 // runBoth runs verify and dump on args, each with a deadline: a command
-// that hangs fails the test instead of stalling it.
-func runBoth(t *testing.T, args ...string) (verifyCode int, verifyErr string, dumpCode int, dumpErr string) {
+// that hangs fails the test instead of stalling it. It returns each one's
+// exit code and its output, stdout then stderr.
+func runBoth(t *testing.T, args ...string) (verifyCode int, verifyOut string, dumpCode int, dumpOut string) {
 	t.Helper()
 	type out struct {
 		code   int
-		stderr string
+		output string
 	}
 	do := func(cmd string) out {
 		done := make(chan out, 1)
@@ -43,7 +47,7 @@ func runBoth(t *testing.T, args ...string) (verifyCode int, verifyErr string, du
 		go func() {
 			var o, e bytes.Buffer
 			code := run(argv, &o, &e)
-			done <- out{code, e.String()}
+			done <- out{code, o.String() + e.String()}
 		}()
 		select {
 		case r := <-done:
@@ -54,30 +58,32 @@ func runBoth(t *testing.T, args ...string) (verifyCode int, verifyErr string, du
 		return out{}
 	}
 	v, d := do("verify"), do("dump")
-	return v.code, v.stderr, d.code, d.stderr
+	return v.code, v.output, d.code, d.output
 }
 
-// wantError requires exit status 2 from verify and dump and, on stderr, a
-// line naming path and matching each pattern.
+// wantError requires exit status 2 from verify and dump and a line naming
+// path and matching each pattern: the table's line (for dump, the line
+// after the path), or "ldbcompat: " and the error on stderr for a path
+// that is neither a table nor a database.
 func wantError(t *testing.T, path string, patterns ...string) {
 	t.Helper()
 	vc, ve, dc, de := runBoth(t, path)
 	for _, r := range []struct {
 		cmd    string
 		code   int
-		stderr string
+		output string
 	}{{"verify", vc, ve}, {"dump", dc, de}} {
 		if r.code != exitError {
-			t.Errorf("%s %s: exit %d, want %d\nstderr: %s", r.cmd, path, r.code, exitError, r.stderr)
+			t.Errorf("%s %s: exit %d, want %d\noutput: %s", r.cmd, path, r.code, exitError, r.output)
 		}
 		line := ""
-		for _, l := range strings.Split(r.stderr, "\n") {
-			if strings.HasPrefix(l, "ldbcompat: ") && strings.Contains(l, path) {
+		for _, l := range strings.Split(r.output, "\n") {
+			if (strings.HasPrefix(l, "ldbcompat: ") || strings.HasPrefix(l, path+": ") || strings.HasPrefix(l, "  unreadable: ") || strings.HasPrefix(l, "  unchecked: ")) && strings.Contains(l, path) {
 				line = l
 			}
 		}
 		if line == "" {
-			t.Errorf("%s %s: no error line naming the file on stderr:\n%s", r.cmd, path, r.stderr)
+			t.Errorf("%s %s: no error line naming the file:\n%s", r.cmd, path, r.output)
 			continue
 		}
 		for _, p := range patterns {
@@ -131,14 +137,14 @@ func TestBadPaths(t *testing.T) {
 		writeFile(t, filepath.Join(d, "000005.ldb"), data)
 		wantError(t, d, "not a LevelDB database: no CURRENT file")
 	})
-	t.Run("database without tables", func(t *testing.T) {
+	t.Run("database without a MANIFEST", func(t *testing.T) {
 		d := filepath.Join(dir, "empty-db")
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		writeFile(t, filepath.Join(d, "CURRENT"), []byte("MANIFEST-000002\n"))
 		writeFile(t, filepath.Join(d, "000003.log"), nil)
-		wantError(t, d, "not a LevelDB database with tables: no [*].ldb or [*].sst files")
+		wantError(t, d, "database: upstream cannot open it: Corruption: CURRENT points to a non-existent file")
 	})
 }
 
@@ -211,9 +217,8 @@ func TestUnreadableTables(t *testing.T) {
 			odd := filepath.Join(db, "000009.ldb")
 			tc.make(t, odd)
 			code, stdout, stderr := runCmd(t, "verify", db)
-			if code != exitError || !strings.Contains(stdout, "000005.ldb: ok") || !strings.Contains(stdout, "1 tables: 1 ok") ||
-				strings.Count(stderr, "ldbcompat: ") != 1 ||
-				!regexp.MustCompile("ldbcompat: .*"+regexp.QuoteMeta(odd)+": .*"+tc.want).MatchString(stderr) {
+			if code != exitError || !strings.Contains(stdout, "000005.ldb: ok") || !strings.Contains(stdout, "2 tables: 1 ok, 1 unreadable\n") || stderr != "" ||
+				!regexp.MustCompile("(?m)^"+regexp.QuoteMeta(odd)+": unreadable: upstream cannot open it: .*"+tc.want).MatchString(stdout) {
 				t.Errorf("verify %s: exit %d; want 2, the good table ok and %q\nstdout: %s\nstderr: %s", db, code, tc.want, stdout, stderr)
 			}
 			// Named directly, not through its database.
@@ -245,7 +250,7 @@ func withOpenHook(t *testing.T, mk func(path string, f *os.File) *hookedFile) {
 	t.Helper()
 	saved := openFile
 	t.Cleanup(func() { openFile = saved })
-	openFile = func(path string) (tableFile, error) {
+	openFile = func(path string) (verify.File, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
@@ -327,9 +332,13 @@ func TestTableReadErrors(t *testing.T) {
 				if code != exitError {
 					t.Errorf("%s: exit %d, want 2\nstdout: %s\nstderr: %s", cmd, code, stdout, stderr)
 				}
-				for _, w := range append(tc.want, "^ldbcompat: (table )?"+regexp.QuoteMeta(p)) {
-					if !regexp.MustCompile(w).MatchString(stderr) {
-						t.Errorf("%s: stderr %q does not match %q", cmd, stderr, w)
+				first := "(?m)^" + regexp.QuoteMeta(p) + ": unchecked: not checked: "
+				if cmd == "dump" {
+					first = "(?m)^" + regexp.QuoteMeta(p) + "\n  unchecked: not checked: "
+				}
+				for _, w := range append(tc.want, first) {
+					if !regexp.MustCompile(w).MatchString(stdout) {
+						t.Errorf("%s: stdout %q does not match %q", cmd, stdout, w)
 					}
 				}
 			}
@@ -339,8 +348,11 @@ func TestTableReadErrors(t *testing.T) {
 
 // TestBitFlipCLI runs verify and dump on copies of a fixture table with one
 // bit flipped, for a sample of bits (every bit of the footer, one byte in
-// 97 elsewhere): exit 2 with the file and an offset named, or exactly the
-// undamaged table's output.
+// 97 elsewhere): exactly the undamaged table's output (exit 0); or, for a
+// flip in the filter block, the metaindex block or the metaindex handle,
+// which upstream's Table::ReadMeta survives by reading the table without
+// its filter, filter-unusable (exit 1); or unreadable, with the file and an
+// offset named (exit 2).
 func TestBitFlipCLI(t *testing.T) {
 	src := firstTable(t, filepath.Join(fixtures, "b16-bs128-snappy"))
 	data, err := os.ReadFile(src)
@@ -366,9 +378,8 @@ func TestBitFlipCLI(t *testing.T) {
 			bits = append(bits, 8*i+i/stride%8)
 		}
 	}
-	errPrefix := regexp.MustCompile(`^ldbcompat: table ` + regexp.QuoteMeta(p) + `: offset (\d+): `)
-	// Upstream reads a table whose filter or metaindex block is damaged
-	// without its filter (table/table.cc ReadMeta, ReadFilter).
+	unreadable := regexp.MustCompile(`(?m)^(` + regexp.QuoteMeta(p) + `: |  )unreadable: .*table ` + regexp.QuoteMeta(p) + `: offset (\d+): `)
+	unusable := regexp.MustCompile(`(?m)^(` + regexp.QuoteMeta(p) + `: |  )filter-unusable: `)
 	tb, err := table.Open(p, bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -381,7 +392,7 @@ func TestBitFlipCLI(t *testing.T) {
 		return (o >= fh.Offset && o < fh.End()) || (o >= mh.Offset && o < mh.End()) ||
 			(o >= footer && o < footer+uint64(len(table.AppendBlockHandle(nil, mh)))) // the metaindex handle
 	}
-	same := 0
+	same, unusables := 0, 0
 	for _, bit := range bits {
 		damaged := bytes.Clone(data)
 		damaged[bit/8] ^= 1 << (bit % 8)
@@ -391,37 +402,39 @@ func TestBitFlipCLI(t *testing.T) {
 			want := map[string]string{"verify": wantOut, "dump": wantDump}[args[0]]
 			switch code {
 			case exitOK:
-				if inMeta(bit/8) && stdout != want && strings.Contains(stdout, "no filter") {
-					continue
-				}
 				if stdout != want {
 					t.Errorf("bit %d of byte %d flipped: %s exit 0 with different output:\n%s\nundamaged:\n%s", bit%8, bit/8, args[0], stdout, want)
 				}
 				same++
+			case exitMismatch:
+				if !inMeta(bit/8) || !unusable.MatchString(stdout) {
+					t.Errorf("bit %d of byte %d flipped (in the filter or metaindex block: %v): %s exit 1\n%s%s", bit%8, bit/8, inMeta(bit/8), args[0], stdout, stderr)
+				}
+				unusables++
 			case exitError:
-				if !errPrefix.MatchString(stderr) {
-					t.Errorf("bit %d of byte %d flipped: %s: stderr %q does not name the file and an offset", bit%8, bit/8, args[0], stderr)
+				if !unreadable.MatchString(stdout) {
+					t.Errorf("bit %d of byte %d flipped: %s: stdout %q does not name the file and an offset", bit%8, bit/8, args[0], stdout)
 				}
 			default:
 				t.Errorf("bit %d of byte %d flipped: %s exit %d\n%s%s", bit%8, bit/8, args[0], code, stdout, stderr)
 			}
 		}
 	}
-	if same == 0 {
-		t.Error("no flip left the output unchanged; the footer padding should")
+	if same == 0 || unusables == 0 {
+		t.Errorf("%d runs gave the undamaged output (the footer padding should), %d filter-unusable (a flip in the filter block should)", same, unusables)
 	}
-	t.Logf("%d bits flipped; %d runs gave the undamaged output", len(bits), same)
+	t.Logf("%d bits flipped; %d runs gave the undamaged output, %d filter-unusable", len(bits), same, unusables)
 }
 
-// TestErrorsUnwrap checks that the errors openChecked returns keep the
-// underlying *table.Error for callers that look for it.
+// TestErrorsUnwrap checks that a table's error keeps the underlying
+// *table.Error for callers that look for it.
 func TestErrorsUnwrap(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.ldb")
 	writeFile(t, p, []byte("short"))
-	_, _, err := openChecked(p)
+	rep := verify.Check(&verify.Target{Path: p}, options(false))
 	var te *table.Error
-	if !errors.As(err, &te) || te.File != p {
-		t.Fatalf("error %v (%T): want a *table.Error for %s", err, err, p)
+	if rep.Verdict != verify.Unreadable || !errors.As(rep.Err, &te) || te.File != p {
+		t.Fatalf("verdict %s, error %v (%T): want a *table.Error for %s", rep.Verdict, rep.Err, rep.Err, p)
 	}
 }
 
