@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmhodges/levigo"
 
+	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 )
 
@@ -91,5 +92,57 @@ func TestLevigoPortMistakes(t *testing.T) {
 				t.Fatalf("want a write failure saying %q:\n%s", c.want, r)
 			}
 		})
+	}
+}
+
+// TestLiveCountsEachCaseOnce: the live run asks every golden-vector case
+// again, besides its own; a case asked twice is one case, so each
+// property's count is the number of distinct cases of the two sets.
+func TestLiveCountsEachCaseOnce(t *testing.T) {
+	vec, live := cases.VectorSet(), cases.LiveSet()
+	distinct := func(names ...[]string) int {
+		seen := map[string]bool{}
+		for _, ns := range names {
+			for _, n := range ns {
+				seen[n] = true
+			}
+		}
+		return len(seen)
+	}
+	hashNames := func(cs []cases.HashCase) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	filterNames := func(cs []cases.FilterCase) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	blockNames := func(cs []cases.BlockCase) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	want := map[Property]int{
+		PropHash:        distinct(hashNames(vec.Hash), hashNames(live.Hash)),
+		PropFilterBytes: distinct(filterNames(vec.Filter), filterNames(live.Filter)),
+		PropBlockBytes:  distinct(blockNames(vec.Block), blockNames(live.Block)),
+	}
+	if want[PropFilterBytes] >= len(vec.Filter)+len(live.Filter) {
+		t.Fatalf("the live set repeats no vector case (%d distinct of %d+%d): the test checks nothing", want[PropFilterBytes], len(vec.Filter), len(live.Filter))
+	}
+	r := Check(bloomPort())
+	for prop, n := range want {
+		c, ok := r.Result(prop)
+		if !ok {
+			t.Fatalf("no result for %s", prop)
+		}
+		if c.Cases != n {
+			t.Errorf("%s: %d cases counted, want %d distinct cases", prop, c.Cases, n)
+		}
 	}
 }

@@ -18,17 +18,47 @@ import (
 type results struct {
 	byProp map[Property][]Failure // in case order
 	seen   map[string]bool        // property and case of each failure kept
-	// compared counts the cases compared with upstream, uncompared those
-	// that could not be.
-	compared   map[Property]int
-	uncompared map[Property]int
-	errs       []string // errors of the suite itself
-	errSeen    map[string]bool
+	// compared counts the end-to-end cases compared with upstream;
+	// casesCompared and casesUncompared hold, by name, the suite's cases
+	// compared with upstream and those that could not be. The live run
+	// asks the vector cases again: a case counts once.
+	compared        map[Property]int
+	casesCompared   map[Property]map[string]bool
+	casesUncompared map[Property]map[string]bool
+	errs            []string // errors of the suite itself
+	errSeen         map[string]bool
 }
 
 func newResults() *results {
 	return &results{byProp: map[Property][]Failure{}, seen: map[string]bool{},
-		compared: map[Property]int{}, uncompared: map[Property]int{}, errSeen: map[string]bool{}}
+		compared: map[Property]int{}, casesCompared: map[Property]map[string]bool{},
+		casesUncompared: map[Property]map[string]bool{}, errSeen: map[string]bool{}}
+}
+
+// compare records that case name of prop is compared with upstream.
+func (r *results) compare(prop Property, name string) { addName(r.casesCompared, prop, name) }
+
+// cannotCompare records that case name of prop could not be compared.
+func (r *results) cannotCompare(prop Property, name string) { addName(r.casesUncompared, prop, name) }
+
+func addName(m map[Property]map[string]bool, prop Property, name string) {
+	if m[prop] == nil {
+		m[prop] = map[string]bool{}
+	}
+	m[prop][name] = true
+}
+
+// counts returns how many cases of prop were compared with upstream, and
+// how many could not be, each case counted once: one compared in any run
+// counts as compared.
+func (r *results) counts(prop Property) (compared, uncompared int) {
+	compared = r.compared[prop] + len(r.casesCompared[prop])
+	for name := range r.casesUncompared[prop] {
+		if !r.casesCompared[prop][name] {
+			uncompared++
+		}
+	}
+	return compared, uncompared
 }
 
 // fail records f, unless a failure of the same property and case is
@@ -160,7 +190,7 @@ const nameCase = "NewPolicy(10).Name()"
 // hooks allow, into res.
 func run(p Port, o cases.Oracle, cs cases.Set, res *results) {
 	im := portImpl{p}
-	res.compared[PropName]++
+	res.compare(PropName, nameCase)
 	res.guard(PropName, nameCase, nameCase, func() {
 		if got := p.NewPolicy(10).Name(); got != bloom.PolicyName {
 			res.fail(failure(PropName, nameCase, kindName, fmt.Sprintf("port names its filter %q, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, bloom.PolicyName), nameCase))
@@ -198,7 +228,7 @@ func runHash(im portImpl, o cases.Oracle, c cases.HashCase, res *results) {
 		res.suiteError(err.Error())
 		return
 	}
-	res.compared[PropHash]++
+	res.compare(PropHash, c.Name)
 	repro := reproHash(c)
 	res.guard(PropHash, c.Name, repro, func() {
 		if got := cases.HashRecord(im, c); got.Out != want.Rec.Out {
@@ -215,7 +245,7 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 		res.suiteError(err.Error())
 		return
 	}
-	res.compared[PropFilterBytes]++
+	res.compare(PropFilterBytes, c.Name)
 	repro := reproFilter(c, origin)
 	res.guard(PropFilterBytes, c.Name, repro, func() {
 		out := cases.FilterOut(im, c)
@@ -230,10 +260,10 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 	if want.Raw == nil {
 		// Upstream's filter is known only by its digest: there is
 		// nothing to ask the port's KeyMayMatch.
-		res.uncompared[PropKeyMayMatch]++
+		res.cannotCompare(PropKeyMayMatch, c.Name)
 		return
 	}
-	res.compared[PropKeyMayMatch]++
+	res.compare(PropKeyMayMatch, c.Name)
 	ref := want.Raw[0][len(c.Dst):]
 	res.guard(PropKeyMayMatch, c.Name, repro, func() {
 		got := cases.EncodeBools(im.MatchAll(c.BitsPerKey, c.Queries, ref))
@@ -250,7 +280,7 @@ func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res
 		res.suiteError(err.Error())
 		return
 	}
-	res.compared[PropKeyMayMatch]++
+	res.compare(PropKeyMayMatch, c.Name)
 	repro := func(i int) string {
 		return reproMatchOn(c.BitsPerKey, c.Queries[i], c.Filter, caseInput("the filter", c.Name, origin+".Match"))
 	}
@@ -266,7 +296,7 @@ func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res
 		res.suiteError(err.Error())
 		return
 	}
-	res.compared[PropBlockBytes]++
+	res.compare(PropBlockBytes, c.Name)
 	repro := reproBlock(c, origin)
 	res.guard(PropBlockBytes, c.Name, repro, func() {
 		outs := im.BuildBlock(c.Policy, c.Ops)
@@ -299,10 +329,10 @@ func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin strin
 	}
 	if want.Raw == nil {
 		// Upstream's block is known only by its digest.
-		res.uncompared[PropReader]++
+		res.cannotCompare(PropReader, c.Name)
 		return
 	}
-	res.compared[PropReader]++
+	res.compare(PropReader, c.Name)
 	ref := cases.LastFinish(want.Raw)
 	res.guard(PropReader, c.Name, reproBlock(c, origin), func() {
 		got := cases.EncodeBools(im.ReadBlock(c.Policy, ref, c.Queries))
@@ -319,7 +349,7 @@ func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, r
 		res.suiteError(err.Error())
 		return
 	}
-	res.compared[PropReader]++
+	res.compare(PropReader, c.Name)
 	repro := func(i int) string {
 		return reproReaderOn(c.Policy, c.Contents, c.Queries[i], caseInput("the contents", c.Name, origin+".Reader"))
 	}

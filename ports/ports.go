@@ -9,6 +9,7 @@ package ports
 
 import (
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/ports/cockroachdbpebble"
 	"github.com/ldbcompat/ldbcompat/ports/golangleveldb"
 	"github.com/ldbcompat/ldbcompat/ports/goleveldb"
 )
@@ -27,6 +28,7 @@ func Adapters() []Adapter {
 	return []Adapter{
 		{Module: goleveldb.Module, Port: goleveldb.Port, Notes: goleveldb.Notes},
 		{Module: golangleveldb.Module, Port: golangleveldb.Port, Notes: golangleveldb.Notes},
+		{Module: cockroachdbpebble.Module, Port: cockroachdbpebble.Port, Notes: cockroachdbpebble.Notes},
 	}
 }
 

@@ -180,8 +180,22 @@ var (
 	gorRE  = regexp.MustCompile(` in goroutine \d+`)
 )
 
+// root is the directory of this repository, with a trailing slash, as the
+// paths of its source files in stack frames begin ("" when they do not
+// begin so, as with -trimpath): tidy makes them relative to it, so that
+// the report is the same in every checkout.
+var root = func() string {
+	const self = "/ports/cmd/report/main.go"
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !strings.HasPrefix(file, "/") || !strings.HasSuffix(file, self) {
+		return ""
+	}
+	return strings.TrimSuffix(file, self) + "/"
+}()
+
 // tidy makes a failure's detail stable from run to run and short: a
-// panic's stack keeps only its frames' function names and files.
+// panic's stack keeps only its frames' function names and files, the
+// files named within the module cache or this repository.
 func tidy(d string) string {
 	if !strings.HasPrefix(d, "port panics") {
 		return d
@@ -197,6 +211,8 @@ func tidy(d string) string {
 		l = gorRE.ReplaceAllString(l, "")
 		if i := strings.Index(l, "/pkg/mod/"); i >= 0 {
 			l = l[i+len("/pkg/mod/"):]
+		} else if root != "" && strings.HasPrefix(l, root) {
+			l = l[len(root):]
 		} else if i := strings.Index(l, "/ldbcompat/"); i >= 0 && strings.HasPrefix(l, "/") {
 			l = l[i+1:]
 		}
