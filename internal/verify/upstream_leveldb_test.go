@@ -12,110 +12,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
+	"github.com/ldbcompat/ldbcompat/internal/verify/upstreamdb"
 )
 
-// What upstream does with a table, asked through cgo/upstream.
-type upstreamClass string
-
-const (
-	// Refused: TableCache's open fails, or the full scan ends in an error.
-	classRefused upstreamClass = "refuses it"
-	// WithFilter: every Get consults the filter named
-	// leveldb.BuiltinBloomFilter2.
-	classWithFilter upstreamClass = "reads it with the filter"
-	// Ignored: no Get consults a filter under upstream's name, and every
-	// Get consults one under the old name, leveldb.BuiltinBloomFilter,
-	// when asked with that name: a filter is there, and ignored.
-	classIgnored upstreamClass = "ignores its filter"
-	// Without: no Get consults a filter under either name.
-	classWithout upstreamClass = "reads it without a filter"
-)
-
-// allowed are the verdicts that agree with what upstream does.
-var allowed = map[upstreamClass][]verify.Verdict{
-	classRefused:    {verify.Unreadable},
-	classWithFilter: {verify.OK, verify.Mismatch},
-	// An old-name filter that the unsigned hash (upstream 1.23's bloom
-	// filter under the old name) does not reproduce is a mismatch.
-	classIgnored: {verify.OldFilter, verify.Mismatch},
-	classWithout: {verify.NoFilter, verify.OtherFilter, verify.FilterUnusable},
-}
-
-// upstreamTable is what upstream did with one live table.
-type upstreamTable struct {
-	number, size uint64
-	class        upstreamClass
-	status       string // the open or scan status, when refused
-	// keys asked about, and how many a filter rejected (the Get's one
-	// KeyMayMatch said no) and how many Gets did not find their entry.
-	keys, rejected, notFound int
-	entries                  []upstream.TableEntry
-}
-
-// askUpstream reads table number of dir at size as LevelDB 1.23 does, with
-// the user comparator c: it opens and scans the table, then looks up every
-// key of the table (its exact internal key, so that the Get lands on that
-// entry's data block) with upstream's bloom filter policy under its name,
-// and, if no Get consulted a filter, under the old name.
-func askUpstream(t *testing.T, dir string, number, size uint64, c upstream.Comparator) upstreamTable {
+// askTable asks upstream about a table (see upstreamdb.AskTable).
+func askTable(t *testing.T, dir string, number, size uint64, c upstream.Comparator) upstreamdb.Table {
 	t.Helper()
-	u := upstreamTable{number: number, size: size}
-	o := upstream.TableOptions{PolicyName: bloom.PolicyName, BitsPerKey: 10, Comparator: c}
-	scan, err := upstream.ReadTable(dir, number, size, o)
+	u, err := upstreamdb.AskTable(dir, number, size, c)
 	if err != nil {
 		t.Fatal(err)
-	}
-	u.entries = scan.Entries
-	if scan.OpenStatus != "" || scan.ScanStatus != "" {
-		u.class, u.status = classRefused, scan.OpenStatus
-		if u.status == "" {
-			u.status = scan.ScanStatus
-		}
-		return u
-	}
-	for _, e := range scan.Entries {
-		o.Lookups = append(o.Lookups, e.Key)
-	}
-	u.keys = len(o.Lookups)
-	gets := func(name string) (consulted, rejected, notFound int) {
-		o.PolicyName = name
-		r, err := upstream.ReadTable(dir, number, size, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, g := range r.Gets {
-			if len(g.FilterCalls) > 0 {
-				consulted++
-				if !g.FilterCalls[len(g.FilterCalls)-1] {
-					rejected++
-				}
-			}
-			if !g.Found || !bytes.Equal(g.Key, o.Lookups[i]) || g.Status != "" {
-				notFound++
-			}
-		}
-		return consulted, rejected, notFound
-	}
-	consulted, rejected, notFound := gets(bloom.PolicyName)
-	switch consulted {
-	case u.keys:
-		u.class, u.rejected, u.notFound = classWithFilter, rejected, notFound
-		return u
-	case 0:
-	default:
-		t.Fatalf("table %d: %d of %d Gets consult the filter", number, consulted, u.keys)
-	}
-	u.notFound = notFound
-	if consulted, rejected, _ = gets(bloom.LegacyPolicyName); consulted == u.keys && u.keys > 0 {
-		u.class, u.rejected = classIgnored, rejected
-	} else {
-		u.class = classWithout
 	}
 	return u
 }
@@ -342,58 +252,58 @@ func agreeWithUpstream(t *testing.T, dir string, d upstreamDB) []upstream.TableE
 			t.Logf("%s: upstream refuses the database; verify: %s", filepath.Base(r.Path), r.Verdict)
 			continue
 		}
-		u := askUpstream(t, dir, f.Number, f.Size, d.comparator)
-		t.Logf("%s: upstream %s (%d keys, %d rejected by the filter, %d not found%s); verify: %s", filepath.Base(r.Path), u.class, u.keys, u.rejected, u.notFound,
-			map[bool]string{true: ": " + u.status}[u.status != ""], r.Verdict)
-		if !contains(allowed[u.class], r.Verdict) {
-			t.Errorf("table %d: upstream %s; verify says %s: %s", f.Number, u.class, r.Verdict, r.Detail())
+		u := askTable(t, dir, f.Number, f.Size, d.comparator)
+		t.Logf("%s: upstream %s (%d keys, %d rejected by the filter, %d not found%s); verify: %s", filepath.Base(r.Path), u.Class, u.Keys, u.Rejected, u.NotFound,
+			map[bool]string{true: ": " + u.Status}[u.Status != ""], r.Verdict)
+		if !u.Class.Allows(r.Verdict) {
+			t.Errorf("table %d: upstream %s; verify says %s: %s", f.Number, u.Class, r.Verdict, r.Detail())
 			continue
 		}
-		switch u.class {
-		case classRefused:
+		switch u.Class {
+		case upstreamdb.Refused:
 			code = verify.ExitError
-			if r.Status != u.status {
-				t.Errorf("table %d: upstream's status %q; verify's %q", f.Number, u.status, r.Status)
+			if r.Status != u.Status {
+				t.Errorf("table %d: upstream's status %q; verify's %q", f.Number, u.Status, r.Status)
 			}
-		case classWithFilter:
+		case upstreamdb.WithFilter:
 			fnGot := 0
 			if r.FalseNegatives != nil {
 				fnGot = r.FalseNegatives.Rejected
 			}
-			if fnGot != u.rejected || u.notFound != u.rejected || (u.rejected > 0) != (r.Verdict == verify.Mismatch) {
-				t.Errorf("table %d: upstream's filter rejects %d of %d keys, %d not found; verify: %s with %d false negatives", f.Number, u.rejected, u.keys, u.notFound, r.Verdict, fnGot)
+			if fnGot != u.Rejected || u.NotFound != u.Rejected || (u.Rejected > 0) != (r.Verdict == verify.Mismatch) {
+				t.Errorf("table %d: upstream's filter rejects %d of %d keys, %d not found; verify: %s with %d false negatives", f.Number, u.Rejected, u.Keys, u.NotFound, r.Verdict, fnGot)
 			}
-			if u.rejected > 0 {
+			if u.Rejected > 0 {
 				code = max(code, verify.ExitDamage)
 			}
-		case classIgnored:
+		case upstreamdb.Ignored:
 			// The old name under upstream 1.23's bloom filter is the
 			// unsigned hash: every key found means the unsigned hash (or
 			// either) wrote it.
-			if u.rejected == 0 && (r.Verdict != verify.OldFilter || r.Filter.Legacy == filtercheck.LegacySigned) {
+			if u.Rejected == 0 && (r.Verdict != verify.OldFilter || r.Filter.Legacy == filtercheck.LegacySigned) {
 				t.Errorf("table %d: the unsigned hash finds every key; verify: %s (%s)", f.Number, r.Verdict, r.Filter.Legacy)
 			}
-			if u.notFound != 0 {
-				t.Errorf("table %d: upstream ignores the filter, yet %d keys not found", f.Number, u.notFound)
+			if u.NotFound != 0 {
+				t.Errorf("table %d: upstream ignores the filter, yet %d keys not found", f.Number, u.NotFound)
 			}
-		case classWithout:
-			if u.notFound != 0 {
-				t.Errorf("table %d: upstream reads without a filter, yet %d keys not found", f.Number, u.notFound)
+		case upstreamdb.Without:
+			if u.NotFound != 0 {
+				t.Errorf("table %d: upstream reads without a filter, yet %d keys not found", f.Number, u.NotFound)
 			}
 		}
-		entries := u.entries
-		if u.class == classRefused && d.other != nil {
+		entries := u.Entries
+		if u.Class == upstreamdb.Refused && d.other != nil {
 			// Read the table at its file's size to check what it holds, as
 			// a writer that recorded the right size would have it read.
 			fi, err := os.Stat(r.Path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			at := askUpstream(t, dir, f.Number, uint64(fi.Size()), d.comparator)
-			if at.class == classRefused {
-				t.Errorf("table %d: upstream refuses it at its file's size too: %s", f.Number, at.status)
+			at := askTable(t, dir, f.Number, uint64(fi.Size()), d.comparator)
+			if at.Class == upstreamdb.Refused {
+				t.Errorf("table %d: upstream refuses it at its file's size too: %s", f.Number, at.Status)
 			}
-			entries = at.entries
+			entries = at.Entries
 		}
 		all = append(all, entries...)
 		if d.tables != nil {
@@ -414,15 +324,6 @@ func agreeWithUpstream(t *testing.T, dir string, d upstreamDB) []upstream.TableE
 func hasDamage(res *verify.Result) bool {
 	for _, r := range res.Reports {
 		if r != nil && (r.Verdict == verify.Mismatch || r.Verdict == verify.FilterUnusable) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(vs []verify.Verdict, v verify.Verdict) bool {
-	for _, w := range vs {
-		if w == v {
 			return true
 		}
 	}
