@@ -7,7 +7,11 @@
 //
 // Usage:
 //
-//	go run -tags leveldb ./cmd/report [-out ../docs/ports.md]
+//	go run -tags leveldb ./cmd/report [-out ../docs/ports.md] [-other ../testdata/other]
+//
+// A last section reports on the databases other implementations wrote
+// (testdata/other): what upstream LevelDB 1.23 does with each, asked
+// through cgo/upstream, and `ldbcompat verify`'s verdicts on it.
 //
 // Nothing in the output is written by hand. Rerunning the command with the
 // same ports, LevelDB and ldbcompat reproduces it byte for byte: the byte
@@ -60,6 +64,7 @@ type unchecked struct {
 
 func main() {
 	out := flag.String("out", "../docs/ports.md", "write the markdown report to `file` (- for stdout)")
+	otherDir := flag.String("other", "../testdata/other", "the databases other implementations wrote (`dir`)")
 	flag.Parse()
 	if flag.NArg() != 0 {
 		fmt.Fprintln(os.Stderr, "usage: report [-out file]")
@@ -77,7 +82,12 @@ func main() {
 	for _, m := range ports.Unadapted() {
 		missing = append(missing, unchecked{m, probe(m.Module)})
 	}
-	md := render(done, missing)
+	others, err := loadOthers(*otherDir, "testdata/other")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+	md := render(done, missing, others)
 	if *out == "-" {
 		os.Stdout.Write(md)
 		return
@@ -264,7 +274,7 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func render(done []checked, missing []unchecked) []byte {
+func render(done []checked, missing []unchecked, others []otherDB) []byte {
 	var b bytes.Buffer
 	props := compat.Properties()
 	b.WriteString("# Go ports of LevelDB against upstream LevelDB 1.23\n\n")
@@ -349,6 +359,7 @@ func render(done []checked, missing []unchecked) []byte {
 		fmt.Fprintf(&b, "- Module proxy, at this run: %s\n", m.probe)
 		fmt.Fprintf(&b, "- What an adapter would use (from the port's documentation, not measured): %s.\n", m.m.API)
 	}
+	renderOthers(&b, others)
 	b.WriteString("\n## Checking your own port\n\nAdd a test that calls `compat.TestPort` with your port described as a `compat.Port` (see the adapters in [`ports/`](../ports) for ports whose filter block is reachable only through a table reader):\n\n")
 	b.WriteString("```go\n" + exampleTest + "```\n\n")
 	b.WriteString("`go test` checks it against the golden vectors embedded in ldbcompat; `go test -tags leveldb`, with the cgo flags for LevelDB 1.23 that ldbcompat's `docker/build-leveldb.sh --print-env` prints, also asks upstream live and writes and reads databases with it.\n")
