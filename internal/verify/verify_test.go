@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -329,5 +330,28 @@ func TestErrUndefined(t *testing.T) {
 	if r.Verdict != verify.Unreadable || !r.Undefined || r.Status != "" || !errors.Is(r.Err, table.ErrUndefined) ||
 		!strings.HasPrefix(r.Detail(), "upstream's behaviour is undefined on it") {
 		t.Errorf("%s (undefined %v, status %q): %s", r.Verdict, r.Undefined, r.Status, r.Detail())
+	}
+}
+
+// TestUnchecked: a block whose every entry repeats the whole previous key
+// and adds a byte decodes to keys growing with the square of its size;
+// upstream reads it, one key at a time, but verify, which keeps every key,
+// refuses it past its memory bound: unchecked, exit 2, never ok.
+func TestUnchecked(t *testing.T) {
+	c := []byte{0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0} // a deletion of "" at sequence 0
+	for i := 8; i < 5000; i++ {
+		c = binary.AppendUvarint(c, uint64(i)) // shares the whole previous key
+		c = append(c, 1, 0, 0)                 // non_shared 1, value_len 0, a zero byte
+	}
+	c = binary.LittleEndian.AppendUint32(c, 0)
+	c = binary.LittleEndian.AppendUint32(c, 1)
+	data, dh := tabletest.AppendBlock(nil, c, 0)
+	data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), 0)
+	idx := tabletest.EncodeBlock([]tabletest.KV{{Key: []byte("zzzzzzzz"), Value: table.AppendBlockHandle(nil, dh)}}, 1)
+	data, ih := tabletest.AppendBlock(data, idx, 0)
+	r := checkFile(t, tabletest.AppendFooter(data, mh, ih))
+	if r.Verdict != verify.Unchecked || !errors.Is(r.Err, table.ErrLimit) || r.Verdict.Exit() != verify.ExitError ||
+		!strings.HasPrefix(r.Detail(), "not checked: table ") {
+		t.Errorf("%s: %s", r.Verdict, r.Detail())
 	}
 }
