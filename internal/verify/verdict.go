@@ -73,20 +73,17 @@ type VerdictInfo struct {
 // Verdicts documents every verdict, in order. The README's table and
 // `ldbcompat help` are made from it (a test holds the README to it).
 var Verdicts = []VerdictInfo{
-	{OK, "filter `leveldb.BuiltinBloomFilter2`, byte for byte what that policy writes for the table's keys",
-		"reads the table with the filter", ExitOK},
-	{OldFilter, "only a filter named `leveldb.BuiltinBloomFilter` (LevelDB v1.4 to v1.17, or a port that kept the name, such as goleveldb), reproduced by a hash of that era: signed char (v1.17 or older on x86), unsigned (v1.17 or older where char is unsigned, such as ARM, or such a port), or either (no key has a tail byte of 0x80 or more)",
-		"ignores it, as every release since 1.18 does: every lookup of an absent key reads a data block", ExitOK},
-	{NoFilter, "no filter block", "reads the table without a filter", ExitOK},
-	{OtherFilter, "a filter of another policy (named), not checked", "ignores it: reads the table without a filter", ExitOK},
-	{FilterUnusable, "a `leveldb.BuiltinBloomFilter2` (or old-name) filter block, or the metaindex block, that cannot be read: bad handle, checksum, damaged metaindex (why is given)",
-		"silently reads the table without a filter", ExitDamage},
-	{Mismatch, "filter bytes differ from what the named policy writes; whether the stored filter rejects any of the table's own keys (false negatives: counted, the first named) or only filters differently",
-		"uses a `leveldb.BuiltinBloomFilter2` filter: keys it rejects are reported missing", ExitDamage},
-	{Unreadable, "the table does not open at the size the MANIFEST records, its full scan fails, or upstream's behaviour on it is undefined; upstream's status, the file and the offset are given",
-		"fails to open it, or reports corruption reading it", ExitError},
-	{Missing, "a live table whose file is not in the database", "refuses to open the database (`N missing files`)", ExitError},
-	{Unchecked, "verify could not check the table: it changed while being read, or its keys exceed verify's memory bound", "not known", ExitError},
+	{OK, "filter `leveldb.BuiltinBloomFilter2`, byte for byte what that policy writes", "uses the filter", ExitOK},
+	{OldFilter, "only a filter named `leveldb.BuiltinBloomFilter` (v1.4 to v1.17, or a port such as goleveldb), built with the signed-char hash (x86), the unsigned one (ARM, goleveldb) or either",
+		"ignores it, as every release since 1.18: absent keys read a data block", ExitOK},
+	{NoFilter, "no filter block", "reads without a filter", ExitOK},
+	{OtherFilter, "another policy's filter (named, not checked)", "ignores it", ExitOK},
+	{FilterUnusable, "a bloom filter block, or the metaindex, that cannot be read (why is given)", "silently reads without the filter", ExitDamage},
+	{Mismatch, "filter bytes differ from what the policy writes; false negatives counted", "uses it: keys it rejects read as missing", ExitDamage},
+	{Unreadable, "does not open at the MANIFEST's size, its scan fails, or upstream's behaviour is undefined (status, file, offset given)",
+		"fails to open it, or reports corruption", ExitError},
+	{Missing, "a live table's file is missing", "refuses to open the database", ExitError},
+	{Unchecked, "changed while read, or beyond verify's memory bound", "not known", ExitError},
 }
 
 // Info returns v's documentation.
@@ -126,9 +123,9 @@ var extraRows = []struct {
 	what, meaning, upstream string
 	exit                    int
 }{
-	{"skipped", "a table file that is not a live table (being written, or not yet deleted); counted apart", "never reads it", ExitOK},
-	{"database", "CURRENT or the MANIFEST cannot be read, live tables are missing, or the MANIFEST names two comparators; its table files are still checked", "refuses to open the database", ExitError},
-	{"path", "usage error, or a path that is neither a table file nor a database directory", "", ExitError},
+	{"skipped", "not a live table; counted apart", "never reads it", ExitOK},
+	{"database", "CURRENT or the MANIFEST unreadable, or two comparators; its tables are still checked", "refuses to open it", ExitError},
+	{"path", "usage error, or neither a table nor a database", "", ExitError},
 }
 
 // VerdictText returns Verdicts as plain text for `ldbcompat help`: the same
