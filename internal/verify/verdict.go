@@ -79,7 +79,7 @@ var Verdicts = []VerdictInfo{
 	{NoFilter, "no filter block", "reads without a filter", ExitOK},
 	{OtherFilter, "another policy's filter (named, not checked)", "ignores it", ExitOK},
 	{FilterUnusable, "a bloom filter block, or the metaindex, that cannot be read (why is given)", "silently reads without the filter", ExitDamage},
-	{Mismatch, "filter bytes differ from what the policy writes; false negatives counted", "uses it: keys it rejects read as missing", ExitDamage},
+	{Mismatch, "filter bytes differ from what the policy writes; false negatives counted", "uses a `BuiltinBloomFilter2` one: keys it rejects read as missing", ExitDamage},
 	{Unreadable, "does not open at the MANIFEST's size, its scan fails, or upstream's behaviour is undefined (status, file, offset given)",
 		"fails to open it, or reports corruption", ExitError},
 	{Missing, "a live table's file is missing", "refuses to open the database", ExitError},
