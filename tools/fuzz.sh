@@ -2,7 +2,10 @@
 # Runs every Go fuzz target of the given packages, one `go test -fuzz` run
 # each (Go takes one target per run), and prints each target's executions.
 #
-#   tools/fuzz.sh [-tags TAGS] PKG...        (make fuzz calls it)
+#   tools/fuzz.sh [-tags TAGS] [-match REGEXP] PKG...   (make fuzz calls it)
+#
+# -match picks the targets by name (default ^Fuzz: all of them); make fuzz
+# runs the FuzzUpstream* targets, which need the leveldb tag, apart.
 #
 # FUZZTIME is the budget per target: a duration (60s) or a count of
 # executions (100000x). FUZZMINIMIZETIME bounds the minimization of each new
@@ -19,12 +22,22 @@
 set -euo pipefail
 
 tags=()
-if [ "${1:-}" = -tags ]; then
-	tags=(-tags "$2")
-	shift 2
-fi
+match='^Fuzz'
+while [ $# -gt 0 ]; do
+	case $1 in
+	-tags)
+		tags=(-tags "$2")
+		shift 2
+		;;
+	-match)
+		match=$2
+		shift 2
+		;;
+	*) break ;;
+	esac
+done
 if [ $# -eq 0 ]; then
-	echo "usage: tools/fuzz.sh [-tags TAGS] PKG..." >&2
+	echo "usage: tools/fuzz.sh [-tags TAGS] [-match REGEXP] PKG..." >&2
 	exit 2
 fi
 
@@ -50,7 +63,7 @@ corpus() {
 
 summary=()
 for pkg in "$@"; do
-	targets=$("$GO" test "${tags[@]}" -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
+	targets=$("$GO" test "${tags[@]}" -list "$match" "$pkg" | grep '^Fuzz' || true)
 	for t in $targets; do
 		echo "fuzz: $pkg $t for $FUZZTIME"
 		before=$(corpus "$pkg" "$t")
