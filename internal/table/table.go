@@ -24,7 +24,6 @@ const (
 	// compression type byte and a masked CRC-32C.
 	TrailerSize = 5
 
-	maxHandleLen = 20 // two varints of at most 10 bytes
 	// rocksDBMagic ends tables in RocksDB's newer block-based format; it is
 	// recognised only to give a better error.
 	rocksDBMagic = 0x88e241b785f4cff7
