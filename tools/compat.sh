@@ -11,6 +11,8 @@
 #   COMPAT_IN=docker    docker, or fail
 #   COMPAT_IN=podman    podman, or fail
 #   COMPAT_IN=native    `make compat-native` on this machine
+# Where docker is installed but no engine runs (no systemd, a CI machine),
+# `tools/dockerd.sh start` starts one and `tools/dockerd.sh stop` stops it.
 #
 # In a container it fetches the checked tarball on the host
 # (docker/fetch-leveldb.sh) into .cache/, the build context, then runs
@@ -25,7 +27,11 @@
 #   PODMAN_BUILD_FLAGS  extra flags for podman build (default --isolation=chroot,
 #                       which works where podman cannot run containers itself,
 #                       or nothing when BUILDAH_ISOLATION is set)
-#   DOCKER_BUILD_FLAGS  extra flags for docker build (default none)
+#   DOCKER_BUILD_FLAGS  extra flags for docker build (default none). docker
+#                       always gets --force-rm (no container is left behind
+#                       when a step fails), and --network host when the
+#                       daemon has no bridge network and these flags name no
+#                       network (a daemon started by tools/dockerd.sh)
 #   MAKE                make program for the native path (default make)
 
 set -euo pipefail
@@ -136,6 +142,22 @@ if [ "$in" = podman ]; then
 	fi
 else
 	read -r -a extra <<<"${DOCKER_BUILD_FLAGS:-}"
+	# docker's legacy builder keeps the container of a step that fails
+	# (`docker ps -a` shows it until removed by hand); --force-rm removes it
+	# too. BuildKit (buildx) has no such containers and accepts the flag.
+	extra=(--force-rm ${extra[@]+"${extra[@]}"})
+	# A daemon with no default bridge network (dockerd --bridge=none, as
+	# tools/dockerd.sh starts it) gives RUN steps no network at all: apt and
+	# the module proxy fail. Build on the host's network then, unless the
+	# flags choose a network themselves.
+	network=false
+	for f in ${extra[@]+"${extra[@]}"}; do
+		case "$f" in --network | --network=* | --net | --net=*) network=true ;; esac
+	done
+	if ! $network && ! docker network inspect bridge >/dev/null 2>&1; then
+		say "the docker daemon has no bridge network (dockerd --bridge=none?): building with --network host"
+		extra+=(--network host)
+	fi
 fi
 args+=(${extra[@]+"${extra[@]}"} .)
 
