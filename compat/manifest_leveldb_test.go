@@ -86,18 +86,22 @@ func TestManifestAgainstUpstream(t *testing.T) {
 	value := make([]byte, 300)
 	check := func(when string) []string {
 		t.Helper()
-		// Background flushes and compactions go on after the writes; and
+		// Background flushes and compactions go on after the writes;
 		// LevelDB appends an edit to the MANIFEST before it installs the
-		// version. So compare when upstream's version is the same before
-		// and after the MANIFEST is read, retrying for a second at most.
+		// version, and deletes the tables a compaction replaced after it.
+		// So compare, and stat the live tables, while upstream's version
+		// stays the same from before the MANIFEST is read to after the
+		// tables are found, retrying for five seconds at most.
 		var want, got []string
-		for try := 0; try < 100; try++ {
+		var problem string
+		for try := 0; try < 500; try++ {
 			if try > 0 {
 				time.Sleep(10 * time.Millisecond)
 			}
 			want = sortedVersion(upstreamVersion(t, db))
 			got = sortedVersion(ourVersion(t, dir))
-			if reflect.DeepEqual(got, want) && reflect.DeepEqual(sortedVersion(upstreamVersion(t, db)), want) {
+			problem = statLive(dir)
+			if reflect.DeepEqual(got, want) && problem == "" && reflect.DeepEqual(sortedVersion(upstreamVersion(t, db)), want) {
 				break
 			}
 		}
@@ -107,12 +111,8 @@ func TestManifestAgainstUpstream(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: manifest.Read lists (level:number:size)\n%v\nupstream's leveldb.sstables\n%v", when, got, want)
 		}
-		v, _ := manifest.Read(dir)
-		for _, f := range v.Files {
-			fi, err := os.Stat(filepath.Join(dir, fmt.Sprintf("%06d.ldb", f.Number)))
-			if err != nil || uint64(fi.Size()) != f.Size {
-				t.Fatalf("%s: live table %d of %d bytes: %v", when, f.Number, f.Size, err)
-			}
+		if problem != "" {
+			t.Fatalf("%s: %s", when, problem)
 		}
 		return want
 	}
@@ -151,6 +151,23 @@ func TestManifestAgainstUpstream(t *testing.T) {
 	}
 	defer db.Close()
 	check("reopened")
+}
+
+// statLive says which live table of the database in dir, as manifest.Read
+// lists them, is missing or of another size than the MANIFEST records, or
+// returns "".
+func statLive(dir string) string {
+	v, err := manifest.Read(dir)
+	if err != nil {
+		return err.Error()
+	}
+	for _, f := range v.Files {
+		fi, err := os.Stat(filepath.Join(dir, fmt.Sprintf("%06d.ldb", f.Number)))
+		if err != nil || uint64(fi.Size()) != f.Size {
+			return fmt.Sprintf("live table %d of %d bytes: %v", f.Number, f.Size, err)
+		}
+	}
+	return ""
 }
 
 // removed lists the tables of before that are not in after.
