@@ -75,6 +75,9 @@
 #                         This is how the arm64 cross build gets snappy
 #                         without Debian's :arm64 multiarch packages.
 #   include/leveldb/*.h   the public headers
+#   gen/port/port_config.h  cmake recipes: the generated header the internal
+#                         headers include (with -DLEVELDB_PLATFORM_POSIX=1,
+#                         the leveldb target's definition, in CGO_CXXFLAGS)
 #   build-info            version, tag, commit, content digest, tarball sha256,
 #                         recipe, compilers, flags, snappy, compat additions,
 #                         the cgo flags, build time
@@ -85,9 +88,9 @@
 # The build runs in a temporary directory beside the output and replaces it
 # only on success. Its log is kept in .cache/leveldb-<version>/<goos>-<goarch>.build.log.
 #
-# --print-env exports CGO_CPPFLAGS (the include path), CGO_CXXFLAGS (for the
-# make recipe the -D flags the library was compiled with, which its internal
-# headers need, and always -DLDBCOMPAT_LEVELDB_VERSION=<version> and
+# --print-env exports CGO_CPPFLAGS (the include path), CGO_CXXFLAGS (the -D
+# flags the library was compiled with, which its internal headers need, and
+# always -DLDBCOMPAT_LEVELDB_VERSION=<version> and
 # -DLDBCOMPAT_LEVELDB_BUILD=<build id>, which cgo/upstream reports and which
 # tie Go's build cache to this build) and CGO_LDFLAGS.
 
@@ -169,6 +172,9 @@ esac
 plat="$goos-$goarch"
 
 # The version: its line of leveldb-versions.tsv.
+# fetch-leveldb.sh puts tarballs in the repository's cache, where this
+# script looks for them, whatever LEVELDB_CACHE says.
+export LEVELDB_CACHE="$root/.cache"
 line=$("$here/fetch-leveldb.sh" --resolve) || exit 1
 IFS=$'\t' read -r version tag commit commit_date want_digest <<<"$line"
 case "$version" in
@@ -479,8 +485,24 @@ build() {
 		[ -f "$stage/install/lib/libleveldb.a" ] || die "build produced no lib/libleveldb.a (see $log)"
 		mv "$stage/install/lib/libleveldb.a" "$stage/lib/"
 		cp -R "$stage/install/include/leveldb" "$stage/include/"
+		# What the internal headers need to see the library's configuration:
+		# the generated port/port_config.h (1.21 and 1.22's util/coding.h
+		# reach port::kLittleEndian through port/port.h) and the -D flags
+		# the leveldb target was compiled with, but LEVELDB_COMPILE_LIBRARY
+		# (which says "compiling the library", for shared builds' exports).
+		if [ -f "$stage/build/include/port/port_config.h" ]; then
+			mkdir -p "$stage/gen/port"
+			cp "$stage/build/include/port/port_config.h" "$stage/gen/port/"
+		fi
+		local flags_make="$stage/build/CMakeFiles/leveldb.dir/flags.make" defines="" f cxx_defines=()
+		[ -f "$flags_make" ] || die "no $flags_make to read the library's compile definitions from"
+		read -r -a cxx_defines < <(sed -n 's/^CXX_DEFINES = //p' "$flags_make")
+		for f in ${cxx_defines[@]+"${cxx_defines[@]}"}; do
+			case $f in -DLEVELDB_COMPILE_LIBRARY*) ;; -D*) defines="${defines:+$defines }$f" ;; esac
+		done
+		detected="CXX_DEFINES (CMakeFiles/leveldb.dir/flags.make, but LEVELDB_COMPILE_LIBRARY): $defines"
 		rm -rf "$stage/build" "$stage/install"
-		: >"$stage/.platform-cxxflags"
+		printf '%s\n' "$defines" >"$stage/.platform-cxxflags"
 		;;
 	esac
 	[ -f "$stage/lib/libleveldb.a" ] || die "build produced no lib/libleveldb.a (see $log)"
@@ -512,6 +534,7 @@ build() {
 		else
 			printf 'cmake: %s\n' "$(cmake --version | sed -n 1p)"
 			printf 'cmake_flags: %s\n' "${flags_line#cmake }"
+			printf 'cmake_detected: %s\n' "$detected"
 		fi
 		printf 'snappy: %s\n' "$(printf '%s' "$snappy" | tr '[:upper:]' '[:lower:]')"
 		case $snappy_from in
@@ -549,6 +572,7 @@ cppflags=""
 if [ -f "$out/compat/include/leveldb/c.h" ]; then cppflags="-I$out/compat/include "; fi
 if [ -d "$out/compat/cstdatomic" ]; then cppflags="$cppflags-I$out/compat/cstdatomic "; fi
 cppflags="$cppflags-I$out/src -I$out/src/include"
+if [ -d "$out/gen" ]; then cppflags="$cppflags -I$out/gen"; fi
 if [ "$snappy_from" = source ]; then cppflags="$cppflags -I$out/snappy/include"; fi
 cxxflags="-O2 -g"
 platform_cxxflags=()

@@ -57,7 +57,8 @@
 #   LEVELDB_VERSION       the version (default 1.23)
 #   LEVELDB_TARBALL       local LevelDB tarball to use (copied into the cache)
 #   LEVELDB_SOURCES       directory holding leveldb-<version>.tar.gz files
-#   LEVELDB_CACHE         the cache directory (default <repo>/.cache)
+#   LEVELDB_CACHE         the cache directory (default <repo>/.cache; for the
+#                         tests: build-leveldb.sh always uses <repo>/.cache)
 #   SNAPPY_TARBALL        local snappy tarball to use, with --snappy
 #   LEVELDB_FETCH_TIMEOUT seconds allowed for the upstream download (60)
 #
