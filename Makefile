@@ -4,16 +4,25 @@ SHELL := /bin/bash
 GO ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOARCH_HOST := $(shell $(GO) env GOARCH)
-LEVELDB_OUT := .cache/leveldb-1.23/linux-$(GOARCH_HOST)
-# Builds upstream LevelDB if needed and exports the cgo flags that point at it.
-LEVELDB_ENV := eval "$$(docker/build-leveldb.sh --print-env)"
+# The upstream LevelDB that every target below builds and uses: v1.4 ...
+# v1.20, 1.21, 1.22, 1.23 or main (docker/leveldb-versions.tsv pins each
+# one's source tree). The scripts read it from the environment.
+LEVELDB_VERSION ?= 1.23
+export LEVELDB_VERSION
+# Where docker/build-leveldb.sh builds it for this machine, e.g.
+# .cache/leveldb-1.23/linux-amd64 (absolute; empty for an unknown version).
+LEVELDB_OUT := $(shell docker/build-leveldb.sh --print-out)
+# Builds upstream LevelDB if needed and exports the cgo flags that point at
+# it; a failed build stops the recipe.
+LEVELDB_ENV := leveldb_env=$$(docker/build-leveldb.sh --print-env) && eval "$$leveldb_env"
 
 .PHONY: test build lint deps leveldb compat compat-native compat-arm64 vectors vectors-check fuzz help
 
 help:
 	@echo "make test           go test ./... (pure Go, no C++ needed)"
 	@echo "make build          build the CLI into bin/ldbcompat"
-	@echo "make compat         build LevelDB 1.23 from its tarball and run the whole suite against it,"
+	@echo "make compat         build LevelDB 1.23 (or LEVELDB_VERSION=v1.4 ... 1.23, main) from its"
+	@echo "                    checked sources and run the whole suite against it,"
 	@echo "                    in docker or podman when one works, else natively (COMPAT_IN=docker|podman|native)"
 	@echo "make compat-arm64   the same, cross-built for linux/arm64 and run under qemu-aarch64"
 	@echo "make vectors        regenerate testdata/vectors from upstream"

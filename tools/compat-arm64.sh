@@ -59,7 +59,7 @@ esac
 # The cross environment (CGO_*, GOOS, GOARCH, CC, CXX), applied only to the
 # commands that build arm64 binaries: go run and go tool stay native.
 cross_env=$("$root/docker/build-leveldb.sh" --target aarch64 --print-env)
-build_info="$root/.cache/leveldb-1.23/linux-arm64/build-info"
+build_info="$("$root/docker/build-leveldb.sh" --target aarch64 --print-out)/build-info"
 [ -f "$build_info" ] || die "no $build_info after build-leveldb.sh"
 snappy=$(sed -n 's/^snappy: //p' "$build_info")
 cross() { (eval "$cross_env" && "$@"); }
@@ -86,7 +86,7 @@ mapfile -t pkgs < <(cross go list -tags leveldb \
 	-f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ./...)
 [ ${#pkgs[@]} -gt 0 ] || die "go list found no package with tests"
 
-say "LevelDB 1.23 for linux/arm64, snappy $snappy; cross-compiling ${#pkgs[@]} test packages and genvectors"
+say "LevelDB $(sed -n 's/^leveldb_version: //p' "$build_info") for linux/arm64, snappy $snappy; cross-compiling ${#pkgs[@]} test packages and genvectors"
 t0=$(date +%s)
 build_failed=()
 for line in "${pkgs[@]}"; do

@@ -125,6 +125,9 @@ fi
 "$dockerdir/fetch-leveldb.sh" >&2
 
 args=(build -f docker/Dockerfile --target compat -t localhost/ldbcompat-compat)
+# LEVELDB_VERSION (default 1.23), by its name in docker/leveldb-versions.tsv,
+# which also names its tarball in .cache/.
+args+=(--build-arg "LEVELDB_VERSION=$("$root/docker/fetch-leveldb.sh" --resolve | cut -f1)")
 if [ -n "${GO_IMAGE:-}" ]; then
 	args+=(--build-arg "GO_IMAGE=$GO_IMAGE")
 	base=$GO_IMAGE

@@ -1,7 +1,8 @@
 //go:build leveldb
 
-// shim.cc — extern "C" entry points over LevelDB 1.23's C++ internals, for
-// package upstream. See shim.h for the conventions.
+// shim.cc — extern "C" entry points over LevelDB's C++ internals (1.23, or
+// the release LEVELDB_VERSION picked), for package upstream. See shim.h for
+// the conventions.
 //
 // Compiled by cgo with -std=c++17 -fno-rtti -DNDEBUG (see upstream.go), against
 // the source tree that docker/build-leveldb.sh extracted: the include path must
@@ -10,7 +11,7 @@
 #if defined(__has_include)
 #if !__has_include("util/hash.h") || !__has_include("table/filter_block.h") || \
     !__has_include("leveldb/filter_policy.h")
-#error "ldbcompat cgo/upstream: the LevelDB 1.23 source tree is not on the include path. Run `make compat`, or from the repository root: eval \"$(docker/build-leveldb.sh --print-env)\" and build again."
+#error "ldbcompat cgo/upstream: the LevelDB source tree is not on the include path. Run `make compat`, or from the repository root: eval \"$(docker/build-leveldb.sh --print-env)\" (LEVELDB_VERSION picks the release) and build again."
 #endif
 #endif
 
@@ -29,9 +30,12 @@
 #include "util/coding.h"
 #include "util/hash.h"
 
-static_assert(leveldb::kMajorVersion == 1 && leveldb::kMinorVersion == 23,
-              "ldbcompat cgo/upstream must be built against LevelDB 1.23: "
-              "run docker/build-leveldb.sh and use its --print-env output");
+// Any release with a filter policy (v1.4 onward) will do: version.cc says
+// which one this is.
+static_assert(leveldb::kMajorVersion == 1 && leveldb::kMinorVersion >= 4,
+              "ldbcompat cgo/upstream needs LevelDB 1.4 or later (filter "
+              "policies): run docker/build-leveldb.sh and use its --print-env "
+              "output");
 
 namespace {
 

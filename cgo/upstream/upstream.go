@@ -35,7 +35,8 @@ func HashBatch(keys [][]byte, seed uint32) []uint32 {
 }
 
 // BloomName returns Name() of leveldb::NewBloomFilterPolicy(bitsPerKey),
-// which is "leveldb.BuiltinBloomFilter2". It panics if bitsPerKey is negative.
+// which is "leveldb.BuiltinBloomFilter2" ("leveldb.BuiltinBloomFilter" in
+// v1.4 to v1.17, see LegacyBloom). It panics if bitsPerKey is negative.
 func BloomName(bitsPerKey int) string {
 	p := newPolicy(Policy{BitsPerKey: bitsPerKey})
 	defer C.ldbc_policy_free(p)

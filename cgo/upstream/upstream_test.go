@@ -6,39 +6,140 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
-// The cases of upstream's util/hash_test.cc (HASH.SignedUnsignedIssue).
-func TestHash(t *testing.T) {
-	data5 := []byte{
+// refHash is util/hash.cc's Hash written out for these tests: 4-byte
+// little-endian words, then the 1 to 3 tail bytes, each widened to 32 bits
+// either unsigned (v1.18 onward: static_cast<uint8_t>) or as plain char
+// sign-extended (v1.4 to v1.17 where char is signed, as on x86).
+func refHash(data []byte, seed uint32, signedTail bool) uint32 {
+	const m, r = 0xc6a4a793, 24
+	h := seed ^ uint32(len(data))*m
+	for ; len(data) >= 4; data = data[4:] {
+		h += binary.LittleEndian.Uint32(data)
+		h *= m
+		h ^= h >> 16
+	}
+	tail := func(b byte) uint32 {
+		if signedTail {
+			return uint32(int32(int8(b)))
+		}
+		return uint32(b)
+	}
+	switch len(data) {
+	case 3:
+		h += tail(data[2]) << 16
+		fallthrough
+	case 2:
+		h += tail(data[1]) << 8
+		fallthrough
+	case 1:
+		h += tail(data[0])
+		h *= m
+		h ^= h >> r
+	}
+	return h
+}
+
+// libHashSignedTail reports whether the linked library hashes tail bytes as
+// signed: plain char (v1.4 to v1.17) on a target where char is signed.
+func libHashSignedTail() bool { return LegacyBloom() && CharIsSigned() }
+
+// The cases of upstream's util/hash_test.cc (HASH.SignedUnsignedIssue, added
+// in v1.18 with the unsigned tail bytes).
+var hashTestCases = []struct {
+	data []byte
+	seed uint32
+	want uint32 // v1.18 onward
+}{
+	{nil, 0xbc9f1d34, 0xbc9f1d34},
+	{[]byte{}, 0xbc9f1d34, 0xbc9f1d34},
+	{[]byte{0x62}, 0xbc9f1d34, 0xef1345c4},
+	{[]byte{0xc3, 0x97}, 0xbc9f1d34, 0x5b663814},
+	{[]byte{0xe2, 0x99, 0xa5}, 0xbc9f1d34, 0x323c078f},
+	{[]byte{0xe1, 0x80, 0xb9, 0x32}, 0xbc9f1d34, 0xed21633a},
+	{[]byte{
 		0x01, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00,
 		0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x18, 0x28, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	}, 0x12345678, 0xf333dabb},
+}
+
+// The reference itself reproduces upstream's vectors (unsigned tails), so
+// that its signed variant differs from it only in the widening.
+func TestRefHash(t *testing.T) {
+	for _, tt := range hashTestCases {
+		if got := refHash(tt.data, tt.seed, false); got != tt.want {
+			t.Errorf("refHash(%x, %#x) = %#x, want %#x", tt.data, tt.seed, got, tt.want)
+		}
 	}
-	tests := []struct {
+}
+
+// Which releases hash tail bytes how: v1.18 onward give upstream's vectors
+// everywhere; v1.4 to v1.17 widen them as plain char, which changes the
+// hash of tail bytes 0x80 and above where char is signed (x86), and nothing
+// where it is unsigned (arm64).
+func TestHash(t *testing.T) {
+	signed := libHashSignedTail()
+	major, minor := Version()
+	t.Logf("LevelDB %d.%d (release %q), plain char signed: %v, tail bytes hashed as signed: %v",
+		major, minor, Release(), CharIsSigned(), signed)
+	cases := append([]struct {
 		data []byte
 		seed uint32
 		want uint32
-	}{
-		{nil, 0xbc9f1d34, 0xbc9f1d34},
-		{[]byte{}, 0xbc9f1d34, 0xbc9f1d34},
-		{[]byte{0x62}, 0xbc9f1d34, 0xef1345c4},
-		{[]byte{0xc3, 0x97}, 0xbc9f1d34, 0x5b663814},
-		{[]byte{0xe2, 0x99, 0xa5}, 0xbc9f1d34, 0x323c078f},
-		{[]byte{0xe1, 0x80, 0xb9, 0x32}, 0xbc9f1d34, 0xed21633a},
-		{data5, 0x12345678, 0xf333dabb},
+	}{}, hashTestCases...)
+	// Tails of every length with bytes on both sides of 0x80.
+	for _, d := range [][]byte{
+		{0x80}, {0xff}, {0x7f}, {0x00, 0x80}, {0xff, 0x01}, {0x80, 0x80, 0x80},
+		{0x01, 0x02, 0x03}, {0x61, 0x62, 0x63, 0x64, 0xfe}, {0x61, 0x62, 0x63, 0x64, 0x7f, 0x80, 0x81},
+	} {
+		cases = append(cases, struct {
+			data []byte
+			seed uint32
+			want uint32
+		}{d, 0xbc9f1d34, refHash(d, 0xbc9f1d34, false)})
 	}
-	for _, tt := range tests {
-		if got := Hash(tt.data, tt.seed); got != tt.want {
-			t.Errorf("Hash(%x, %#x) = %#x, want %#x", tt.data, tt.seed, got, tt.want)
+	for _, tt := range cases {
+		want := tt.want
+		if signed {
+			want = refHash(tt.data, tt.seed, true)
 		}
-		if got := HashBatch([][]byte{tt.data}, tt.seed); len(got) != 1 || got[0] != tt.want {
-			t.Errorf("HashBatch([%x], %#x) = %#x, want [%#x]", tt.data, tt.seed, got, tt.want)
+		if got := Hash(tt.data, tt.seed); got != want {
+			t.Errorf("Hash(%x, %#x) = %#x, want %#x", tt.data, tt.seed, got, want)
 		}
+		if got := HashBatch([][]byte{tt.data}, tt.seed); len(got) != 1 || got[0] != want {
+			t.Errorf("HashBatch([%x], %#x) = %#x, want [%#x]", tt.data, tt.seed, got, want)
+		}
+	}
+	// On signed-char targets the old releases differ from the vectors
+	// exactly where a tail byte is 0x80 or above (google/leveldb#243).
+	if signed {
+		if got := Hash([]byte{0xc3, 0x97}, 0xbc9f1d34); got == 0x5b663814 {
+			t.Errorf("Hash(c397) = %#x, upstream 1.18's value, from a release that hashes tails as signed char", got)
+		}
+	}
+}
+
+// What plain char is follows from each target's ABI: signed on x86, unsigned
+// on arm64 (and arm, ppc64le, s390x).
+func TestCharIsSigned(t *testing.T) {
+	var want bool
+	switch runtime.GOARCH {
+	case "amd64", "386":
+		want = true
+	case "arm64", "arm", "ppc64le", "ppc64", "s390x", "riscv64":
+		want = false
+	default:
+		t.Skipf("no expectation for GOARCH %s", runtime.GOARCH)
+	}
+	if got := CharIsSigned(); got != want {
+		t.Errorf("CharIsSigned() = %v on %s, want %v", got, runtime.GOARCH, want)
 	}
 }
 
@@ -55,10 +156,39 @@ func TestHashBatch(t *testing.T) {
 	}
 }
 
+// v1.4 to v1.17 name the policy leveldb.BuiltinBloomFilter; v1.18 renamed it
+// leveldb.BuiltinBloomFilter2 with the change to unsigned tail bytes.
 func TestBloomName(t *testing.T) {
+	want := "leveldb.BuiltinBloomFilter2"
+	if LegacyBloom() {
+		want = "leveldb.BuiltinBloomFilter"
+	}
 	for _, bits := range []int{0, 1, 10, 100} {
-		if got := BloomName(bits); got != "leveldb.BuiltinBloomFilter2" {
-			t.Errorf("BloomName(%d) = %q", bits, got)
+		if got := BloomName(bits); got != want {
+			t.Errorf("BloomName(%d) = %q, want %q", bits, got, want)
+		}
+	}
+}
+
+// A filter of one key, worked out from util/bloom.cc with the release's
+// hash: 64 bits (the minimum), k = int(10*0.69) = 6 probes from
+// h = Hash(key, 0xbc9f1d34), delta = h rotated right by 17, bit h%64 each.
+// Keys ending in bytes 0x80 and above give other filters in v1.4 to v1.17
+// on x86 than in later releases.
+func TestBloomFilterOfOneKey(t *testing.T) {
+	signed := libHashSignedTail()
+	for _, key := range []string{"", "a", "\x80", "\xff\xfe", "abcd\x90\x91\x92", "hello"} {
+		want := make([]byte, 9)
+		want[8] = 6
+		h := refHash([]byte(key), 0xbc9f1d34, signed)
+		delta := h>>17 | h<<15
+		for j := 0; j < 6; j++ {
+			pos := h % 64
+			want[pos/8] |= 1 << (pos % 8)
+			h += delta
+		}
+		if got := BloomCreateFilter(10, [][]byte{[]byte(key)}, nil); !bytes.Equal(got, want) {
+			t.Errorf("BloomCreateFilter(10, [%x]) = %x, want %x", key, got, want)
 		}
 	}
 }
