@@ -2,9 +2,11 @@ package filtercheck_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
@@ -57,6 +59,21 @@ func TestReadKeysPlain(t *testing.T) {
 	file, mh := tabletest.AppendBlock(file, meta, table.NoCompression)
 	file, ih := tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
 	files["crafted"] = tabletest.AppendFooter(file, mh, ih)
+	// Keys that are most of the table (no values, no shared prefixes),
+	// in 40 blocks: ReadKeys needs many chunks of memory for them.
+	file, index = nil, nil
+	for b := 0; b < 40; b++ {
+		var kvs []tabletest.KV
+		for i := 0; i < 500; i++ {
+			kvs = append(kvs, tabletest.KV{Key: ikey(fmt.Sprintf("%03d-%06d-%x", b, i, i*7919), 1)})
+		}
+		var h table.BlockHandle
+		file, h = tabletest.AppendBlock(file, tabletest.EncodeBlock(kvs, 1), table.NoCompression)
+		index = append(index, tabletest.KV{Key: ikey(fmt.Sprintf("%03d~", b), 1), Value: table.AppendBlockHandle(nil, h)})
+	}
+	file, mh = tabletest.AppendBlock(file, meta, table.NoCompression)
+	file, ih = tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
+	files["keys only"] = tabletest.AppendFooter(file, mh, ih)
 	if len(files) < 2 {
 		t.Fatal("no fixture tables")
 	}
@@ -72,6 +89,35 @@ func TestReadKeysPlain(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: ReadKeys differs from reading the keys with DataBlocks", name)
+		}
+	}
+
+	// One KeyStore reading every table in turn, twice over, small tables
+	// after large ones and the other way round, reuses memory that held
+	// other keys: each result must still be the table's own keys.
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool { return len(files[names[i]]) > len(files[names[j]]) })
+	order := append(append([]string{}, names...), names...)
+	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
+		order[i], order[j] = order[j], order[i]
+	}
+	var store filtercheck.KeyStore
+	for _, name := range order {
+		data := files[name]
+		tb, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := readKeysSlowly(tb)
+		got, err := store.ReadKeys(tb)
+		if err != nil {
+			t.Fatalf("%s: KeyStore.ReadKeys: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: KeyStore.ReadKeys, its memory used before, differs from reading the keys with DataBlocks", name)
 		}
 	}
 }

@@ -18,7 +18,25 @@ type Block struct {
 // ReadKeys reads every data block of t and returns their handles and user
 // keys.
 func ReadKeys(t *table.Table) ([]Block, error) {
-	blocks := make([]Block, 0, t.NumDataBlocks())
+	return new(KeyStore).ReadKeys(t)
+}
+
+// KeyStore is the memory ReadKeys keeps keys in. One KeyStore may read
+// many tables in turn, reusing its memory each time: the blocks and keys
+// returned by one call are then valid only until the next.
+type KeyStore struct {
+	arenas [][]byte   // chunks the keys are copied into
+	slices [][][]byte // chunks of the blocks' key slices
+	blocks []Block
+}
+
+// ReadKeys reads every data block of t and returns their handles and user
+// keys, in s's memory: what an earlier call returned is overwritten.
+func (s *KeyStore) ReadKeys(t *table.Table) ([]Block, error) {
+	blocks := s.blocks[:0]
+	if cap(blocks) < t.NumDataBlocks() {
+		blocks = make([]Block, 0, t.NumDataBlocks())
+	}
 	// The keys share buffers, and their slices arrays, allocated in chunks
 	// that are never grown in place, so that earlier keys stay put; a
 	// block's slices are contiguous. Chunks grow with the file up to a
@@ -28,7 +46,8 @@ func ReadKeys(t *table.Table) ([]Block, error) {
 	sliceChunk := min(4<<10, max(size/64, 16))
 	var arena []byte
 	var slices [][]byte
-	first := 0 // where the current block's slices start
+	nextArena, nextSlices := 0, 0 // the chunks of s to use next
+	first := 0                    // where the current block's slices start
 	err := t.DataKeys(func(k []byte) {
 		// Every key is a valid internal key: its user key is all but its
 		// 8-byte tag.
@@ -39,7 +58,15 @@ func ReadKeys(t *table.Table) ([]Block, error) {
 			stored = make([]byte, len(u))
 			copy(stored, u)
 		case cap(arena)-len(arena) < len(u):
-			arena = make([]byte, 0, arenaChunk)
+			if nextArena < len(s.arenas) && cap(s.arenas[nextArena]) >= arenaChunk {
+				arena = s.arenas[nextArena][:0]
+			} else {
+				arena = make([]byte, 0, arenaChunk)
+				s.arenas = append(s.arenas, nil)
+				copy(s.arenas[nextArena+1:], s.arenas[nextArena:])
+				s.arenas[nextArena] = arena
+			}
+			nextArena++
 			fallthrough
 		default:
 			start := len(arena)
@@ -51,7 +78,18 @@ func ReadKeys(t *table.Table) ([]Block, error) {
 		}
 		if len(slices) == cap(slices) {
 			cur := slices[first:]
-			slices = append(make([][]byte, 0, max(2*len(cur), sliceChunk)), cur...)
+			want := max(2*len(cur), sliceChunk)
+			var chunk [][]byte
+			if nextSlices < len(s.slices) && cap(s.slices[nextSlices]) >= want {
+				chunk = s.slices[nextSlices][:0]
+			} else {
+				chunk = make([][]byte, 0, want)
+				s.slices = append(s.slices, nil)
+				copy(s.slices[nextSlices+1:], s.slices[nextSlices:])
+				s.slices[nextSlices] = chunk
+			}
+			nextSlices++
+			slices = append(chunk, cur...)
 			first = 0
 		}
 		slices = append(slices, stored)
@@ -64,6 +102,7 @@ func ReadKeys(t *table.Table) ([]Block, error) {
 		blocks = append(blocks, Block{Handle: h, Keys: keys})
 		return nil
 	})
+	s.blocks = blocks
 	if err != nil {
 		return nil, err
 	}

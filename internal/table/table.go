@@ -170,6 +170,7 @@ type Table struct {
 	// nil when that read failed: blocks are then read one at a time).
 	fileOnce sync.Once
 	file     []byte
+	spare    []byte // a buffer loadFile may read the file into (UseBuffer)
 }
 
 // Open reads the table in r, a file of size bytes, as Table::Open does
@@ -382,11 +383,37 @@ func (t *Table) loadFile() {
 		if t.fileSize > maxWholeRead {
 			return
 		}
-		p := make([]byte, t.fileSize)
+		p := t.spare
+		if uint64(cap(p)) >= t.fileSize {
+			p = p[:t.fileSize]
+		} else {
+			// Room for a slightly larger table next (UseBuffer): pages
+			// never touched cost nothing.
+			p = make([]byte, t.fileSize, t.fileSize+min(t.fileSize/8, 1<<20))
+		}
+		t.spare = nil
 		if n, _ := t.r.ReadAt(p, 0); uint64(n) == t.fileSize {
 			t.file = p
 		}
 	})
+}
+
+// UseBuffer lets a later scan read the whole file into buf instead of a
+// new buffer, when buf is large enough: a caller that checks many tables
+// one after another gives each the buffer the previous one read into
+// (FileBuffer), so that the memory is not allocated and faulted in afresh
+// for every table. Call it before the first scan; buf must not be in use.
+func (t *Table) UseBuffer(buf []byte) { t.spare = buf }
+
+// FileBuffer returns the buffer the whole file was read into, or nil, for
+// UseBuffer on another table. Everything read from t (blocks, filters,
+// entries) may alias it: the caller passes it on only when it keeps none
+// of that.
+func (t *Table) FileBuffer() []byte {
+	if t.file != nil {
+		return t.file
+	}
+	return t.spare
 }
 
 // allocHook is told of every allocation upstream's ReadBlock makes for

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
@@ -118,18 +120,41 @@ func Check(tg *Target, o Options) *Report {
 		rep.Status = "IO error: " + tg.Path + ": No such file or directory"
 		return rep
 	}
-	read(tg, o, rep)
+	var sc *scratch
+	if !o.Keep {
+		sc = scratches.Get().(*scratch)
+	}
+	read(tg, o, rep, sc)
 	if !o.Keep {
 		if rep.Filter != nil {
 			rep.Filter.Blocks = nil
 		}
 		rep.Table, rep.Blocks, rep.FilterContents = nil, nil, nil
+		// The next table reads into sc: nothing the report keeps may
+		// alias the file's bytes or the keys.
+		if fn := rep.FalseNegatives; fn != nil {
+			fn.FirstKey = bytes.Clone(fn.FirstKey)
+		}
+		scratches.Put(sc)
 	}
 	return rep
 }
 
-// read opens and reads the table, and sets the report's verdict.
-func read(tg *Target, o Options, rep *Report) {
+// scratch is the memory Check reads a table into, kept for the next table
+// (scratches) unless Options.Keep: a database's tables are mostly of one
+// size, and memory used again costs no allocation, zeroing, page faults or
+// garbage collection.
+type scratch struct {
+	file []byte // the whole file (table.Table.UseBuffer)
+	keys filtercheck.KeyStore
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// read opens and reads the table, and sets the report's verdict. Unless sc
+// is nil, it reads the table into sc's memory (the file when sc.file is
+// large enough) and leaves there the buffer it read the file into.
+func read(tg *Target, o Options, rep *Report, sc *scratch) {
 	unreadable := func(err error) {
 		if reason, ok := vanished(tg, err); ok {
 			rep.Skipped = reason
@@ -174,8 +199,16 @@ func read(tg *Target, o Options, rep *Report) {
 	}
 	t, err := table.OpenSized(tg.Path, f, fi.Size(), size)
 	var blocks []filtercheck.Block
+	if err == nil && sc != nil {
+		t.UseBuffer(sc.file)
+		defer func() { sc.file = t.FileBuffer() }()
+	}
 	if err == nil {
-		blocks, err = filtercheck.ReadKeys(t)
+		if sc != nil {
+			blocks, err = sc.keys.ReadKeys(t)
+		} else {
+			blocks, err = filtercheck.ReadKeys(t)
+		}
 		rep.Scan = err != nil
 	}
 	if now, serr := f.Stat(); serr == nil && (now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime())) {

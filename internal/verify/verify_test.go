@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -353,5 +354,56 @@ func TestUnchecked(t *testing.T) {
 	if r.Verdict != verify.Unchecked || !errors.Is(r.Err, table.ErrLimit) || r.Verdict.Exit() != verify.ExitError ||
 		!strings.HasPrefix(r.Detail(), "not checked: table ") {
 		t.Errorf("%s: %s", r.Verdict, r.Detail())
+	}
+}
+
+// TestReportsKeepTheirKeys: Check reads each table into memory the table
+// before it used (unless Options.Keep), so a report must keep nothing of
+// that memory. A mismatch names its first rejected key; tables with other
+// keys checked after it, on one goroutine as on many, must not change it.
+func TestReportsKeepTheirKeys(t *testing.T) {
+	base := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})
+	blocks := blocksOf(t, base)
+	zeroed := filtercheck.Build(blocks, bloom.NewPolicy(10))
+	l, err := filtercheck.ParseLayout(zeroed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(zeroed[l.Filters[0].Offset : l.Filters[0].Offset+l.Filters[0].Len-1])
+	var others []table.Entry
+	for i := 0; i < 400; i++ {
+		k := table.InternalKey{UserKey: []byte(fmt.Sprintf("other%04d", i)), Seq: 1, Kind: table.KindValue}
+		others = append(others, table.Entry{Key: k, Value: []byte("v")})
+	}
+	other := tabletest.Build(others, tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+
+	dir := t.TempDir()
+	paths := []string{filepath.Join(dir, "000005.ldb")}
+	if err := os.WriteFile(paths[0], withMeta(t, base, []metaEntry{{name: bloom.PolicyName, contents: zeroed}}, false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 6; i < 10; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("%06d.ldb", i))
+		if err := os.WriteFile(p, other, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	for _, procs := range []int{1, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		r := verify.Run(paths, verify.Options{})
+		runtime.GOMAXPROCS(prev)
+		rep := r.Reports[0]
+		if rep.Verdict != verify.Mismatch || rep.FalseNegatives == nil {
+			t.Fatalf("GOMAXPROCS %d: %s: %s %s", procs, paths[0], rep.Verdict, rep.Detail())
+		}
+		if got, want := rep.FalseNegatives.FirstKey, blocks[0].Keys[0]; !bytes.Equal(got, want) {
+			t.Errorf("GOMAXPROCS %d: first rejected key %q after checking other tables, want %q", procs, got, want)
+		}
+		for i, rep := range r.Reports[1:] {
+			if rep.Verdict != verify.OK || rep.Keys != 400 {
+				t.Errorf("GOMAXPROCS %d: %s: %s, %d keys, want ok, 400 keys", procs, paths[i+1], rep.Verdict, rep.Keys)
+			}
+		}
 	}
 }
