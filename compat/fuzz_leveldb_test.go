@@ -103,7 +103,7 @@ func FuzzUpstreamKeyMayMatch(f *testing.F) {
 		if got := livePolicy(10).KeyMayMatch(key, filter); got != want {
 			t.Fatalf("KeyMayMatch(%s, %s): upstream %v, bloom %v", hx(key), hx(filter), want, got)
 		}
-		if got := livePolicy(len(filter) % 1001).KeyMayMatch(key, filter); got != want {
+		if got := livePolicy(len(filter)%1001).KeyMayMatch(key, filter); got != want {
 			t.Fatalf("NewPolicy(%d).KeyMayMatch(%s, %s): upstream %v, bloom %v", len(filter)%1001, hx(key), hx(filter), want, got)
 		}
 		if got := bloom.NewLegacyPolicy(10, false).KeyMayMatch(key, filter); unsignedLike() && got != want {
