@@ -38,6 +38,8 @@ func GoHash(data []byte, seed uint32) uint32 {
 // reproduce it), in the linked release's words:
 //   - v1.4 to v1.17 call a file too short or without the magic number an
 //     invalid argument; v1.18 made it a corruption.
+//   - v1.4 and v1.5 write a comparator mismatch without the space before
+//     "does not match existing comparator".
 //   - v1.4 to v1.20 report a file that does not exist as an IO error (the
 //     POSIX Env maps no errno to NotFound), and a CURRENT that names a
 //     missing MANIFEST with that error alone; 1.21 made ENOENT NotFound and
@@ -47,6 +49,11 @@ func GoHash(data []byte, seed uint32) uint32 {
 // Other statuses are the same in every release since v1.4.
 func Reword(status string) string {
 	_, minor := Version()
+	if minor <= 5 {
+		if i := strings.Index(status, " does not match existing comparator : "); strings.HasPrefix(status, "Invalid argument: ") && i >= 0 {
+			status = status[:i] + status[i+1:]
+		}
+	}
 	if minor <= 17 {
 		for _, m := range []string{"file is too short to be an sstable", "not an sstable (bad magic number)"} {
 			if status == "Corruption: "+m {

@@ -47,7 +47,7 @@ func TestVersion(t *testing.T) {
 // be one, and a CURRENT naming a MANIFEST that does not exist.
 func TestReword(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "000007.ldb"), make([]byte, 47), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "000007.sst"), make([]byte, 47), 0o644); err != nil { // every release reads .sst
 		t.Fatal(err)
 	}
 	r, err := ReadTable(dir, 7, 47, TableOptions{PolicyName: BloomName(10), BitsPerKey: 10})

@@ -34,6 +34,9 @@ import (
 // comparator mismatch as ErrComparator), and the same live files, sizes
 // and counters.
 func FuzzUpstreamManifest(f *testing.F) {
+	if _, minor := upstream.Version(); minor <= 15 {
+		f.Skipf("package manifest follows the log reader of v1.16 and later, which takes a record or header cut short at the end of the file for a writer that died there; LevelDB %s reports it as corruption (\"bad record length\", \"truncated record at end of file\", \"partial record without end\")", upstream.Release())
+	}
 	bases := manifestBases(f)
 	for i := range bases {
 		f.Add(uint8(i), []byte{})
@@ -366,7 +369,7 @@ func diffRecover(t *testing.T, dir, repro, name string, uc upstream.Comparator) 
 		if errors.As(err, &e) && upstream.Reword(e.Status) != up.Status {
 			t.Fatalf("%s: ours %v (status %q); upstream %q", repro, err, e.Status, up.Status)
 		}
-		if isCmp := strings.HasPrefix(up.Status, "Invalid argument: ") && strings.Contains(up.Status, " does not match existing comparator : "); isCmp != errors.Is(err, manifest.ErrComparator) {
+		if isCmp := strings.HasPrefix(up.Status, "Invalid argument: ") && strings.Contains(up.Status, "does not match existing comparator : "); isCmp != errors.Is(err, manifest.ErrComparator) {
 			t.Fatalf("%s: ours %v, ErrComparator %v; upstream %q", repro, err, !isCmp, up.Status)
 		}
 		return
