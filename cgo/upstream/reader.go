@@ -39,7 +39,7 @@ type TableGet struct {
 	FilterCalls []bool
 }
 
-// TableRead is what LevelDB 1.23 does with a live table.
+// TableRead is what the linked LevelDB does with a live table.
 type TableRead struct {
 	// OpenStatus is the status of TableCache's FindTable (opening the
 	// file and Table::Open), "" when OK.
@@ -90,10 +90,10 @@ func (c Comparator) cArgs() (name *C.char, reverse C.int, free func()) {
 	return name, reverse, func() { C.free(unsafe.Pointer(name)) }
 }
 
-// ReadTable reads table number of the database directory dir as LevelDB
-// 1.23 reads a live table of size bytes (the size the MANIFEST records):
-// through a leveldb::TableCache, opening NNNNNN.ldb, else NNNNNN.sst, with
-// Env::Default() (memory-mapped on 64-bit systems), then Table::Open with
+// ReadTable reads table number of the database directory dir as the linked
+// LevelDB reads a live table of size bytes (the size the MANIFEST records):
+// through a leveldb::TableCache, opening NNNNNN.ldb, else NNNNNN.sst (v1.4 to
+// v1.13 know only NNNNNN.sst), with Env::Default(), then Table::Open with
 // the given size. The options are a DB's with paranoid_checks, no block
 // cache, and as filter policy an InternalFilterPolicy over a policy named
 // o.PolicyName that reads NewBloomFilterPolicy(o.BitsPerKey)'s filters and
@@ -163,7 +163,8 @@ type Recovery struct {
 	Files []ManifestFile
 	// Missing is what DBImpl::Recover says next when a live file's number
 	// is not the number of any file in the directory ("N missing files;
-	// e.g. ..."), or its error listing the directory; "" otherwise.
+	// e.g. ..."), or its error listing the directory; "" otherwise. v1.4
+	// to v1.9 do not check (v1.10 added it): always "" with them.
 	Missing string
 }
 

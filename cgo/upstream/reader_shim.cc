@@ -1,10 +1,17 @@
 //go:build leveldb
 
 // reader_shim.cc — extern "C" entry points that read a database's tables and
-// MANIFEST with LevelDB 1.23's own readers, exactly as a DB does: the table
-// through leveldb::TableCache (db/table_cache.cc, so Env::Default()'s files,
-// NNNNNN.ldb then NNNNNN.sst, Table::Open with the size given), the MANIFEST
-// through leveldb::VersionSet::Recover (db/version_set.cc). See shim.h.
+// MANIFEST with the linked LevelDB's own readers (1.23, or the release
+// LEVELDB_VERSION picked), exactly as a DB does: the table through
+// leveldb::TableCache (db/table_cache.cc, so Env::Default()'s files:
+// NNNNNN.ldb then NNNNNN.sst from v1.14, NNNNNN.sst only before; Table::Open
+// with the size given), the MANIFEST through leveldb::VersionSet::Recover
+// (db/version_set.cc). See shim.h.
+//
+// It compiles against every release since v1.4 and main. Two of the
+// signatures it calls changed on the way, and the release's headers
+// (leveldb::kMinorVersion, include/leveldb/db.h) pick the form to call; see
+// NewTableCache and RecoverVersions.
 //
 // Results are serialized into an ldbc_result (see shim.h) in a small format
 // that reader.go decodes: u8, u32 and u64 little-endian, and strings as a u32
@@ -12,7 +19,7 @@
 
 #if defined(__has_include)
 #if !__has_include("db/table_cache.h") || !__has_include("db/version_set.h")
-#error "ldbcompat cgo/upstream: the LevelDB 1.23 source tree is not on the include path. Run `make compat`, or from the repository root: eval \"$(docker/build-leveldb.sh --print-env)\" and build again."
+#error "ldbcompat cgo/upstream: the LevelDB source tree is not on the include path. Run `make compat`, or from the repository root: eval \"$(docker/build-leveldb.sh --print-env)\" and build again."
 #endif
 #endif
 
@@ -30,6 +37,7 @@
 #include "db/version_edit.h"
 #include "db/version_set.h"
 #include "leveldb/comparator.h"
+#include "leveldb/db.h"  // kMajorVersion, kMinorVersion
 #include "leveldb/env.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/iterator.h"
@@ -43,6 +51,42 @@ struct ldbc_result {
 };
 
 namespace {
+
+// The release's minor version as its headers declare it: 4 to 23 (main says
+// 23 too). Every release since v1.4 is 1.x (shim.cc asserts it).
+constexpr int kMinor = leveldb::kMinorVersion;
+
+// A leveldb::TableCache of 10 entries over options, which must outlive it.
+// Its constructor takes the options by pointer up to v1.20 and by reference
+// from 1.21. TC is leveldb::TableCache: a template parameter so that only the
+// form this release has is compiled (if constexpr discards the other).
+template <typename TC = leveldb::TableCache>
+std::unique_ptr<TC> NewTableCache(const std::string& dir,
+                                  const leveldb::Options& options) {
+  if constexpr (kMinor <= 20) {
+    return std::unique_ptr<TC>(new TC(dir, &options, 10));
+  } else {
+    return std::unique_ptr<TC>(new TC(dir, options, 10));
+  }
+}
+
+// versions->Recover(), as DBImpl::Recover calls it: without arguments up to
+// v1.18; from v1.19 with the save_manifest flag, which only tells DBImpl
+// whether to write a new MANIFEST afterwards (nothing here writes).
+template <typename VS>
+leveldb::Status RecoverVersions(VS* versions) {
+  if constexpr (kMinor <= 18) {
+    return versions->Recover();
+  } else {
+    bool save_manifest = false;
+    return versions->Recover(&save_manifest);
+  }
+}
+
+// Whether DBImpl::Recover checks that every live file of the recovered
+// version exists: from v1.10 (v1.4 to v1.9 open a database with missing
+// tables and fail only when a read reaches one).
+constexpr bool kChecksMissingFiles = kMinor >= 10;
 
 void PutU8(std::string* dst, uint8_t v) { dst->push_back(static_cast<char>(v)); }
 
@@ -170,7 +214,9 @@ ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
 
   ldbc_result* r = new ldbc_result;
   std::string* out = &r->data;
-  leveldb::TableCache cache(dir, options, 10);
+  std::unique_ptr<leveldb::TableCache> cache_holder =
+      NewTableCache(dir, options);
+  leveldb::TableCache& cache = *cache_holder;
   leveldb::ReadOptions ro;
   ro.verify_checksums = true;
 
@@ -233,15 +279,16 @@ ldbc_result* ldbc_manifest_recover(const char* dir, const char* cmp_name,
   leveldb::Options options;
   options.comparator = &icmp;
   options.env = leveldb::Env::Default();
-  leveldb::TableCache table_cache(dir, options, 10);
-  leveldb::VersionSet versions(dir, &options, &table_cache, &icmp);
+  std::unique_ptr<leveldb::TableCache> table_cache =
+      NewTableCache(dir, options);
+  leveldb::VersionSet versions(dir, &options, table_cache.get(), &icmp);
 
   ldbc_result* r = new ldbc_result;
   std::string* out = &r->data;
-  bool save_manifest = false;
   // Read only: Recover reads CURRENT and the MANIFEST; writing a new
-  // MANIFEST is what DBImpl does afterwards when save_manifest is set.
-  leveldb::Status s = versions.Recover(&save_manifest);
+  // MANIFEST is what DBImpl does afterwards (from v1.19 when save_manifest
+  // is set).
+  leveldb::Status s = RecoverVersions(&versions);
   PutStr(out, StatusText(s));
   if (!s.ok()) return r;
 
@@ -267,29 +314,33 @@ ldbc_result* ldbc_manifest_recover(const char* dir, const char* cmp_name,
   PutU32(out, nfiles);
   out->append(files);
 
-  // What DBImpl::Recover (db/db_impl.cc) checks next: every live file's
-  // number must be the number of some file in the directory, of any type
-  // ParseFileName knows; otherwise "N missing files; e.g. <table>".
+  // What DBImpl::Recover (db/db_impl.cc) checks next, from v1.10: every
+  // live file's number must be the number of some file in the directory, of
+  // any type ParseFileName knows; otherwise "N missing files; e.g. <table>"
+  // (TableFileName: NNNNNN.ldb from v1.14, NNNNNN.sst before). v1.4 to v1.9
+  // do not check: "" then.
   std::string missing;
-  std::vector<std::string> children;
-  leveldb::Status cs = options.env->GetChildren(dir, &children);
-  if (!cs.ok()) {
-    missing = cs.ToString();
-  } else {
-    std::set<uint64_t> expected;
-    versions.AddLiveFiles(&expected);
-    uint64_t number;
-    leveldb::FileType type;
-    for (const std::string& c : children) {
-      if (leveldb::ParseFileName(c, &number, &type)) expected.erase(number);
-    }
-    if (!expected.empty()) {
-      char buf[50];
-      std::snprintf(buf, sizeof(buf), "%d missing files; e.g.",
-                    static_cast<int>(expected.size()));
-      missing = leveldb::Status::Corruption(
-                    buf, leveldb::TableFileName(dir, *expected.begin()))
-                    .ToString();
+  if (kChecksMissingFiles) {
+    std::vector<std::string> children;
+    leveldb::Status cs = options.env->GetChildren(dir, &children);
+    if (!cs.ok()) {
+      missing = cs.ToString();
+    } else {
+      std::set<uint64_t> expected;
+      versions.AddLiveFiles(&expected);
+      uint64_t number;
+      leveldb::FileType type;
+      for (const std::string& c : children) {
+        if (leveldb::ParseFileName(c, &number, &type)) expected.erase(number);
+      }
+      if (!expected.empty()) {
+        char buf[50];
+        std::snprintf(buf, sizeof(buf), "%d missing files; e.g.",
+                      static_cast<int>(expected.size()));
+        missing = leveldb::Status::Corruption(
+                      buf, leveldb::TableFileName(dir, *expected.begin()))
+                      .ToString();
+      }
     }
   }
   PutStr(out, missing);
