@@ -12,8 +12,12 @@
 #   -o FILE   the page to write (default docs/versions.md)
 #
 # Environment:
-#   VERSIONS_PKGS     the packages the suite runs (default ./..., the whole
-#                     suite); internal/versions is always among them: its
+#   VERSIONS_PKGS     the packages the suite runs: ./... (the default, the
+#                     whole suite), a list, or "linked": the packages whose
+#                     tests link upstream LevelDB (go list says which: those
+#                     depending on cgo/upstream or levigo under -tags leveldb),
+#                     since the others do not change with the version.
+#                     internal/versions is always among them: its
 #                     TestVersionFacts records each version's facts
 #   VERSIONS_COMMAND  the command the page's header names (the Makefile
 #                     passes its own; default: this script and its arguments)
@@ -66,7 +70,22 @@ else
 	done
 fi
 
-read -r -a pkgs <<<"${VERSIONS_PKGS:-./...}"
+# linked: the packages whose test binaries link upstream LevelDB (through
+# cgo/upstream or levigo) with -tags leveldb. The others are pure Go: what
+# they test does not change with the LevelDB version.
+linked_packages() {
+	local module
+	module=$("$GO" list -m)
+	"$GO" list -tags leveldb -test -f '{{if not .ForTest}}{{.ImportPath}}|{{join .Deps " "}}{{end}}' ./... |
+		awk -F'|' '$1 ~ /\.test$/ && ($2 ~ /\/cgo\/upstream( |$)/ || $2 ~ /\/jmhodges\/levigo( |$)/) { sub(/\.test$/, "", $1); print $1 }' |
+		sed "s#^$module#.#"
+}
+if [ "${VERSIONS_PKGS:-}" = linked ]; then
+	mapfile -t pkgs < <(linked_packages)
+	[ ${#pkgs[@]} -gt 0 ] || die "go list found no package whose tests link upstream LevelDB"
+else
+	read -r -a pkgs <<<"${VERSIONS_PKGS:-./...}"
+fi
 case " ${pkgs[*]} " in
 *" ./... "* | *" ./internal/versions "*) ;;
 *) pkgs+=(./internal/versions) ;;
@@ -141,7 +160,8 @@ for name in "${names[@]}"; do
 	if [ "$suite" = pass ] && [ -f "$dir/facts.json" ]; then
 		say "$label: suite passed in $((t2 - t1)) s"
 	else
-		grep -E '^(--- FAIL|FAIL|panic:|# )|build failed' "$dir/suite.log" | head -n 30 >&2 || true
+		# go test's output but the lines of packages that passed.
+		grep -vE '^(ok|\?) ' "$dir/suite.log" | head -n 200 >&2 || true
 		if [ "$suite" = pass ]; then
 			say "$label: FAILED: the suite passed in $((t2 - t1)) s but recorded no facts (.cache/versions/$name/facts.json)"
 		else
