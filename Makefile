@@ -11,7 +11,9 @@ LEVELDB_VERSION ?= 1.23
 export LEVELDB_VERSION
 # Where docker/build-leveldb.sh builds it for this machine, e.g.
 # .cache/leveldb-1.23/linux-amd64 (absolute; empty for an unknown version).
-LEVELDB_OUT := $(shell docker/build-leveldb.sh --print-out)
+# $(shell) is given LEVELDB_VERSION: before GNU make 4.4 it does not see
+# exported variables, so `make vectors LEVELDB_VERSION=v1.17` read 1.23's.
+LEVELDB_OUT := $(shell LEVELDB_VERSION=$(LEVELDB_VERSION) docker/build-leveldb.sh --print-out)
 # Builds upstream LevelDB if needed and exports the cgo flags that point at
 # it; a failed build stops the recipe.
 LEVELDB_ENV := leveldb_env=$$(docker/build-leveldb.sh --print-env) && eval "$$leveldb_env"
@@ -81,7 +83,7 @@ versions: deps
 		GO="$(GO)" tools/versions.sh -o "$(VERSIONS_OUT)" $(VERSIONS)
 
 vectors: deps
-	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info -out testdata/vectors
+	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info
 
 # Writes testdata/tables/ again through the C++ library (levigo): six small
 # databases with the options recorded beside each. compat's
@@ -91,7 +93,7 @@ fixtures: deps
 	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/mkfixtures -build-info $(LEVELDB_OUT)/build-info -out testdata/tables
 
 vectors-check: deps
-	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info -out testdata/vectors -check
+	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info -check
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

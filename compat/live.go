@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 )
@@ -21,6 +23,23 @@ import (
 const Live = true
 
 func upstreamOracle() cases.Oracle { return cases.UpstreamOracle }
+
+// liveNotRun says why the kit cannot ask the linked LevelDB live, or "":
+// releases before v1.18 have another bloom filter than the one ports are
+// checked for, so their answers are not 1.23's (and their databases carry
+// filters 1.23 ignores).
+func liveNotRun() string {
+	if !upstream.LegacyBloom() {
+		return ""
+	}
+	major, minor := upstream.Version()
+	how := "signed"
+	if !upstream.CharIsSigned() {
+		how = "unsigned"
+	}
+	return fmt.Sprintf("the linked upstream is LevelDB %d.%d, which predates v1.18: its bloom filter is named %q and hashes tail bytes as plain char (%s here), not 1.23's %q; build the kit against 1.18 or later (LEVELDB_VERSION) to compare live",
+		major, minor, bloom.LegacyPolicyName, how, bloom.PolicyName)
+}
 
 // liveDBOptions are the databases upstream writes afresh for ReadDB: 10
 // bits/key, as the issue of false negatives matters most at the

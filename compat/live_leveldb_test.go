@@ -9,20 +9,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/blockop"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
 
 // TestLive compares the bloom package with upstream LevelDB, called through
-// cgo, on every golden-vector case and on larger ones: filters of up to
+// cgo (for v1.4 to v1.17, bloom.NewLegacyPolicy: see livePort), on every
+// golden-vector case and on larger ones: filters of up to
 // 100000 keys at every bits/key, and 500 random builder sequences.
 func TestLive(t *testing.T) {
 	cs := cases.VectorSet()
 	cs.Origin = "TestLive"
 	cs.Filter = cases.FilterCases(true)
 	cs.Block = cases.BlockCases(500)
-	reportResults(t, runCheck(bloomPort(), cases.UpstreamOracle, cs))
+	reportResults(t, runCheck(livePort(t), cases.UpstreamOracle, cs))
 }
 
 // TestLiveRandom runs cases from a seed that changes with every run; the
@@ -55,7 +55,7 @@ func TestLiveRandom(t *testing.T) {
 		}
 		cs.Reader = append(cs.Reader, cases.ReaderCase{Name: fmt.Sprintf("seed%d/%d", seed, i), Policy: cases.Policy{Test: i%2 == 0, BitsPerKey: b}, Contents: contents, Queries: qs})
 	}
-	res := runCheck(bloomPort(), cases.UpstreamOracle, cs)
+	res := runCheck(livePort(t), cases.UpstreamOracle, cs)
 	if len(res.byProp) > 0 {
 		t.Errorf("failures with seed %d (replay: LDBCOMPAT_SEED=%d)", seed, seed)
 	}
@@ -72,7 +72,7 @@ func TestLiveHashAllLengths(t *testing.T) {
 			cs.Hash = append(cs.Hash, cases.HashCase{Name: fmt.Sprintf("len%d/%d", n, i), Data: g.Bytes(n), Seed: g.R.Uint32()})
 		}
 	}
-	reportResults(t, runCheck(bloomPort(), cases.UpstreamOracle, cs))
+	reportResults(t, runCheck(livePort(t), cases.UpstreamOracle, cs))
 }
 
 // TestLiveWideFilter compares KeyMayMatch on filters of 2^32 bits and just
@@ -97,14 +97,14 @@ func TestLiveWideFilter(t *testing.T) {
 		}
 		f[size-1] = 6
 		cs := cases.Set{Origin: "TestLiveWideFilter", Match: []cases.MatchCase{{Name: fmt.Sprintf("wide/%d", size), BitsPerKey: 10, Filter: f, Queries: queries}}}
-		reportResults(t, runCheck(bloomPort(), cases.UpstreamOracle, cs))
+		reportResults(t, runCheck(livePort(t), cases.UpstreamOracle, cs))
 		if size == 1<<29+2 {
 			// A 32-bit modulo (2^32+8 bits wraps to 8) must answer
 			// differently somewhere, or the case proves nothing.
 			want, _ := cases.UpstreamOracle.Match(cs.Match[0])
 			wrapped := make([]bool, len(queries))
 			for i, q := range queries {
-				h := bloom.Hash(q, 0xbc9f1d34)
+				h := liveHash(q, 0xbc9f1d34)
 				delta := h>>17 | h<<15
 				wrapped[i] = true
 				for j := 0; j < 6; j++ {

@@ -18,6 +18,8 @@ const Live = false
 
 func upstreamOracle() cases.Oracle { return nil }
 
+func liveNotRun() string { return "" }
+
 func liveDBs(string) ([]upstreamDB, error) { return nil, nil }
 
 func confirmContents(upstreamDB, []dbKey, [][]byte) error { return nil }

@@ -62,6 +62,13 @@ type Port struct {
 	// enabled, and reports for each key whether Get finds it. dir is a copy
 	// that the port may change.
 	ReadDB func(dir string, bitsPerKey int, keys [][]byte) (found []bool, err error)
+
+	// testHash, when set, replaces bloom.Hash in the TestHashFilter policy
+	// of the filter block cases: upstream's TestHashFilter calls the
+	// release's own leveldb::Hash, which hashes tail bytes as plain char in
+	// v1.4 to v1.17 (the kit's tests of those releases set
+	// bloom.HashSignedTail on x86).
+	testHash func(data []byte, seed uint32) uint32
 }
 
 // TestHashPolicy is upstream's TestHashFilter from
@@ -93,6 +100,28 @@ func (TestHashPolicy) KeyMayMatch(key, filter []byte) bool {
 	return false
 }
 
+// hashListPolicy is TestHashPolicy with another hash function.
+type hashListPolicy struct{ hash func([]byte, uint32) uint32 }
+
+func (hashListPolicy) Name() string { return TestHashPolicy{}.Name() }
+
+func (p hashListPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
+	for _, k := range keys {
+		dst = binary.LittleEndian.AppendUint32(dst, p.hash(k, 1))
+	}
+	return dst
+}
+
+func (p hashListPolicy) KeyMayMatch(key, filter []byte) bool {
+	h := p.hash(key, 1)
+	for i := 0; i+4 <= len(filter); i += 4 {
+		if binary.LittleEndian.Uint32(filter[i:]) == h {
+			return true
+		}
+	}
+	return false
+}
+
 // Refusal is what a hook panics with when the port refuses an input that
 // upstream accepts: for example a port whose filter block reader is
 // reachable only through its table reader, which rejects a table whose
@@ -110,6 +139,9 @@ func (r Refusal) Unwrap() error { return r.Err }
 type portImpl struct{ p Port }
 
 func (pi portImpl) policy(s cases.Policy) bloom.FilterPolicy {
+	if s.Test && pi.p.testHash != nil {
+		return hashListPolicy{pi.p.testHash}
+	}
 	if s.Test {
 		return TestHashPolicy{}
 	}

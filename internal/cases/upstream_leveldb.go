@@ -45,6 +45,11 @@ var UpstreamOracle Oracle = upstreamOracle{}
 
 type upstreamOracle struct{}
 
+// PolicyName returns the name of the linked library's bloom filter policy:
+// "leveldb.BuiltinBloomFilter2", or "leveldb.BuiltinBloomFilter" for v1.4
+// to v1.17.
+func (upstreamOracle) PolicyName() string { return upstream.BloomName(10) }
+
 func (upstreamOracle) Hash(c HashCase) (Expected, error) {
 	return Expected{Rec: HashRecord(Upstream, c)}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
@@ -24,6 +25,12 @@ import (
 // VectorDir is where the golden vectors live, relative to the module root
 // and in the module's embedded file system (ldbcompat.TestData).
 const VectorDir = "testdata/vectors"
+
+// LegacyVectorDir is where the golden vectors of LevelDB v1.17 on amd64
+// live, relative to the module root: the answers of the releases before
+// v1.18 (google/leveldb#243) where plain char is signed. The module does not
+// embed them; bloom.NewLegacyPolicy(bits, true) is checked against them.
+const LegacyVectorDir = "testdata/vectors-v1.17"
 
 // vectorKinds names the kinds of record, one vector file (<kind>.txt) each,
 // in the order the files are read.
@@ -235,6 +242,19 @@ type Oracle interface {
 type VectorOracle struct {
 	V   *Vectors
 	Ref Impl
+	// Name is the name of the bloom filter policy of the release that
+	// wrote V; "" means bloom.PolicyName (v1.18 and later). The vectors
+	// do not record it.
+	Name string
+}
+
+// PolicyName returns the name of the bloom filter policy of the release
+// that wrote the vectors.
+func (o VectorOracle) PolicyName() string {
+	if o.Name == "" {
+		return bloom.PolicyName
+	}
+	return o.Name
 }
 
 // Hash returns upstream's answer for c.

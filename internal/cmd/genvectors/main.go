@@ -1,12 +1,20 @@
 //go:build leveldb
 
-// Command genvectors writes the golden vectors under testdata/vectors from
-// upstream LevelDB: it runs the cases of internal/cases on the C++ library
-// through cgo/upstream (cases.WriteVectors). `make vectors` runs it; with
-// -check it instead regenerates them in memory and fails when they differ
-// from the committed ones.
+// Command genvectors writes the golden vectors from upstream LevelDB: it runs
+// the cases of internal/cases on the C++ library through cgo/upstream
+// (cases.WriteVectors). `make vectors` runs it; with -check it instead
+// regenerates them in memory and fails when their records differ from the
+// committed ones (the provenance lines, which name the build, may differ).
 //
-//	genvectors -build-info .cache/leveldb-1.23/linux-amd64/build-info [-out testdata/vectors] [-check]
+//	genvectors -build-info .cache/leveldb-1.23/linux-amd64/build-info [-out DIR] [-check]
+//
+// Without -out the directory follows the linked release: testdata/vectors
+// for v1.18 and later (1.23 writes them; the others must give the same
+// records), testdata/vectors-v1.17 for v1.4 to v1.17 on a target whose plain
+// char is signed (x86: genuine v1.17 writes them; v1.4 to v1.16 must give the
+// same records). Those releases hash tail bytes as plain char, so where it is
+// unsigned (arm64) they answer as 1.23 does and are checked against
+// testdata/vectors; nothing writes vectors there.
 package main
 
 import (
@@ -16,13 +24,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
+	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
 
 func main() {
-	out := flag.String("out", cases.VectorDir, "directory to write the vectors to")
+	out := flag.String("out", "", "directory to write the vectors to (default: the linked release's, see the command's doc)")
 	buildInfo := flag.String("build-info", "", "the build-info file docker/build-leveldb.sh wrote (provenance)")
 	check := flag.Bool("check", false, "compare freshly generated vectors with those in -out instead of writing")
 	flag.Parse()
@@ -36,6 +46,20 @@ func run(out, buildInfo string, check bool) error {
 	prov, err := provenance(buildInfo)
 	if err != nil {
 		return err
+	}
+	if rel := upstream.Release(); rel != "" && rel != prov.LevelDB {
+		return fmt.Errorf("the linked LevelDB is %s, but %s describes %s: use the build-info of the build whose --print-env flags are in effect", rel, buildInfo, prov.LevelDB)
+	}
+	dir, why, err := vectorDir(check)
+	switch {
+	case out == "" && err != nil:
+		return err
+	case out == "":
+		out = dir
+		fmt.Printf("genvectors: %s: %s\n", out, why)
+	case upstream.LegacyBloom() && why != "":
+		// Say what the comparison shows about the old release's hash.
+		fmt.Printf("genvectors: %s\n", why)
 	}
 	if !check {
 		if err := cases.WriteVectors(out, prov); err != nil {
@@ -78,9 +102,32 @@ func run(out, buildInfo string, check bool) error {
 	return nil
 }
 
-// firstBodyDiff compares two vector files, ignoring the provenance lines
-// that name the machine (goarch, compiler), and describes the first
-// difference.
+// vectorDir returns the directory of the linked release's golden vectors,
+// with why, or an error when it may not write them.
+func vectorDir(check bool) (dir, why string, err error) {
+	major, minor := upstream.Version()
+	rel := upstream.Release()
+	if rel == "" {
+		rel = fmt.Sprintf("%d.%d", major, minor)
+	}
+	switch {
+	case !upstream.LegacyBloom():
+		return cases.VectorDir, fmt.Sprintf("LevelDB %s (v1.18 or later) answers as 1.23 does", rel), nil
+	case !upstream.CharIsSigned():
+		if !check {
+			return "", "", fmt.Errorf("LevelDB %s on %s, where plain char is unsigned, answers as 1.23 does: it writes no vectors of its own (check it with -check against %s)", rel, runtime.GOARCH, cases.VectorDir)
+		}
+		return cases.VectorDir, fmt.Sprintf("LevelDB %s hashes tail bytes as plain char, unsigned on %s: it answers as 1.23 does", rel, runtime.GOARCH), nil
+	case !check && rel != "1.17":
+		return "", "", fmt.Errorf("%s holds genuine v1.17's answers: write it with LEVELDB_VERSION=v1.17 (LevelDB %s is checked against it with -check, make vectors-check)", cases.LegacyVectorDir, rel)
+	default:
+		return cases.LegacyVectorDir, fmt.Sprintf("LevelDB %s hashes tail bytes as plain char, signed on %s: v1.17's vectors", rel, runtime.GOARCH), nil
+	}
+}
+
+// firstBodyDiff compares the records of two vector files, ignoring the
+// '#' lines before them (provenance: release, tarball, goarch, compiler),
+// and describes the first difference.
 func firstBodyDiff(a, b []byte) string {
 	la, lb := bodyLines(a), bodyLines(b)
 	for i := 0; i < len(la) || i < len(lb); i++ {
@@ -104,7 +151,7 @@ func bodyLines(data []byte) []string {
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		t := sc.Text()
-		if strings.HasPrefix(t, "# goarch:") || strings.HasPrefix(t, "# compiler:") {
+		if strings.HasPrefix(t, "#") {
 			continue
 		}
 		out = append(out, t)
