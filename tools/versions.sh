@@ -9,7 +9,8 @@
 #   VERSION   what LEVELDB_VERSION accepts (v1.4 ... v1.20, 1.21, 1.22, 1.23,
 #             main) or the table's own names (1.17, main-78a352f); default:
 #             every version of the table, in its order
-#   -o FILE   the page to write (default docs/versions.md)
+#   -o FILE   the page to write (default docs/versions.md; a relative path
+#             is taken from the directory the script was started in)
 #
 # Environment:
 #   VERSIONS_PKGS     the packages the suite runs: ./... (the default, the
@@ -35,6 +36,7 @@
 # build, failed its suite or recorded no facts.
 set -euo pipefail
 
+caller=$(pwd)
 cd "$(dirname "$0")/.."
 root=$(pwd)
 GO=${GO:-go}
@@ -44,7 +46,7 @@ die() {
 	exit 2
 }
 
-out=docs/versions.md
+out=""
 args=("$@")
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -55,6 +57,12 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
+# -o is relative to where the script was started; the default, to the root.
+case "$out" in
+"") out="$root/docs/versions.md" ;;
+/*) ;;
+*) out="$caller/$out" ;;
+esac
 
 # The table's names of the versions asked for, in the order asked.
 names=()

@@ -104,6 +104,10 @@ type DBCheck struct {
 	Options string `json:"options,omitempty"`
 	// Summary is verify's summary line, such as "3 tables: 3 ok".
 	Summary string `json:"summary,omitempty"`
+	// Tables counts the tables verify examined, Verdicts how many got
+	// each verdict.
+	Tables   int            `json:"tables"`
+	Verdicts map[string]int `json:"verdicts,omitempty"`
 	// Legacy lists, for old-filter tables, which hash verify found wrote
 	// them (signed, unsigned, either), each once, in order.
 	Legacy []string `json:"legacy,omitempty"`
