@@ -36,20 +36,10 @@ func livePort(t testing.TB) Port {
 func liveRef(t testing.TB) cases.Impl { return portImpl{livePort(t)} }
 
 // livePolicy is the linked upstream's NewBloomFilterPolicy(bits) in Go.
-func livePolicy(bits int) bloom.FilterPolicy {
-	if !legacyLive() {
-		return bloom.NewPolicy(bits)
-	}
-	return bloom.NewLegacyPolicy(bits, upstream.CharIsSigned())
-}
+func livePolicy(bits int) bloom.FilterPolicy { return upstream.GoBloomPolicy(bits) }
 
 // liveHash is the linked upstream's leveldb::Hash in Go.
-func liveHash(data []byte, seed uint32) uint32 {
-	if legacyLive() && upstream.CharIsSigned() {
-		return bloom.HashSignedTail(data, seed)
-	}
-	return bloom.Hash(data, seed)
-}
+func liveHash(data []byte, seed uint32) uint32 { return upstream.GoHash(data, seed) }
 
 // liveLegacyHash is the filtercheck.Result.Legacy an old release's tables
 // must show: the signed-char hash where plain char is signed (x86), the

@@ -15,6 +15,16 @@
 // "leveldb.BuiltinBloomFilter" and hash the 1 to 3 tail bytes of a key as
 // plain char, which is signed on x86 and unsigned on arm64 (CharIsSigned).
 //
+// The readers (reader_shim.cc: TableCache, VersionSet::Recover) compile
+// against every release too, calling each the way it was declared then
+// (TableCache takes its Options by pointer up to v1.20; Recover takes no
+// argument up to v1.18), and do what that release does: v1.4 to v1.13 open
+// NNNNNN.sst only, v1.4 to v1.9 do not check for missing tables.
+// GoBloomPolicy and GoHash give package bloom's equivalent of the linked
+// release's filter and hash, and Reword a 1.23 status in its words, so
+// that tests compare ldbcompat with any release; docs/testing.md says how
+// the suite runs against each.
+//
 // Everything but this file is behind the build tag "leveldb", so that plain
 // `go build ./...` and `go vet ./...` need no C++ toolchain. With the tag the
 // package needs cgo, a C++17 compiler, and LevelDB built by

@@ -55,47 +55,62 @@ func lookupKey(u []byte) []byte {
 // recorded comes back, every key parses, and a Get of each user key finds
 // it with the filter consulted once and answering yes; under another
 // policy name the filter is not found, so no Get consults it.
+//
+// The fixtures are 1.23's tables, with leveldb.BuiltinBloomFilter2
+// filters. A policy of that name in v1.4 to v1.17 reads them with that
+// release's hash, which differs from 1.23's where plain char is signed: no
+// such release ever reads them so (it looks up leveldb.BuiltinBloomFilter),
+// and that half is skipped there.
 func TestReadTableFixtures(t *testing.T) {
+	for _, name := range []string{"leveldb.BuiltinBloomFilter2", "other.Policy"} {
+		t.Run(name, func(t *testing.T) {
+			if name == "leveldb.BuiltinBloomFilter2" && libHashSignedTail() {
+				t.Skipf("LevelDB %s hashes tail bytes as signed char here: its bloom filter under 1.23's name misreads 1.23's filters, a pairing no release makes", Release())
+			}
+			readTableFixtures(t, name)
+		})
+	}
+}
+
+func readTableFixtures(t *testing.T, name string) {
 	for _, f := range loadFixtures(t) {
-		dir := filepath.Join("../../testdata/tables", f.Name)
+		dir := tableDir(t, filepath.Join("../../testdata/tables", f.Name))
 		for _, tb := range f.Tables {
 			var num uint64
 			if _, err := fmtSscan(strings.TrimSuffix(tb.File, ".ldb"), &num); err != nil {
 				t.Fatal(err)
 			}
-			for _, name := range []string{"leveldb.BuiltinBloomFilter2", "other.Policy"} {
-				first, err := ReadTable(dir, num, tb.Size, TableOptions{PolicyName: name, BitsPerKey: f.BitsPerKey})
-				if err != nil {
-					t.Fatal(err)
+			first, err := ReadTable(dir, num, tb.Size, TableOptions{PolicyName: name, BitsPerKey: f.BitsPerKey})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first.OpenStatus != "" || first.ScanStatus != "" || len(first.Entries) != tb.Entries {
+				t.Fatalf("%s/%s: open %q scan %q, %d entries; recorded %d", f.Name, tb.File, first.OpenStatus, first.ScanStatus, len(first.Entries), tb.Entries)
+			}
+			var lookups [][]byte
+			for i, e := range first.Entries {
+				if !e.ParsesAsInternalKey {
+					t.Fatalf("%s/%s: entry %d does not parse", f.Name, tb.File, i)
 				}
-				if first.OpenStatus != "" || first.ScanStatus != "" || len(first.Entries) != tb.Entries {
-					t.Fatalf("%s/%s: open %q scan %q, %d entries; recorded %d", f.Name, tb.File, first.OpenStatus, first.ScanStatus, len(first.Entries), tb.Entries)
+				if i%7 == 0 {
+					lookups = append(lookups, lookupKey(e.Key[:len(e.Key)-8]))
 				}
-				var lookups [][]byte
-				for i, e := range first.Entries {
-					if !e.ParsesAsInternalKey {
-						t.Fatalf("%s/%s: entry %d does not parse", f.Name, tb.File, i)
-					}
-					if i%7 == 0 {
-						lookups = append(lookups, lookupKey(e.Key[:len(e.Key)-8]))
-					}
+			}
+			r, err := ReadTable(dir, num, tb.Size, TableOptions{PolicyName: name, BitsPerKey: f.BitsPerKey, Lookups: lookups})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, g := range r.Gets {
+				u := lookups[i][:len(lookups[i])-8]
+				if !g.Found || g.Status != "" || !strings.HasPrefix(string(g.Key), string(u)) {
+					t.Fatalf("%s/%s: Get(%x) = %+v", f.Name, tb.File, u, g)
 				}
-				r, err := ReadTable(dir, num, tb.Size, TableOptions{PolicyName: name, BitsPerKey: f.BitsPerKey, Lookups: lookups})
-				if err != nil {
-					t.Fatal(err)
+				wantCalls := 1
+				if name != "leveldb.BuiltinBloomFilter2" {
+					wantCalls = 0
 				}
-				for i, g := range r.Gets {
-					u := lookups[i][:len(lookups[i])-8]
-					if !g.Found || g.Status != "" || !strings.HasPrefix(string(g.Key), string(u)) {
-						t.Fatalf("%s/%s: Get(%x) = %+v", f.Name, tb.File, u, g)
-					}
-					wantCalls := 1
-					if name != "leveldb.BuiltinBloomFilter2" {
-						wantCalls = 0
-					}
-					if len(g.FilterCalls) != wantCalls || (wantCalls == 1 && !g.FilterCalls[0]) {
-						t.Fatalf("%s/%s: Get(%x) with policy %s: filter calls %v", f.Name, tb.File, u, name, g.FilterCalls)
-					}
+				if len(g.FilterCalls) != wantCalls || (wantCalls == 1 && !g.FilterCalls[0]) {
+					t.Fatalf("%s/%s: Get(%x) with policy %s: filter calls %v", f.Name, tb.File, u, name, g.FilterCalls)
 				}
 			}
 		}
@@ -124,21 +139,34 @@ func TestReadTableSizes(t *testing.T) {
 	if !strings.HasPrefix(r.OpenStatus, "IO error: ") || !strings.HasSuffix(r.OpenStatus, ": Invalid argument") {
 		t.Errorf("size one too large: open status %q", r.OpenStatus)
 	}
+	// v1.14 added .ldb, and tries it first; before, only .sst.
+	_, minor := Version()
+	missing := "000008.ldb: No such file or directory"
+	if minor <= 13 {
+		missing = "000008.sst: No such file or directory"
+	}
 	r, _ = ReadTable(dir, 8, uint64(len(data)), o)
-	if !strings.Contains(r.OpenStatus, "000008.ldb: No such file or directory") {
-		t.Errorf("missing table: open status %q", r.OpenStatus)
+	if !strings.Contains(r.OpenStatus, missing) {
+		t.Errorf("missing table: open status %q, want it to say %q", r.OpenStatus, missing)
+	}
+	// v1.18 made a short file a corruption; it was an invalid argument.
+	short := "Corruption: file is too short to be an sstable"
+	if minor <= 17 {
+		short = "Invalid argument: file is too short to be an sstable"
 	}
 	r, _ = ReadTable(dir, 7, 47, o)
-	if r.OpenStatus != "Corruption: file is too short to be an sstable" {
-		t.Errorf("size 47: open status %q", r.OpenStatus)
+	if r.OpenStatus != short {
+		t.Errorf("size 47: open status %q, want %q", r.OpenStatus, short)
 	}
 }
 
 // TestRecoverManifestFixtures: upstream recovers the versions of the
-// databases it wrote, whose live tables are the .ldb files left in them.
+// databases it wrote, whose live tables are the .ldb files left in them
+// (renamed .sst for v1.4 to v1.13, whose missing-table check knows no
+// .ldb).
 func TestRecoverManifestFixtures(t *testing.T) {
 	for _, f := range loadFixtures(t) {
-		dir := filepath.Join("../../testdata/tables", f.Name)
+		dir := tableDir(t, filepath.Join("../../testdata/tables", f.Name))
 		r, err := RecoverManifest(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -172,6 +200,36 @@ func TestRecoverManifestFixtures(t *testing.T) {
 	}
 }
 
+// tableDir returns dir, a database directory whose tables are NNNNNN.ldb,
+// as the linked release can read its tables: v1.4 to v1.13 open only
+// NNNNNN.sst (v1.14 introduced .ldb), so for them a copy with the tables
+// renamed.
+func tableDir(t *testing.T, dir string) string {
+	t.Helper()
+	if _, minor := Version(); minor >= 14 {
+		return dir
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := t.TempDir()
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := e.Name()
+		if base, ok := strings.CutSuffix(name, ".ldb"); ok {
+			name = base + ".sst"
+		}
+		if err := os.WriteFile(filepath.Join(cp, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cp
+}
+
 func fmtSscan(s string, v *uint64) (n int, err error) {
 	*v, err = strconv.ParseUint(s, 10, 64)
 	return 1, err
@@ -187,12 +245,12 @@ func fmtFile(n uint64) string { return fmt.Sprintf("%06d.ldb", n) }
 // (which seeks the index in the wrong order) miss some.
 func TestComparator(t *testing.T) {
 	const name = "ldbcompat.ReverseBytewise"
-	dir := "../../testdata/other/plyvel-reverse-comparator"
+	dir := tableDir(t, "../../testdata/other/plyvel-reverse-comparator")
 	r, err := RecoverManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Invalid argument: " + name + " does not match existing comparator : leveldb.BytewiseComparator"; r.Status != want {
+	if want := Reword("Invalid argument: " + name + " does not match existing comparator : leveldb.BytewiseComparator"); r.Status != want {
 		t.Errorf("default comparator: status %q, want %q", r.Status, want)
 	}
 	rev := Comparator{Name: name, Reverse: true}
@@ -204,7 +262,9 @@ func TestComparator(t *testing.T) {
 		t.Fatalf("%s: %+v", name, r)
 	}
 	for _, f := range r.Files {
-		scan, err := ReadTable(dir, f.Number, f.Size, TableOptions{PolicyName: "leveldb.BuiltinBloomFilter2", BitsPerKey: 10, Comparator: rev})
+		// The release's own filter: plyvel wrote 1.23's, which v1.4 to
+		// v1.17 do not read (another name), so their Gets go without.
+		scan, err := ReadTable(dir, f.Number, f.Size, TableOptions{PolicyName: BloomName(10), BitsPerKey: 10, Comparator: rev})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +274,7 @@ func TestComparator(t *testing.T) {
 		}
 		missed := map[bool]int{}
 		for _, reverse := range []bool{true, false} {
-			o := TableOptions{PolicyName: "leveldb.BuiltinBloomFilter2", BitsPerKey: 10, Lookups: lookups, Comparator: Comparator{Name: name, Reverse: reverse}}
+			o := TableOptions{PolicyName: BloomName(10), BitsPerKey: 10, Lookups: lookups, Comparator: Comparator{Name: name, Reverse: reverse}}
 			got, err := ReadTable(dir, f.Number, f.Size, o)
 			if err != nil {
 				t.Fatal(err)

@@ -4,6 +4,8 @@ package upstream
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -38,5 +40,35 @@ func TestVersion(t *testing.T) {
 	}
 	if want := major == 1 && minor <= 17; LegacyBloom() != want {
 		t.Errorf("LegacyBloom() = %v for %d.%d", LegacyBloom(), major, minor)
+	}
+}
+
+// Reword's rules are the linked release's own words: a table too short to
+// be one, and a CURRENT naming a MANIFEST that does not exist.
+func TestReword(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "000007.sst"), make([]byte, 47), 0o644); err != nil { // every release reads .sst
+		t.Fatal(err)
+	}
+	r, err := ReadTable(dir, 7, 47, TableOptions{PolicyName: BloomName(10), BitsPerKey: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Reword("Corruption: file is too short to be an sstable"); r.OpenStatus != want {
+		t.Errorf("short table: upstream %q, Reword %q", r.OpenStatus, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "CURRENT"), []byte("MANIFEST-000003\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := RecoverManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "MANIFEST-000003")
+	if want := Reword("Corruption: CURRENT points to a non-existent file: NotFound: " + path + ": No such file or directory"); m.Status != want {
+		t.Errorf("missing MANIFEST: upstream %q, Reword %q", m.Status, want)
+	}
+	if got := Reword("Corruption: bad block type"); got != "Corruption: bad block type" {
+		t.Errorf("Reword changed a status every release words alike: %q", got)
 	}
 }

@@ -34,6 +34,9 @@ import (
 // comparator mismatch as ErrComparator), and the same live files, sizes
 // and counters.
 func FuzzUpstreamManifest(f *testing.F) {
+	if _, minor := upstream.Version(); minor <= 15 {
+		f.Skipf("package manifest follows the log reader of v1.16 and later, which takes a record or header cut short at the end of the file for a writer that died there; LevelDB %s reports it as corruption (\"bad record length\", \"truncated record at end of file\", \"partial record without end\")", upstream.Release())
+	}
 	bases := manifestBases(f)
 	for i := range bases {
 		f.Add(uint8(i), []byte{})
@@ -363,10 +366,10 @@ func diffRecover(t *testing.T, dir, repro, name string, uc upstream.Comparator) 
 	}
 	if err != nil {
 		var e *manifest.Error
-		if errors.As(err, &e) && e.Status != up.Status {
+		if errors.As(err, &e) && upstream.Reword(e.Status) != up.Status {
 			t.Fatalf("%s: ours %v (status %q); upstream %q", repro, err, e.Status, up.Status)
 		}
-		if isCmp := strings.HasPrefix(up.Status, "Invalid argument: ") && strings.Contains(up.Status, " does not match existing comparator : "); isCmp != errors.Is(err, manifest.ErrComparator) {
+		if isCmp := strings.HasPrefix(up.Status, "Invalid argument: ") && strings.Contains(up.Status, "does not match existing comparator : "); isCmp != errors.Is(err, manifest.ErrComparator) {
 			t.Fatalf("%s: ours %v, ErrComparator %v; upstream %q", repro, err, !isCmp, up.Status)
 		}
 		return
@@ -391,9 +394,15 @@ func diffRecover(t *testing.T, dir, repro, name string, uc upstream.Comparator) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// v1.10 added the check; TableFileName says NNNNNN.ldb from v1.14.
 	want := ""
-	if len(missing) > 0 {
-		want = fmt.Sprintf("Corruption: %d missing files; e.g.: %s/%06d.ldb", len(missing), dir, missing[0])
+	_, minor := upstream.Version()
+	ext := ".ldb"
+	if minor <= 13 {
+		ext = ".sst"
+	}
+	if len(missing) > 0 && minor >= 10 {
+		want = fmt.Sprintf("Corruption: %d missing files; e.g.: %s/%06d%s", len(missing), dir, missing[0], ext)
 	}
 	if want != up.Missing {
 		t.Fatalf("%s: missing files %v (%q); upstream %q", repro, missing, want, up.Missing)
