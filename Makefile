@@ -27,6 +27,8 @@ help:
 	@echo "                    checked sources and run the whole suite against it,"
 	@echo "                    in docker or podman when one works, else natively (COMPAT_IN=docker|podman|native)"
 	@echo "make compat-arm64   the same, cross-built for linux/arm64 and run under qemu-aarch64"
+	@echo "make versions       build every LevelDB release since v1.4 and main in turn (or VERSIONS='v1.17 main'),"
+	@echo "                    run the suite against each and write docs/versions.md"
 	@echo "make vectors        regenerate testdata/vectors from upstream"
 	@echo "make vectors-check  fail if upstream's answers differ from the committed vectors"
 	@echo "make lint           gofmt, go vet (with and without the leveldb tag), staticcheck"
@@ -66,6 +68,19 @@ compat-native: deps
 # Cross-built for linux/arm64 and run under qemu-aarch64 (tools/compat-arm64.sh).
 compat-arm64:
 	tools/compat-arm64.sh
+
+# Every version of docker/leveldb-versions.tsv in turn, natively (builds
+# cached in .cache/leveldb-<version>/): the suite against each, then
+# docs/versions.md from what each build answered (tools/versions.sh).
+# VERSIONS='v1.17 main' runs some only, VERSIONS_PKGS='./compat ./cgo/upstream'
+# some packages only, VERSIONS_OUT another page. Fails when any version does,
+# after trying them all.
+VERSIONS ?=
+VERSIONS_OUT ?= docs/versions.md
+.PHONY: versions
+versions: deps
+	@VERSIONS_COMMAND="make versions$(if $(VERSIONS), VERSIONS='$(VERSIONS)')$(if $(VERSIONS_PKGS), VERSIONS_PKGS='$(VERSIONS_PKGS)')$(if $(filter-out docs/versions.md,$(VERSIONS_OUT)), VERSIONS_OUT=$(VERSIONS_OUT))" \
+		GO="$(GO)" tools/versions.sh -o "$(VERSIONS_OUT)" $(VERSIONS)
 
 vectors: deps
 	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info
