@@ -52,6 +52,11 @@ type sweepOutcome struct {
 // checkTable reads the table in data as `ldbcompat verify` does.
 func checkTable(name string, data []byte) sweepOutcome {
 	tb, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
+	return checkOpened(tb, err)
+}
+
+// checkOpened is checkTable for a table already opened.
+func checkOpened(tb *table.Table, err error) sweepOutcome {
 	if err != nil {
 		return sweepOutcome{err: err}
 	}
@@ -224,4 +229,42 @@ func errorKind(msg string) string {
 		}
 	}
 	return "other: " + msg
+}
+
+// TestOpenBytesAgreesWithOpen reads damaged copies of the fixtures both
+// through an io.ReaderAt (Open) and from memory (OpenBytes, as verify reads
+// a memory-mapped file): every answer and every error must be the same.
+func TestOpenBytesAgreesWithOpen(t *testing.T) {
+	stride := 97
+	if testing.Short() {
+		stride = 389
+	}
+	cases := 0
+	for _, f := range loadFixtures(t) {
+		name := f.name()
+		data := bytes.Clone(f.data)
+		try := func(what string, data []byte, size int64) {
+			t.Helper()
+			cases++
+			viaReader := checkOpened(table.OpenSized(name, bytes.NewReader(data), int64(len(data)), size))
+			inMemory := checkOpened(table.OpenBytes(name, data, size))
+			if a, b := fmt.Sprintf("%+v %v", viaReader.res, viaReader.err), fmt.Sprintf("%+v %v", inMemory.res, inMemory.err); a != b {
+				t.Errorf("%s %s: Open answers\n\t%s\nOpenBytes answers\n\t%s", name, what, a, b)
+			}
+		}
+		n := int64(len(data))
+		try("undamaged", data, n)
+		for _, size := range []int64{0, 1, 47, 48, n / 2, n - 1, n + 1, n + 4} {
+			try(fmt.Sprintf("opened at size %d", size), data, size)
+		}
+		for _, l := range []int64{1, 48, n / 3, n - 49, n - 1} {
+			try(fmt.Sprintf("truncated to %d bytes", l), data[:l], l)
+		}
+		for off := 0; off < len(data); off += stride {
+			data[off] ^= 0x10
+			try(fmt.Sprintf("with byte %d flipped", off), data, n)
+			data[off] ^= 0x10
+		}
+	}
+	t.Logf("%d cases", cases)
 }

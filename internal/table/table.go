@@ -195,7 +195,22 @@ func Open(name string, r io.ReaderAt, size int64) (*Table, error) {
 // fails the scan instead, as upstream's iterator does; the metaindex and
 // filter blocks never fail it (see Filter).
 func OpenSized(name string, r io.ReaderAt, fileSize, size int64) (*Table, error) {
-	t := &Table{name: name, r: r}
+	return open(&Table{name: name, r: r}, fileSize, size)
+}
+
+// OpenBytes is OpenSized for a file whose whole contents are data, such
+// as a read-only memory map of it (util/env_posix.cc reads tables that
+// way): nothing is copied, and every block, entry and filter read from the
+// table aliases data, which must stay valid and unchanged while they are in
+// use.
+func OpenBytes(name string, data []byte, size int64) (*Table, error) {
+	t := &Table{name: name, r: bytes.NewReader(data), file: data}
+	t.fileOnce.Do(func() {}) // the whole file is already in memory
+	return open(t, int64(len(data)), size)
+}
+
+// open opens t, whose name and reader are set, as OpenSized describes.
+func open(t *Table, fileSize, size int64) (*Table, error) {
 	if fileSize < 0 || size < 0 {
 		return nil, t.errorf(0, "negative size (file %d bytes, table %d bytes)", fileSize, size)
 	}

@@ -528,6 +528,25 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 			return // DecodeEntry's uint32 sum wraps: upstream reads past the block
 		}
 	}
+	// The same file in memory, as verify reads a memory-mapped table,
+	// must read the same.
+	mb, memErr := table.OpenBytes(path, in.file, int64(in.size))
+	if fmt.Sprint(memErr) != fmt.Sprint(openErr) {
+		t.Fatalf("%s: OpenBytes fails with %v; OpenSized with %v", repro, memErr, openErr)
+	}
+	if memErr == nil {
+		i := 0
+		memScanErr := mb.Scan(func(e table.ScanEntry) error {
+			if i >= len(entries) || !bytes.Equal(e.Key, entries[i].Key) || !bytes.Equal(e.Value, entries[i].Value) {
+				return fmt.Errorf("entry %d (key %x) differs from OpenSized's", i, e.Key)
+			}
+			i++
+			return nil
+		})
+		if fmt.Sprint(memScanErr) != fmt.Sprint(scanErr) || i != len(entries) {
+			t.Fatalf("%s: OpenBytes scans %d entries, error %v; OpenSized %d, error %v", repro, i, memScanErr, len(entries), scanErr)
+		}
+	}
 
 	for pi, policy := range policies {
 		// Lookups: some of the table's user keys and some absent ones;

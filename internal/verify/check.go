@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -135,6 +136,11 @@ func Check(tg *Target, o Options) *Report {
 		if fn := rep.FalseNegatives; fn != nil {
 			fn.FirstKey = bytes.Clone(fn.FirstKey)
 		}
+		if sc.mapped != nil {
+			// munmap of a whole mapping that mmap made does not fail.
+			_ = unmapFile(sc.mapped)
+			sc.mapped = nil
+		}
 		scratches.Put(sc)
 	}
 	return rep
@@ -145,14 +151,16 @@ func Check(tg *Target, o Options) *Report {
 // size, and memory used again costs no allocation, zeroing, page faults or
 // garbage collection.
 type scratch struct {
-	file []byte // the whole file (table.Table.UseBuffer)
-	keys filtercheck.KeyStore
+	file   []byte // the whole file (table.Table.UseBuffer)
+	keys   filtercheck.KeyStore
+	mapped []byte // the file's memory map, released once the check is done
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 // read opens and reads the table, and sets the report's verdict. Unless sc
-// is nil, it reads the table into sc's memory (the file when sc.file is
+// is nil, it maps the file into memory and leaves the mapping in sc, or
+// failing that reads the table into sc's memory (the file when sc.file is
 // large enough) and leaves there the buffer it read the file into.
 func read(tg *Target, o Options, rep *Report, sc *scratch) {
 	unreadable := func(err error) {
@@ -197,9 +205,60 @@ func read(tg *Target, o Options, rep *Report, sc *scratch) {
 	if tg.Live != nil {
 		size = int64(min(tg.Live.Size, math.MaxInt64))
 	}
-	t, err := table.OpenSized(tg.Path, f, fi.Size(), size)
+	// The file is read as upstream reads it, from a read-only memory map,
+	// when the memory is not kept past the check (sc) and mapping works;
+	// otherwise it is read into memory.
+	var data []byte
+	if osf, ok := f.(*os.File); ok && sc != nil {
+		if m, err := mapFile(osf, fi.Size()); err == nil {
+			data, sc.mapped = m, m
+			afterMap(tg.Path)
+		}
+	}
+	if data == nil {
+		examine(tg, f, fi, size, nil, sc, rep)
+		return
+	}
+	if fault := catchFault(func() { examine(tg, f, fi, size, data, sc, rep) }); fault != nil {
+		// Only a file cut short while mapped faults (SIGBUS).
+		*rep = Report{Path: rep.Path, DB: rep.DB, Live: rep.Live, FileSize: rep.FileSize, Verdict: Unchecked,
+			Err: fmt.Errorf("%s changed while it was read (%d bytes when opened; reading it then faulted: %v): is LevelDB still writing it?", tg.Path, fi.Size(), fault)}
+	}
+}
+
+// afterMap is called once a table file is mapped; tests change the file.
+var afterMap = func(path string) {}
+
+// catchFault runs fn, turning a fault on reading memory (a memory-mapped
+// file that shrank under the mapping) into an error rather than a crash.
+func catchFault(fn func()) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Addr() uintptr }); !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	fn()
+	return nil
+}
+
+// examine reads the open table file f (data, when not nil, being its
+// whole contents), at the given size, and sets the report's verdict.
+func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *scratch, rep *Report) {
+	var (
+		t   *table.Table
+		err error
+	)
+	if data != nil {
+		t, err = table.OpenBytes(tg.Path, data, size)
+	} else {
+		t, err = table.OpenSized(tg.Path, f, fi.Size(), size)
+	}
 	var blocks []filtercheck.Block
-	if err == nil && sc != nil {
+	if err == nil && sc != nil && data == nil {
 		t.UseBuffer(sc.file)
 		defer func() { sc.file = t.FileBuffer() }()
 	}

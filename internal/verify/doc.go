@@ -21,5 +21,7 @@
 // Files are opened read-only, no lock is taken and nothing is written, so
 // a database can be checked while LevelDB writes it: table files that are
 // not live are skipped, and a live table LevelDB deletes while verify runs
-// (the MANIFEST, read again, no longer lists it) is skipped too.
+// (the MANIFEST, read again, no longer lists it) is skipped too. Tables
+// are read through a read-only memory map, as upstream reads them, unless
+// Options.Keep; a file cut short under the map is reported as changed.
 package verify

@@ -407,3 +407,39 @@ func TestReportsKeepTheirKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestMappedFileShrinks: Check reads a table file from a read-only memory
+// map. A file cut short once mapped (a process truncating it) makes the
+// read fault, which must become a report that the file changed, never a
+// crash; the same file unchanged reads as ok.
+func TestMappedFileShrinks(t *testing.T) {
+	file := tabletest.Build(entries(), tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+	for _, keep := range []int{0, len(file) / 2, len(file) - 1} {
+		p := filepath.Join(t.TempDir(), "000005.ldb")
+		if err := os.WriteFile(p, file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mapped := false
+		restore := verify.SetAfterMap(func(path string) {
+			mapped = true
+			if err := os.Truncate(path, int64(keep)); err != nil {
+				t.Error(err)
+			}
+		})
+		rep := verify.Run([]string{p}, verify.Options{}).Reports[0]
+		restore()
+		if !mapped {
+			t.Skipf("%s was not memory-mapped on this system", p)
+		}
+		if rep.Verdict != verify.Unchecked || rep.Verdict.Exit() != verify.ExitError || rep.Err == nil ||
+			!strings.Contains(rep.Err.Error(), p+" changed while it was read") {
+			t.Errorf("truncated to %d bytes once mapped: %s: %s", keep, rep.Verdict, rep.Detail())
+		}
+		if err := os.WriteFile(p, file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if rep := verify.Run([]string{p}, verify.Options{}).Reports[0]; rep.Verdict != verify.OK {
+			t.Errorf("unchanged: %s: %s", rep.Verdict, rep.Detail())
+		}
+	}
+}
