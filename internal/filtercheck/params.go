@@ -103,7 +103,7 @@ func filterInterval(n, flen, k int) (interval, bool) {
 // from the size and k byte of each filter and the number of keys it should
 // hold (keys[i] for filter i, as KeysPerFilter returns).
 func InferParams(contents []byte, l *Layout, keys []int) Params {
-	var ivs []interval
+	ivs := make([]interval, 0, len(l.Filters))
 	p := Params{}
 	for i, f := range l.Filters {
 		if i >= len(keys) || keys[i] == 0 {

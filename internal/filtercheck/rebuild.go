@@ -170,6 +170,11 @@ type rebuiltFilter struct {
 func rebuiltFilters(blocks []Block) []rebuiltFilter {
 	const baseLg = 11 // table/filter_block.cc kFilterBaseLg
 	var fs []rebuiltFilter
+	if n := len(blocks); n > 0 {
+		// One filter per 2 KiB before the last block's end, and one more;
+		// never more than the blocks' own handles make room for.
+		fs = make([]rebuiltFilter, 0, min(blocks[n-1].Handle.End()>>baseLg+1, uint64(4*n)))
+	}
 	lo, keys := 0, 0 // pending: blocks[lo:i], keys in them
 	for i, b := range blocks {
 		keys += len(b.Keys)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Kind is the type byte of an internal key (db/dbformat.h ValueType).
@@ -365,7 +366,7 @@ func (w *walker) block(i int) bool {
 		return false
 	}
 	var err error
-	what := fmt.Sprintf("data block %d", i)
+	what := "data block " + strconv.Itoa(i)
 	if w.scratch, err = t.readBlock(&w.b, e.Handle, what, w.scratch); err != nil {
 		w.it.err = err
 		return false

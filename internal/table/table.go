@@ -532,6 +532,10 @@ func (t *Table) readIndex() error {
 		return err
 	}
 	it := t.newBlockIter(&t.indexBlock, "index block")
+	// Upstream writes one restart point per index entry; room for that
+	// many, but for no more than one per 32 bytes of the block (an entry
+	// takes about that much), however many restarts a damaged block claims.
+	t.index = make([]IndexEntry, 0, min(it.num, uint32(len(t.indexBlock.Contents)/32)))
 	for ok := it.first(); ok; ok = it.parseNext() {
 		e := IndexEntry{Separator: bytes.Clone(it.key), Value: it.value, At: it.valueAt()}
 		e.Handle, e.HandleOK = decodeHandleOK(it.value)
