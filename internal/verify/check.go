@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -219,7 +220,11 @@ func read(tg *Target, o Options, rep *Report, sc *scratch) {
 		examine(tg, f, fi, size, nil, sc, rep)
 		return
 	}
-	if fault := catchFault(func() { examine(tg, f, fi, size, data, sc, rep) }); fault != nil {
+	shrank := func() bool {
+		now, err := f.Stat()
+		return err == nil && now.Size() < int64(len(data))
+	}
+	if fault := catchFault(func() { examine(tg, f, fi, size, data, sc, rep) }, shrank); fault != nil {
 		// Only a file cut short while mapped faults (SIGBUS).
 		*rep = Report{Path: rep.Path, DB: rep.DB, Live: rep.Live, FileSize: rep.FileSize, Verdict: Unchecked,
 			Err: fmt.Errorf("%s changed while it was read (%d bytes when opened; reading it then faulted: %v): is LevelDB still writing it?", tg.Path, fi.Size(), fault)}
@@ -229,16 +234,19 @@ func read(tg *Target, o Options, rep *Report, sc *scratch) {
 // afterMap is called once a table file is mapped; tests change the file.
 var afterMap = func(path string) {}
 
-// catchFault runs fn, turning a fault on reading memory (a memory-mapped
-// file that shrank under the mapping) into an error rather than a crash.
-func catchFault(fn func()) (err error) {
+// catchFault runs fn, turning a fault on reading memory into an error
+// rather than a crash when shrank reports that the memory-mapped file is
+// now shorter than its map (SIGBUS; some systems, such as qemu's user
+// mode, give no fault address). Any other panic goes on.
+func catchFault(fn func(), shrank func() bool) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			if _, ok := r.(interface{ Addr() uintptr }); !ok {
-				panic(r)
+			if re, ok := r.(runtime.Error); ok && shrank() {
+				err = re
+				return
 			}
-			err = fmt.Errorf("%v", r)
+			panic(r)
 		}
 	}()
 	fn()
