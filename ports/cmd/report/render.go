@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
@@ -81,9 +83,20 @@ var root = func() string {
 	return strings.TrimSuffix(file, self) + "/"
 }()
 
+// modCache is the go command's module cache (GOMODCACHE), where the
+// ports' source files are: stack frames name them under it.
+var modCache = func() string {
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		return ""
+	}
+	return filepath.Clean(strings.TrimSpace(string(out)))
+}()
+
 // tidy makes a failure's detail stable from run to run and short: a
 // panic's stack keeps only its frames' function names and files, the
-// files named within the module cache or this repository.
+// files named within the module cache (wherever GOMODCACHE puts it) or
+// this repository.
 func tidy(d string) string {
 	if !strings.HasPrefix(d, "port panics") {
 		return d
@@ -97,7 +110,9 @@ func tidy(d string) string {
 		}
 		l = addrRE.ReplaceAllString(l, "(…)")
 		l = gorRE.ReplaceAllString(l, "")
-		if i := strings.Index(l, "/pkg/mod/"); i >= 0 {
+		if modCache != "" && strings.HasPrefix(l, modCache+"/") {
+			l = l[len(modCache)+1:]
+		} else if i := strings.Index(l, "/pkg/mod/"); i >= 0 {
 			l = l[i+len("/pkg/mod/"):]
 		} else if root != "" && strings.HasPrefix(l, root) {
 			l = l[len(root):]

@@ -72,3 +72,32 @@ func TestUsersOf(t *testing.T) {
 		t.Errorf("users of the fork: %s, want %s", got, want)
 	}
 }
+
+// TestTidyModCache: a panic's frames name files in the module cache by
+// module path and version, wherever GOMODCACHE is, and files of this
+// repository by their path in it: the report is the same in every
+// checkout and with every module cache.
+func TestTidyModCache(t *testing.T) {
+	old := modCache
+	defer func() { modCache = old }()
+	modCache = "/tmp/elsewhere/mods"
+	// The kit's panic details: frames without their offsets.
+	d := "port panics: boom\n" +
+		"    example.com/x.F(...)\n    /tmp/elsewhere/mods/example.com/x@v1.0.0/x.go:37\n" +
+		"    example.com/y.G(...)\n    /root/go/pkg/mod/example.com/y@v1.2.0/y.go:5\n"
+	if root != "" {
+		d += "    github.com/ldbcompat/ldbcompat/compat.H(...)\n    " + root + "compat/port.go:162\n"
+	}
+	got := tidy(d)
+	for _, want := range []string{"    example.com/x@v1.0.0/x.go:37", "    example.com/y@v1.2.0/y.go:5"} {
+		if !strings.Contains(got, want+"\n") && !strings.HasSuffix(got, want) {
+			t.Errorf("tidy gives\n%s\nwant a line %q", got, want)
+		}
+	}
+	if root != "" && !strings.HasSuffix(got, "    compat/port.go:162") {
+		t.Errorf("tidy gives\n%s\nwant the repository's file as compat/port.go:162", got)
+	}
+	if strings.Contains(got, "/tmp/") || strings.Contains(got, "/root/") {
+		t.Errorf("tidy keeps a path that varies:\n%s", got)
+	}
+}
