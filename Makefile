@@ -112,12 +112,15 @@ lint:
 	$(LEVELDB_ENV); $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && \
 		$(GO) vet -tags leveldb ./... && $(GO) run $(STATICCHECK) -tags leveldb ./...
 
-# Runs the conformance kit (compat.Check) on every port adapter in ports/, a
-# module of its own, with -tags leveldb, and writes docs/ports.md from the
-# results: the adapters' own tests first, then ports/cmd/report.
+# Runs the conformance kit (compat.Check) on every Go implementation of
+# LevelDB in ports/, a module of its own, at each version people run (the
+# other versions in the modules under ports/versions), with -tags leveldb,
+# and writes docs/ports.md from the results: first the go.mod facts of
+# ports/users.json checked again through the module proxy (cmd/users),
+# then the adapters' own tests, then ports/cmd/report.
 .PHONY: ports
 ports: deps
-	$(LEVELDB_ENV); cd ports && $(GO) test -tags leveldb -count=1 ./... && $(GO) run -tags leveldb ./cmd/report -out ../docs/ports.md
+	$(LEVELDB_ENV); cd ports && $(GO) run ./cmd/users && $(GO) test -tags leveldb -count=1 ./... && $(GO) run -tags leveldb ./cmd/report -out ../docs/ports.md
 
 # Times package bloom against upstream C++ LevelDB 1.23 on the same keys and
 # filter (upstream's loops timed inside C++), alternating in one process,
