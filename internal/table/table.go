@@ -37,7 +37,7 @@ const (
 // oldest block-based format ends in LevelDB's own Magic, as do the tables
 // Pebble writes in its TableFormatLevelDB.
 var foreignMagics = map[uint64]string{
-	0x88e241b785f4cff7: "a RocksDB table (block-based format)",
+	0x88e241b785f4cff7: "a RocksDB table (block-based format, which Pebble writes too)",
 	0x8242229663bf9564: "a RocksDB plain table",
 	0x4f3418eb7a8f13b8: "a RocksDB plain table (legacy format)",
 	0x926789d0c5f17873: "a RocksDB cuckoo table",

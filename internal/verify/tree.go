@@ -14,8 +14,8 @@ import (
 // databases that lost CURRENT, from directories of anything else.
 var (
 	// pebbleMarker: Pebble names its MANIFEST in a marker file instead of
-	// CURRENT (MARKER.manifest.000001.MANIFEST-000001).
-	pebbleMarker = regexp.MustCompile(`^MARKER\.manifest\.[0-9]+\.`)
+	// CURRENT (marker.manifest.000001.MANIFEST-000001).
+	pebbleMarker = regexp.MustCompile(`(?i)^marker\.manifest\.[0-9]+\.`)
 	// optionsFile: RocksDB, and Pebble, write their options there, under
 	// a [Version] section naming the store.
 	optionsFile = regexp.MustCompile(`^OPTIONS-[0-9]+$`)
@@ -72,7 +72,7 @@ func resolveNoCurrent(dir string, ents []fs.DirEntry) (*Database, []*Target) {
 	}
 	switch {
 	case db.Kind != "":
-		db.Err = fmt.Errorf("%s: a %s database, not LevelDB's: no CURRENT file", dir, db.Kind)
+		db.Err = fmt.Errorf("%s: no CURRENT file", dir)
 	case len(manifests) > 0:
 		db.Err = fmt.Errorf("%s: no CURRENT file, although %s is there: a LevelDB database that lost its CURRENT file (upstream opened with create_if_missing would make a new, empty database here)", dir, strings.Join(manifests, ", "))
 	default:
@@ -95,6 +95,10 @@ func resolveNoCurrent(dir string, ents []fs.DirEntry) (*Database, []*Target) {
 func search(root string, progress func(dirs, databases int)) []Item {
 	var items []Item
 	dirs, dbs, loose := 0, 0, 0
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
 	var visit func(dir string, ents []fs.DirEntry)
 	visit = func(dir string, ents []fs.DirEntry) {
 		dirs++
@@ -105,8 +109,10 @@ func search(root string, progress func(dirs, databases int)) []Item {
 			p := filepath.Join(dir, e.Name())
 			switch {
 			case e.Type()&fs.ModeSymlink != 0:
-				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-					items = append(items, Item{Path: p, Note: "not followed: a symbolic link to a directory (name it to check what it leads to)"})
+				// A link into the tree is searched through its target's own
+				// path (a loop ends there); one out of it gets a note.
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() && !within(realRoot, p) {
+					items = append(items, Item{Path: p, Note: "not followed: a symbolic link to a directory outside the tree (name it to check what it leads to)"})
 				}
 			case e.IsDir():
 				if it, ok := resolveDir(p); ok {
@@ -149,6 +155,17 @@ func directories(n int) string {
 		return "1 directory"
 	}
 	return fmt.Sprintf("%d directories", n)
+}
+
+// within tells whether the symbolic link link resolves to root (resolved)
+// or a directory below it.
+func within(root, link string) bool {
+	target, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(root, target)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // them is "it" or "them".
