@@ -40,6 +40,7 @@ help:
 	@echo "make lint           gofmt, go vet (with and without the leveldb tag), staticcheck"
 	@echo "make fixtures       regenerate testdata/tables (databases written by upstream through levigo)"
 	@echo "make fixtures-other regenerate testdata/other (databases other LevelDB implementations write)"
+	@echo "make fixtures-foreign regenerate testdata/foreign (Pebble and RocksDB databases, which LevelDB cannot open)"
 	@echo "make ports          run the kit on the Go ports in ports/ and write docs/ports.md"
 	@echo "make bench          time bloom against upstream C++ (and the ports) side by side;"
 	@echo "                    benchstat samples in $(BENCH_OUT)"
@@ -174,3 +175,11 @@ fuzz: deps
 .PHONY: fixtures-other
 fixtures-other:
 	tools/other/fixtures.sh
+
+# Writes testdata/foreign/ again: Pebble v2 and v1 databases (ports/cmd/
+# mkforeign) and a RocksDB one (Debian's rocksdb-tools, installed when
+# missing as root), which upstream LevelDB cannot open and `verify` names
+# (tools/other/foreign.sh).
+.PHONY: fixtures-foreign
+fixtures-foreign:
+	GO="$(GO)" tools/other/foreign.sh
