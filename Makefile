@@ -46,6 +46,9 @@ help:
 	@echo "                    benchstat samples in $(BENCH_OUT)"
 	@echo "make fprate         plot the measured false-positive rate against theory (docs/fprate.*)"
 	@echo "make fuzz           run every fuzz target for FUZZTIME (default 60s) each; compat's against upstream"
+	@echo "make mutants        mutation testing: bloom judged by the kit alone, the readers by their tests,"
+	@echo "                    with and without upstream; writes docs/mutants.md (MUTANTS_TARGETS='kit table')"
+	@echo "make mutants-diff   the same on the lines changed since MUTANTS_BASE (HEAD~1), as CI runs it"
 	@echo "make help           this list"
 	@echo ""
 	@echo "LEVELDB_VERSION picks the upstream release (1.23 by default); only 1.23 can be fetched"
@@ -183,3 +186,32 @@ fixtures-other:
 .PHONY: fixtures-foreign
 fixtures-foreign:
 	GO="$(GO)" tools/other/foreign.sh
+
+# Mutation testing (internal/cmd/mutants over gremlins, installed pinned
+# into .cache/bin): every target of internal/cmd/mutants, the leveldb-tagged
+# ones against upstream LevelDB built as for make compat; fails on a
+# surviving mutant that tools/mutants/survivors.txt does not explain, and
+# writes docs/mutants.md. MUTANTS_TARGETS picks targets (kit, kit-live,
+# table, table-live, ...), MUTANTS_WORKERS the parallel test runs.
+# mutants-diff runs only the mutants on lines changed since MUTANTS_BASE
+# and writes no report: CI's bounded check.
+GREMLINS_VERSION := v0.6.0
+GREMLINS := .cache/bin/gremlins-$(GREMLINS_VERSION)
+MUTANTS_TARGETS ?=
+MUTANTS_WORKERS ?= 2
+MUTANTS_BASE ?= HEAD~1
+MUTANTS_FLAGS = -gremlins $(GREMLINS) -workers $(MUTANTS_WORKERS) $(if $(MUTANTS_TARGETS),-targets $(subst $(eval) ,$(comma),$(strip $(MUTANTS_TARGETS))))
+comma := ,
+
+# Installs gremlins, pinned, once (after LevelDB: a target stops first
+# when LevelDB cannot be had).
+GREMLINS_INSTALL = test -x $(GREMLINS) || { mkdir -p .cache/bin .cache/gobin && \
+	GOBIN=$(CURDIR)/.cache/gobin $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION) && \
+	mv .cache/gobin/gremlins $(GREMLINS); }
+
+.PHONY: mutants mutants-diff
+mutants: deps
+	@$(LEVELDB_ENV); $(GREMLINS_INSTALL) && $(GO) run ./internal/cmd/mutants $(MUTANTS_FLAGS)
+
+mutants-diff: deps
+	@$(LEVELDB_ENV); $(GREMLINS_INSTALL) && $(GO) run ./internal/cmd/mutants $(MUTANTS_FLAGS) -diff $(MUTANTS_BASE)

@@ -1,11 +1,9 @@
 package compat
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+	"github.com/ldbcompat/ldbcompat/internal/tabledb"
 )
 
 // TestBloomPort runs the kit on this module's bloom package, as a port's
@@ -162,70 +161,10 @@ func tablePort(readPolicy, writePolicy func(int) bloom.FilterPolicy) Port {
 		Name:      "table",
 		NewPolicy: readPolicy,
 		ReadDB: func(dir string, bits int, keys [][]byte) ([]bool, error) {
-			type version struct {
-				seq  uint64
-				live bool
-			}
-			newest := map[string]version{}
-			want := map[string]bool{}
-			for _, k := range keys {
-				want[string(k)] = true
-			}
-			names, err := tableNames(os.DirFS(dir))
-			if err != nil {
-				return nil, err
-			}
-			pol := readPolicy(bits)
-			for _, name := range names {
-				data, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					return nil, err
-				}
-				t, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
-				if err != nil {
-					return nil, err
-				}
-				var fr *bloom.FilterBlockReader
-				if fname, contents, ok := t.FilterBlock(); ok && fname == pol.Name() {
-					fr = bloom.NewFilterBlockReader(pol, contents)
-				}
-				err = t.DataBlocks(func(b *table.DataBlock) error {
-					for _, e := range b.Entries {
-						uk := e.Key.UserKey
-						if !want[string(uk)] || (fr != nil && !fr.KeyMayMatch(b.Handle.Offset, uk)) {
-							continue
-						}
-						if v, ok := newest[string(uk)]; !ok || v.seq < e.Key.Seq {
-							newest[string(uk)] = version{e.Key.Seq, e.Key.Kind == table.KindValue}
-						}
-					}
-					return nil
-				})
-				if err != nil {
-					return nil, err
-				}
-			}
-			found := make([]bool, len(keys))
-			for i, k := range keys {
-				found[i] = newest[string(k)].live
-			}
-			return found, nil
+			return tabledb.Read(dir, readPolicy(bits), nil, keys)
 		},
 		WriteDB: func(dir string, kvs [][2][]byte, bits int) error {
-			entries := make([]table.Entry, len(kvs))
-			for i, kv := range kvs {
-				entries[i] = table.Entry{Key: table.InternalKey{UserKey: kv[0], Seq: uint64(i + 1), Kind: table.KindValue}, Value: kv[1]}
-			}
-			sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].Key.UserKey, entries[j].Key.UserKey) < 0 })
-			o := tabletest.Options{Snappy: true}
-			if p := writePolicy(bits); p != nil {
-				o.Policy = p
-			}
-			data := tabletest.Build(entries, o)
-			if err := os.WriteFile(filepath.Join(dir, "000005.ldb"), data, 0o644); err != nil {
-				return err
-			}
-			return manifesttest.WriteDB(dir, 2, manifesttest.Table{Level: 0, Number: 5, Size: uint64(len(data))})
+			return tabledb.Write(dir, kvs, writePolicy(bits), nil)
 		},
 	}
 }

@@ -48,7 +48,7 @@ func TestMakeStopsWithoutLevelDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	const fetchErr = "is not a readable gzip-compressed tar archive"
-	for _, target := range []string{"compat-native", "compat", "vectors", "vectors-check", "fixtures", "lint", "ports", "bench", "fuzz", "leveldb"} {
+	for _, target := range []string{"compat-native", "compat", "vectors", "vectors-check", "fixtures", "lint", "ports", "bench", "fuzz", "leveldb", "mutants", "mutants-diff"} {
 		t.Run(target, func(t *testing.T) {
 			os.Remove(calls)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

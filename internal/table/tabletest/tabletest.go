@@ -136,6 +136,17 @@ type Options struct {
 	RestartInterval int                // 0 means 16
 	Snappy          bool               // compress blocks that shrink by 1/8 or more
 	Policy          bloom.FilterPolicy // nil: no filter block
+	// NewFilterBlockBuilder makes the filter block's builder; nil means
+	// package bloom's.
+	NewFilterBlockBuilder func(bloom.FilterPolicy) FilterBlockBuilder
+}
+
+// FilterBlockBuilder is a filter block builder: leveldb::FilterBlockBuilder's
+// calls.
+type FilterBlockBuilder interface {
+	StartBlock(blockOffset uint64)
+	AddKey(key []byte)
+	Finish() []byte
 }
 
 // Build writes a table holding entries (sorted by the caller) the way
@@ -151,9 +162,13 @@ func Build(entries []table.Entry, o Options) []byte {
 		o.RestartInterval = 16
 	}
 	var file []byte
-	var fb *bloom.FilterBlockBuilder
+	var fb FilterBlockBuilder
 	if o.Policy != nil {
-		fb = bloom.NewFilterBlockBuilder(o.Policy)
+		if o.NewFilterBlockBuilder != nil {
+			fb = o.NewFilterBlockBuilder(o.Policy)
+		} else {
+			fb = bloom.NewFilterBlockBuilder(o.Policy)
+		}
 		fb.StartBlock(0)
 	}
 	var index, pending []KV

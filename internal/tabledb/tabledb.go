@@ -1,0 +1,110 @@
+// Package tabledb reads and writes minimal LevelDB databases around a
+// filter policy and filter block implementation under test: the ReadDB
+// and WriteDB hooks of the compat kit for a port that has a bloom filter
+// and a filter block but no database of its own (package bloom in the
+// kit's own tests and in make mutants).
+//
+// Write writes one table (internal/table/tabletest's layout of
+// table/table_builder.cc) and a MANIFEST that lists it, which upstream
+// LevelDB opens; Read answers a Get of each key from the directory's
+// tables as upstream's does when the filter is used: a key the filter
+// rejects for its data block is not found there.
+package tabledb
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+)
+
+// FilterBlockReader is a filter block reader: leveldb::FilterBlockReader's
+// call.
+type FilterBlockReader interface {
+	KeyMayMatch(blockOffset uint64, key []byte) bool
+}
+
+// Write writes kvs (distinct keys, in any order) into the empty directory
+// dir as table 5 of a database, snappy-compressed, with a filter block of
+// policy p (none when p is nil) built by newBuilder (package bloom's when
+// nil), and a MANIFEST listing the table.
+func Write(dir string, kvs [][2][]byte, p bloom.FilterPolicy, newBuilder func(bloom.FilterPolicy) tabletest.FilterBlockBuilder) error {
+	entries := make([]table.Entry, len(kvs))
+	for i, kv := range kvs {
+		entries[i] = table.Entry{Key: table.InternalKey{UserKey: kv[0], Seq: uint64(i + 1), Kind: table.KindValue}, Value: kv[1]}
+	}
+	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].Key.UserKey, entries[j].Key.UserKey) < 0 })
+	o := tabletest.Options{Snappy: true, Policy: p, NewFilterBlockBuilder: newBuilder}
+	data := tabletest.Build(entries, o)
+	if err := os.WriteFile(filepath.Join(dir, "000005.ldb"), data, 0o644); err != nil {
+		return err
+	}
+	return manifesttest.WriteDB(dir, 2, manifesttest.Table{Level: 0, Number: 5, Size: uint64(len(data))})
+}
+
+// Read reports for each key whether a Get finds it in the tables of dir
+// (every *.ldb and *.sst file, newest version first), using the filter
+// block of policy p, read by newReader (package bloom's when nil), where
+// the table has one of p's name.
+func Read(dir string, p bloom.FilterPolicy, newReader func(bloom.FilterPolicy, []byte) FilterBlockReader, keys [][]byte) ([]bool, error) {
+	if newReader == nil {
+		newReader = func(p bloom.FilterPolicy, c []byte) FilterBlockReader { return bloom.NewFilterBlockReader(p, c) }
+	}
+	type version struct {
+		seq  uint64
+		live bool
+	}
+	newest := map[string]version{}
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[string(k)] = true
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !e.Type().IsRegular() || !(strings.HasSuffix(name, ".ldb") || strings.HasSuffix(name, ".sst")) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		t, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return nil, err
+		}
+		var fr FilterBlockReader
+		if fname, contents, ok := t.FilterBlock(); ok && fname == p.Name() {
+			fr = newReader(p, contents)
+		}
+		err = t.DataBlocks(func(b *table.DataBlock) error {
+			for _, e := range b.Entries {
+				uk := e.Key.UserKey
+				if !want[string(uk)] || (fr != nil && !fr.KeyMayMatch(b.Handle.Offset, uk)) {
+					continue
+				}
+				if v, ok := newest[string(uk)]; !ok || v.seq < e.Key.Seq {
+					newest[string(uk)] = version{e.Key.Seq, e.Key.Kind == table.KindValue}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	found := make([]bool, len(keys))
+	for i, k := range keys {
+		found[i] = newest[string(k)].live
+	}
+	return found, nil
+}
