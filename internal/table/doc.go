@@ -18,10 +18,10 @@
 //   - Get is Table::InternalGet, filter included.
 //
 // FuzzUpstreamTable (build tag leveldb) checks all of it against upstream
-// through package cgo/upstream. Each error is an *Error naming the file,
+// through package cgo/upstream. Each error is a *base.Error naming the file,
 // the offset in it and what is wrong there, with upstream's status; where
 // upstream's behaviour is undefined (it would read out of bounds or abort)
-// the error wraps ErrUndefined instead.
+// the error wraps base.ErrUndefined instead.
 //
 // Nothing is allocated before the bytes it describes are known to lie
 // inside the file, a snappy block's decoded length is checked against the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
 // GetResult is what Table::InternalGet (table/table.cc), as
@@ -22,7 +23,7 @@ type GetResult struct {
 	// one per call (the filter block reader answers some queries without
 	// the policy: see bloom.FilterBlockReader).
 	PolicyCalls []bool
-	// Err is upstream's status for the call: nil, or an *Error whose
+	// Err is upstream's status for the call: nil, or a *base.Error whose
 	// Status is upstream's.
 	Err error
 }
@@ -37,17 +38,17 @@ type GetResult struct {
 // error is the status), seek ikey in it and hand over the entry it stops
 // on. The index block's iteration status comes last.
 //
-// Get fails, with an *Error wrapping ErrUndefined, where upstream's
+// Get fails, with a *base.Error wrapping base.ErrUndefined, where upstream's
 // behaviour is undefined: a key shorter than 8 bytes compared with the
 // internal key comparator (ikey must be at least 8 bytes).
 func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, error) {
 	var r GetResult
 	if len(ikey) < internalKeyTagSize {
-		return r, &Error{File: t.name, Msg: "lookup key shorter than an internal key's 8-byte tag", Err: ErrUndefined}
+		return r, &base.Error{Type: base.TableFile, File: t.name, Msg: "lookup key shorter than an internal key's 8-byte tag", Err: base.ErrUndefined}
 	}
 	idx := t.newBlockIter(&t.indexBlock, "index block")
 	found := idx.seek(ikey, compareInternal)
-	if isUndefined(idx.err) {
+	if base.IsUndefined(idx.err) {
 		return r, idx.err
 	}
 	if found {
@@ -64,7 +65,7 @@ func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, er
 			if !hok {
 				r.Err = t.statusErrorf(idx.valueAt(), statusBadHandle, "index entry: value of %d bytes % x does not start with a block handle (two varints)", len(idx.value), truncate(idx.value))
 			} else if _, err := t.readBlock(&b, h, "data block", nil); err != nil {
-				if isUndefined(err) {
+				if base.IsUndefined(err) {
 					return r, err
 				}
 				r.Err = err
@@ -73,7 +74,7 @@ func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, er
 				if it.seek(ikey, compareInternal) {
 					r.Found, r.Key, r.Value = true, bytes.Clone(it.key), bytes.Clone(it.value)
 				}
-				if isUndefined(it.err) {
+				if base.IsUndefined(it.err) {
 					return r, it.err
 				}
 				r.Err = it.err
@@ -84,12 +85,6 @@ func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, er
 		r.Err = idx.err
 	}
 	return r, nil
-}
-
-// isUndefined reports whether err wraps ErrUndefined.
-func isUndefined(err error) bool {
-	e, ok := err.(*Error)
-	return ok && e.Err == ErrUndefined
 }
 
 // recordingPolicy is an InternalFilterPolicy (db/dbformat.cc) over p: it

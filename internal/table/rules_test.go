@@ -9,6 +9,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
@@ -159,7 +160,7 @@ func TestRulesBlockIter(t *testing.T) {
 			data, ih := tabletest.AppendBlock(data, idx, 0)
 			data = tabletest.AppendFooter(data, mh, ih)
 			n, err := scanCount(t, data)
-			if n != tc.entries || table.StatusOf(err) != tc.status || (err == nil) != (tc.status == "") {
+			if n != tc.entries || base.StatusOf(err) != tc.status || (err == nil) != (tc.status == "") {
 				t.Fatalf("%d entries, %v; want %d, %q", n, err, tc.entries, tc.status)
 			}
 		})
@@ -206,7 +207,7 @@ func TestRulesSnappy(t *testing.T) {
 			data, ih := tabletest.AppendBlock(data, idx, 0)
 			data = tabletest.AppendFooter(data, mh, ih)
 			_, err := scanCount(t, data)
-			if table.StatusOf(err) != tc.status || (err == nil) != (tc.status == "") {
+			if base.StatusOf(err) != tc.status || (err == nil) != (tc.status == "") {
 				t.Fatalf("%v; want %q", err, tc.status)
 			}
 		})
@@ -225,12 +226,12 @@ func TestRulesSizes(t *testing.T) {
 	}
 	// A recorded size past the end of the file: the footer read fails.
 	_, err := table.OpenSized("s.ldb", bytes.NewReader(f.data), int64(len(f.data)), int64(len(f.data))+1)
-	if table.StatusOf(err) != "IO error: s.ldb: Invalid argument" {
-		t.Errorf("size past the end: %v (status %q)", err, table.StatusOf(err))
+	if base.StatusOf(err) != "IO error: s.ldb: Invalid argument" {
+		t.Errorf("size past the end: %v (status %q)", err, base.StatusOf(err))
 	}
 	// A handle whose offset plus size overflows: undefined upstream.
 	data := tabletest.ReplaceFooter(f.data, table.BlockHandle{}, table.BlockHandle{Offset: 1<<64 - 3, Size: 1})
-	if _, err := table.Open("o.ldb", bytes.NewReader(data), int64(len(data))); !errors.Is(err, table.ErrUndefined) {
+	if _, err := table.Open("o.ldb", bytes.NewReader(data), int64(len(data))); !errors.Is(err, base.ErrUndefined) {
 		t.Errorf("overflowing index handle: %v, want ErrUndefined", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
@@ -19,7 +20,7 @@ import (
 // The bit-flip sweep: for tables written by C++ LevelDB (testdata/tables),
 // flip one bit of the file at a time and read the damaged copy as `ldbcompat
 // verify` does (table.Open, every data block, filtercheck.Check). Each case
-// must end in a *table.Error naming the file and an offset inside it, or in
+// must end in a *base.Error naming the file and an offset inside it, or in
 // exactly the undamaged table's answer; never in a panic, a hang or an
 // allocation beyond a small multiple of the file's size.
 //
@@ -163,9 +164,9 @@ func TestBitFlipSweep(t *testing.T) {
 			continue
 		}
 		name := f.name()
-		base := checkTable(name, f.data)
-		if base.err != nil || base.res.Status != filtercheck.StatusOK {
-			t.Fatalf("%s undamaged: %+v, %v", name, base.res, base.err)
+		undamaged := checkTable(name, f.data)
+		if undamaged.err != nil || undamaged.res.Status != filtercheck.StatusOK {
+			t.Fatalf("%s undamaged: %+v, %v", name, undamaged.res, undamaged.err)
 		}
 		data := bytes.Clone(f.data)
 		bound := sweepAllocBound(len(data))
@@ -187,30 +188,30 @@ func TestBitFlipSweep(t *testing.T) {
 				// Upstream reads a table whose metaindex or filter
 				// block is damaged without its filter: the keys must
 				// be the same, and the filter lookup must say why.
-				same := out.res.DataBlocks == base.res.DataBlocks && out.res.Keys == base.res.Keys
+				same := out.res.DataBlocks == undamaged.res.DataBlocks && out.res.Keys == undamaged.res.Keys
 				damaged, _ := table.Open(name, bytes.NewReader(data), int64(len(data)))
-				fl := damaged.Filter(base.res.Policy)
-				var te *table.Error
+				fl := damaged.Filter(undamaged.res.Policy)
+				var te *base.Error
 				why := fl.Status == table.FilterNotFound || (errors.As(fl.Err, &te) && te.File == name && te.Offset >= 0 && te.Offset <= int64(len(data)))
 				if !same || fl.Status == table.FilterUsed || !why {
-					t.Errorf("%s: read without its filter (%+v), filter %s (%v); the undamaged table answers %+v", what, out.res, fl.Status, fl.Err, base.res)
+					t.Errorf("%s: read without its filter (%+v), filter %s (%v); the undamaged table answers %+v", what, out.res, fl.Status, fl.Err, undamaged.res)
 				}
 				counts["read without filter: "+fl.Status.String()]++
 				data[off] ^= mask
 				continue
 			}
 			if out.err == nil {
-				if !reflect.DeepEqual(out.res, base.res) {
-					t.Errorf("%s: read without error but answered %+v; the undamaged table answers %+v", what, out.res, base.res)
+				if !reflect.DeepEqual(out.res, undamaged.res) {
+					t.Errorf("%s: read without error but answered %+v; the undamaged table answers %+v", what, out.res, undamaged.res)
 				}
 				counts["same answer"]++
 				data[off] ^= mask
 				continue
 			}
 			data[off] ^= mask
-			var te *table.Error
+			var te *base.Error
 			if !errors.As(out.err, &te) || te.File != name || te.Offset < 0 || te.Offset > int64(len(data)) {
-				t.Errorf("%s: error %q (%T) is not a *table.Error naming the file and an offset in it", what, out.err, out.err)
+				t.Errorf("%s: error %q (%T) is not a *base.Error naming the file and an offset in it", what, out.err, out.err)
 				continue
 			}
 			counts[errorKind(te.Msg)]++
@@ -221,7 +222,7 @@ func TestBitFlipSweep(t *testing.T) {
 	t.Logf("%d cases", total)
 }
 
-// errorKind classifies a *table.Error message for the sweep's log.
+// errorKind classifies a *base.Error message for the sweep's log.
 func errorKind(msg string) string {
 	for _, k := range []string{"checksum mismatch", "bad magic", "handle", "compression type", "snappy"} {
 		if bytes.Contains([]byte(msg), []byte(k)) {

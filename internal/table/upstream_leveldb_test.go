@@ -17,6 +17,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
@@ -511,7 +512,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 	maxAlloc := uint64(0)
 	defer table.SetAllocHook(func(n uint64) { maxAlloc = max(maxAlloc, n) })()
 	tb, openErr := table.OpenSized(path, bytes.NewReader(in.file), int64(len(in.file)), int64(in.size))
-	if errors.Is(openErr, table.ErrUndefined) {
+	if errors.Is(openErr, base.ErrUndefined) {
 		return // upstream reads out of bounds (handle offset+size wraps)
 	}
 	var (
@@ -524,7 +525,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 			entries = append(entries, goEntry{Key: bytes.Clone(e.Key), Value: bytes.Clone(e.Value), Parses: perr == nil})
 			return nil
 		})
-		if errors.Is(scanErr, table.ErrUndefined) {
+		if errors.Is(scanErr, base.ErrUndefined) {
 			return // DecodeEntry's uint32 sum wraps: upstream reads past the block
 		}
 	}
@@ -578,7 +579,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := upstream.Reword(table.StatusOf(openErr)); got != up.OpenStatus || (openErr == nil) != (up.OpenStatus == "") {
+		if got := upstream.Reword(base.StatusOf(openErr)); got != up.OpenStatus || (openErr == nil) != (up.OpenStatus == "") {
 			t.Fatalf("%s: open: ours %v (status %q), upstream %q", repro, openErr, got, up.OpenStatus)
 		}
 		if openErr != nil {
@@ -594,7 +595,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 					t.Fatalf("%s: scan entry %d: ours %x=%x (parses %v), upstream %x=%x (parses %v)", repro, i, e.Key, e.Value, e.Parses, u.Key, u.Value, u.ParsesAsInternalKey)
 				}
 			}
-			if got := upstream.Reword(table.StatusOf(scanErr)); got != up.ScanStatus || (scanErr == nil) != (up.ScanStatus == "") {
+			if got := upstream.Reword(base.StatusOf(scanErr)); got != up.ScanStatus || (scanErr == nil) != (up.ScanStatus == "") {
 				t.Fatalf("%s: scan status: ours %v (status %q), upstream %q", repro, scanErr, got, up.ScanStatus)
 			}
 			checkVerdict(t, repro, tb, up)
@@ -602,7 +603,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 		for i, w := range want {
 			g := up.Gets[i]
 			if w.Found != g.Found || !bytes.Equal(w.Key, g.Key) || !bytes.Equal(w.Value, g.Value) ||
-				upstream.Reword(table.StatusOf(w.Err)) != g.Status || (w.Err == nil) != (g.Status == "") || fmt.Sprint(w.PolicyCalls) != fmt.Sprint(g.FilterCalls) {
+				upstream.Reword(base.StatusOf(w.Err)) != g.Status || (w.Err == nil) != (g.Status == "") || fmt.Sprint(w.PolicyCalls) != fmt.Sprint(g.FilterCalls) {
 				t.Fatalf("%s: policy %q (filter %s, %v): Get(%x): ours found %v %x=%x err %v calls %v; upstream found %v %x=%x status %q calls %v",
 					repro, policy, filter.Status, filter.Err, lookups[i], w.Found, w.Key, w.Value, w.Err, w.PolicyCalls, g.Found, g.Key, g.Value, g.Status, g.FilterCalls)
 			}
@@ -625,7 +626,7 @@ func checkVerdict(t *testing.T, repro string, tb *table.Table, up *upstream.Tabl
 	if errors.Is(err, table.ErrLimit) && want == "" {
 		return
 	}
-	if got := table.StatusOf(err); got != want || (err == nil) != (want == "") {
+	if got := base.StatusOf(err); got != want || (err == nil) != (want == "") {
 		t.Fatalf("%s: DataKeys: %v (status %q); upstream's DBIter would report %q", repro, err, got, want)
 	}
 }

@@ -101,7 +101,7 @@ func (r *Report) DiffFileOffset() (uint64, bool) {
 
 // Offset returns the file offset Err names, when it names one.
 func (r *Report) Offset() (int64, bool) {
-	var e *table.Error
+	var e *base.Error
 	if errors.As(r.Err, &e) {
 		return e.Offset, true
 	}
@@ -270,12 +270,12 @@ func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.
 	*rep = keep
 	if ioErr == nil {
 		rep.Verdict = Unchecked
-		rep.Err = &table.Error{File: tg.Path, Offset: off,
+		rep.Err = &base.Error{Type: base.TableFile, File: tg.Path, Offset: off,
 			Msg: fmt.Sprintf("reading the memory-mapped file faulted (SIGBUS), and a read(2) of the page at offset %d then succeeded: the device fails intermittently", at)}
 		return
 	}
 	rep.Verdict, rep.Device = Unreadable, true
-	rep.Err = &table.Error{File: tg.Path, Offset: off, Err: ioErr,
+	rep.Err = &base.Error{Type: base.TableFile, File: tg.Path, Offset: off, Err: ioErr,
 		Msg: fmt.Sprintf("reading the memory-mapped file faulted (SIGBUS); a read(2) of the page at offset %d fails", at)}
 	rep.Status = base.IOStatus(tg.Path, ioErr)
 }
@@ -395,10 +395,10 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 		switch {
 		case errors.Is(err, table.ErrLimit):
 			rep.Verdict, rep.Err, rep.Scan = Unchecked, err, false
-		case errors.Is(err, table.ErrUndefined):
+		case errors.Is(err, base.ErrUndefined):
 			rep.Verdict, rep.Err, rep.Undefined = Unreadable, err, true
 		default:
-			rep.Verdict, rep.Err, rep.Status = Unreadable, err, table.StatusOf(err)
+			rep.Verdict, rep.Err, rep.Status = Unreadable, err, base.StatusOf(err)
 			rep.Device = isDeviceError(err)
 		}
 		return
@@ -467,7 +467,7 @@ func decideFilter(t *table.Table, blocks []filtercheck.Block, rep *Report) {
 		// Upstream, reading through its memory map, dies of SIGBUS on
 		// a filter block the storage cannot read (through pread(2) it
 		// would ignore the filter).
-		rep.Verdict, rep.Err, rep.Device, rep.Status = Unreadable, f.Err, true, table.StatusOf(f.Err)
+		rep.Verdict, rep.Err, rep.Device, rep.Status = Unreadable, f.Err, true, base.StatusOf(f.Err)
 		return
 	case f.Err != nil:
 		rep.Verdict, rep.FilterErr = FilterUnusable, f.Err
@@ -517,7 +517,7 @@ func lookup(t *table.Table, name string, present map[string]bool) *table.Filter 
 	f := t.Filter(name)
 	if f.Status == table.FilterNotFound && f.Err == nil && present[name] {
 		h := t.MetaindexHandle()
-		f.Err = &table.Error{File: t.Name(), Offset: int64(h.Offset),
+		f.Err = &base.Error{Type: base.TableFile, File: t.Name(), Offset: int64(h.Offset),
 			Msg: fmt.Sprintf("metaindex block %s: holds %q, but its keys are out of order, so that upstream's seek does not find it", h, table.FilterPrefix+name)}
 	}
 	return f

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
@@ -120,8 +121,8 @@ func checkFile(t *testing.T, file []byte) *verify.Report {
 // metaindex seek finds and that reads with its checksum; any failure reads
 // the table without it.
 func TestFilterVerdicts(t *testing.T) {
-	base := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})
-	blocks := blocksOf(t, base)
+	plain := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})
+	blocks := blocksOf(t, plain)
 	build := func(p bloom.FilterPolicy) []byte { return filtercheck.Build(blocks, p) }
 	current := build(bloom.NewPolicy(10))
 	signed := build(bloom.NewLegacyPolicy(10, true))
@@ -175,16 +176,16 @@ func TestFilterVerdicts(t *testing.T) {
 			return want(r.FilterName == "my.Filter" && strings.Contains(r.Detail(), `"my.Filter" (not checked)`), "name %q, %s", r.FilterName, r.Detail())
 		}},
 		{"checksum mismatch", []metaEntry{{name: bloom.PolicyName, contents: current, badCRC: true}}, false, verify.FilterUnusable, func(r *verify.Report) string {
-			return want(r.FilterName == bloom.PolicyName && table.StatusOf(r.FilterErr) == "Corruption: block checksum mismatch", "%v", r.FilterErr)
+			return want(r.FilterName == bloom.PolicyName && base.StatusOf(r.FilterErr) == "Corruption: block checksum mismatch", "%v", r.FilterErr)
 		}},
 		{"bad handle", []metaEntry{{name: bloom.PolicyName, value: []byte{0x80}}}, false, verify.FilterUnusable, func(r *verify.Report) string {
-			return want(table.StatusOf(r.FilterErr) == "Corruption: bad block handle", "%v", r.FilterErr)
+			return want(base.StatusOf(r.FilterErr) == "Corruption: bad block handle", "%v", r.FilterErr)
 		}},
 		{"metaindex out of order", []metaEntry{{name: "zz.Other", contents: []byte("x")}, {name: bloom.PolicyName, contents: current}}, false, verify.FilterUnusable, func(r *verify.Report) string {
 			return want(strings.Contains(fmt.Sprint(r.FilterErr), "out of order"), "%v", r.FilterErr)
 		}},
 		{"metaindex unreadable", []metaEntry{{name: bloom.PolicyName, contents: current}}, true, verify.FilterUnusable, func(r *verify.Report) string {
-			return want(r.FilterName == "" && table.StatusOf(r.FilterErr) == "Corruption: block checksum mismatch", "%q, %v", r.FilterName, r.FilterErr)
+			return want(r.FilterName == "" && base.StatusOf(r.FilterErr) == "Corruption: block checksum mismatch", "%q, %v", r.FilterName, r.FilterErr)
 		}},
 		{"first filter zeroed", []metaEntry{{name: bloom.PolicyName, contents: zeroed}}, false, verify.Mismatch, func(r *verify.Report) string {
 			fn := r.FalseNegatives
@@ -205,7 +206,7 @@ func TestFilterVerdicts(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := checkFile(t, withMeta(t, base, tc.meta, tc.badMeta))
+			r := checkFile(t, withMeta(t, plain, tc.meta, tc.badMeta))
 			if r.Verdict != tc.verdict {
 				t.Fatalf("verdict %q, want %q: %s", r.Verdict, tc.verdict, r.Detail())
 			}
@@ -330,7 +331,7 @@ func TestErrUndefined(t *testing.T) {
 	// An index handle whose offset plus size overflows 64 bits.
 	bad := tabletest.ReplaceFooter(good, tb.MetaindexHandle(), table.BlockHandle{Offset: 1 << 63, Size: 1 << 63})
 	r := checkFile(t, bad)
-	if r.Verdict != verify.Unreadable || !r.Undefined || r.Status != "" || !errors.Is(r.Err, table.ErrUndefined) ||
+	if r.Verdict != verify.Unreadable || !r.Undefined || r.Status != "" || !errors.Is(r.Err, base.ErrUndefined) ||
 		!strings.HasPrefix(r.Detail(), "upstream's behaviour is undefined on it") {
 		t.Errorf("%s (undefined %v, status %q): %s", r.Verdict, r.Undefined, r.Status, r.Detail())
 	}
