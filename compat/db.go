@@ -9,10 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
@@ -82,7 +82,7 @@ func tableNames(fsys fs.FS) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		if n := e.Name(); e.Type().IsRegular() && (strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst")) {
+		if n := e.Name(); e.Type().IsRegular() && base.HasTableExt(n) {
 			out = append(out, n)
 		}
 	}
@@ -115,7 +115,7 @@ func dbContents(fsys fs.FS) ([]dbKey, error) {
 		return nil, err
 	}
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".log") {
+		if _, typ, _ := base.ParseFileName(e.Name()); typ == base.LogFile {
 			if info, err := e.Info(); err != nil || info.Size() != 0 {
 				return nil, fmt.Errorf("log %s is not empty: its contents are not known without replaying it", e.Name())
 			}
@@ -419,7 +419,7 @@ func liveTables(c cases.DBCase, dir string, names []string, write string) ([]str
 	}
 	byNumber := map[uint64]string{}
 	for _, n := range names {
-		if num, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSuffix(n, ".ldb"), ".sst"), 10, 64); err == nil {
+		if num, typ, ok := base.ParseFileName(n); ok && typ == base.TableFile {
 			byNumber[num] = n
 		}
 	}

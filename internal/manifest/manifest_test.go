@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	mt "github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 )
 
@@ -167,7 +168,7 @@ func TestCutShort(t *testing.T) {
 		for cut := start; cut < end; cut++ {
 			v, err := Parse("m", data[:cut])
 			if perr != nil {
-				if err == nil || err.(*Error).Status != perr.(*Error).Status {
+				if err == nil || base.StatusOf(err) != base.StatusOf(perr) {
 					t.Fatalf("cut at %d (in record %d): %v; want %v", cut, i, err, perr)
 				}
 				continue
@@ -238,9 +239,9 @@ func TestCorrupt(t *testing.T) {
 				}
 				return
 			}
-			var e *Error
+			var e *base.Error
 			if !errors.As(err, &e) || e.File != "MANIFEST-000009" {
-				t.Fatalf("error %v (%T), want a *manifest.Error", err, err)
+				t.Fatalf("error %v (%T), want a *base.Error", err, err)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not contain %q", err, tc.want)
@@ -351,7 +352,7 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// FuzzParse: any bytes give a version or a *manifest.Error, never a panic;
+// FuzzParse: any bytes give a version or a *base.Error, never a panic;
 // and a version's files are sorted.
 func FuzzParse(f *testing.F) {
 	dirs, _ := filepath.Glob("../../testdata/tables/*/MANIFEST-*")
@@ -367,9 +368,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := Parse("fuzz", data)
 		if err != nil {
-			var e *Error
+			var e *base.Error
 			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data)) {
-				t.Fatalf("error %v (%T) is not a *manifest.Error within the file", err, err)
+				t.Fatalf("error %v (%T) is not a *base.Error within the file", err, err)
 			}
 			return
 		}
@@ -391,7 +392,7 @@ func FuzzParse(f *testing.F) {
 }
 
 // TestBitFlips flips every bit of upstream's committed MANIFESTs: each
-// damaged copy reads as an *Error within the file or, where the flip only
+// damaged copy reads as a *base.Error within the file or, where the flip only
 // makes the last record look cut short (upstream drops it silently too),
 // as the version of a prefix of the edits; never a panic or another
 // version.
@@ -418,7 +419,7 @@ func TestBitFlips(t *testing.T) {
 			b[bit/8] ^= 1 << (bit % 8)
 			v, err := Parse(p, b)
 			if err != nil {
-				var e *Error
+				var e *base.Error
 				if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(b)) {
 					t.Fatalf("%s, bit %d: %v (%T)", p, bit, err, err)
 				}
@@ -441,7 +442,7 @@ func TestBitFlips(t *testing.T) {
 
 // TestComparator: an edit naming another comparator than the one the
 // MANIFEST is read with fails the read as VersionSet::Recover does, with
-// ErrComparator and the name the edit records; read with that name, the
+// a *ComparatorError naming what the edit records; read with that name, the
 // database is the application's and reads in full. A MANIFEST naming two
 // comparators is read by neither.
 func TestComparator(t *testing.T) {
@@ -456,13 +457,13 @@ func TestComparator(t *testing.T) {
 	}
 	one := build(other)
 	_, err := Parse("MANIFEST-000009", one)
-	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrComparator) || e.Comparator != other ||
-		e.Status != "Invalid argument: "+other+" does not match existing comparator : "+BytewiseComparator {
-		t.Fatalf("default comparator: %v (%+v); want ErrComparator naming %q", err, e, other)
+	var ce *ComparatorError
+	if !errors.As(err, &ce) || ce.Recorded != other || ce.ReadWith != BytewiseComparator ||
+		base.StatusOf(err) != "Invalid argument: "+other+" does not match existing comparator : "+BytewiseComparator {
+		t.Fatalf("default comparator: %v (%+v); want a ComparatorError naming %q", err, ce, other)
 	}
-	if strings.Contains(err.Error(), ErrComparator.Error()) {
-		t.Errorf("error %q repeats %q", err, ErrComparator)
+	if want := `MANIFEST-000009: offset 0: version edit 0: comparator "` + other + `", not the "` + BytewiseComparator + `" it is read with`; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 	v, err := ParseWith("MANIFEST-000009", one, other)
 	if err != nil || v.Comparator != other || !reflect.DeepEqual(numbers(v), []string{"1:7:300"}) {
@@ -475,7 +476,7 @@ func TestComparator(t *testing.T) {
 	two := build(other, BytewiseComparator)
 	for _, name := range []string{BytewiseComparator, other} {
 		_, err := ParseWith("MANIFEST-000009", two, name)
-		if !errors.As(err, &e) || !errors.Is(err, ErrComparator) {
+		if !errors.As(err, &ce) {
 			t.Errorf("two comparators, read with %s: %v", name, err)
 		}
 	}
@@ -486,7 +487,7 @@ func TestComparator(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "MANIFEST-000009"), one, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(dir); !errors.Is(err, ErrComparator) {
+	if _, err := Read(dir); !errors.As(err, &ce) {
 		t.Errorf("Read: %v", err)
 	}
 	if v, err := ReadWith(dir, other); err != nil || len(v.Files) != 1 {
