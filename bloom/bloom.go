@@ -67,36 +67,16 @@ func newBloom(bitsPerKey int, name string, signedTail bool) *bloomPolicy {
 	}
 	return &bloomPolicy{
 		bitsPerKey: uint64(bitsPerKey),
-		k:          probesFor(bitsPerKey),
+		k:          ProbesFor(bitsPerKey),
 		name:       name,
 		signedTail: signedTail,
 	}
 }
 
-// probesFor is upstream's k: bitsPerKey*ln(2), with ln(2) written as 0.69,
-// truncated and clamped to 1..30.
-func probesFor(bitsPerKey int) int {
-	k := int(float64(bitsPerKey) * 0.69)
-	if k < 1 {
-		k = 1
-	}
-	if k > maxK {
-		k = maxK
-	}
-	return k
-}
-
 func (p *bloomPolicy) Name() string { return p.name }
 
-// filterBits returns upstream's filter size in bits for n keys: at least 64,
-// a multiple of 8.
-func (p *bloomPolicy) filterBits(n int) uint64 {
-	nbits := uint64(n) * p.bitsPerKey
-	if nbits < 64 {
-		nbits = 64
-	}
-	return (nbits + 7) / 8 * 8
-}
+// filterBits returns upstream's filter size in bits for n keys (FilterBits).
+func (p *bloomPolicy) filterBits(n int) uint64 { return FilterBits(n, int(p.bitsPerKey)) }
 
 // filterLen returns the length of a filter of n keys, k byte included.
 func (p *bloomPolicy) filterLen(n int) int { return int(p.filterBits(n)/8) + 1 }

@@ -149,7 +149,7 @@ func TestCreateFilterReference(t *testing.T) {
 				keys[i] = bytes.Repeat([]byte{byte(0xf0 + i)}, i%19)
 			}
 			got := NewPolicy(bpk).CreateFilter(keys, nil)
-			want := refFilter(keys, bpk, probesFor(bpk), false)
+			want := refFilter(keys, bpk, ProbesFor(bpk), false)
 			if !bytes.Equal(got, want) {
 				t.Errorf("bits/key %d, n %d: filter differs from the reference", bpk, n)
 			}

@@ -101,7 +101,7 @@ func FuzzCreateFilter(f *testing.F) {
 			t.Fatal("CreateFilter changed dst[:len(dst)]")
 		}
 		filter := out[len(prefix):]
-		if want := refFilter(keys, bitsPerKey, probesFor(bitsPerKey), false); !bytes.Equal(filter, want) {
+		if want := refFilter(keys, bitsPerKey, ProbesFor(bitsPerKey), false); !bytes.Equal(filter, want) {
 			t.Fatalf("bits/key %d, keys %q: filter differs from the reference", bitsPerKey, keys)
 		}
 		for _, k := range keys {

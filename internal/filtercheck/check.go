@@ -123,13 +123,13 @@ func CheckFilter(blocks []Block, name string, h table.BlockHandle, stored []byte
 	switch name {
 	case bloom.PolicyName:
 		r.Params = &params
-		r.Diff = rebuildDiff(stored, blocks, bloom.NewPolicy(bpk), bpk, bloom.Hash)
+		r.Diff = rebuildDiff(stored, blocks, bloom.NewPolicy(bpk), bpk)
 	case bloom.LegacyPolicyName:
 		r.Params = &params
-		du := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, false), bpk, bloom.Hash)
+		du := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, false), bpk)
 		ds := du // the same block, when no key tells the hashes apart
 		if HashesDiffer(blocks) {
-			ds = rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk, bloom.HashSignedTail)
+			ds = rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk)
 		}
 		switch {
 		case du == nil && ds == nil:

@@ -104,7 +104,7 @@ func MeasureFPR(contents []byte, l *Layout, blocks []Block, p bloom.FilterPolicy
 		if f.Len > 1 && keys[i] > 0 {
 			eligible = append(eligible, i)
 			k := f.K(contents)
-			if k > maxProbes {
+			if k > bloom.MaxProbes {
 				theory++ // upstream treats such filters as matching everything
 			} else {
 				theory += TheoreticalFPR((f.Len-1)*8, distinct[i], k)
@@ -174,7 +174,7 @@ func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []Block, p bloom
 		}
 		n++
 		k := f.K(contents)
-		if k > maxProbes {
+		if k > bloom.MaxProbes {
 			sum++ // upstream treats such filters as matching everything
 			continue
 		}

@@ -45,12 +45,11 @@ func TestRebuildPrefix(t *testing.T) {
 	type pol struct {
 		name string
 		p    func(int) bloom.FilterPolicy
-		hash func([]byte, uint32) uint32
 	}
 	pols := []pol{
-		{"current", func(b int) bloom.FilterPolicy { return bloom.NewPolicy(b) }, bloom.Hash},
-		{"legacy unsigned", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }, bloom.Hash},
-		{"legacy signed", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, true) }, bloom.HashSignedTail},
+		{"current", func(b int) bloom.FilterPolicy { return bloom.NewPolicy(b) }},
+		{"legacy unsigned", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }},
+		{"legacy signed", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, true) }},
 	}
 	for iter := 0; iter < 300; iter++ {
 		blocks := randomBlocks(rng, rng.IntN(12))
@@ -68,7 +67,7 @@ func TestRebuildPrefix(t *testing.T) {
 			if n < 0 {
 				continue
 			}
-			if got := rebuildPrefix(blocks, pl.p(bpk), bpk, pl.hash, n); !bytes.Equal(got, full[:n]) {
+			if got := rebuildPrefix(blocks, pl.p(bpk), bpk, n); !bytes.Equal(got, full[:n]) {
 				t.Fatalf("%s: prefix of %d bytes differs from Build's\n got % x\nwant % x", name, n, got, full[:n])
 			}
 		}
@@ -80,7 +79,7 @@ func TestRebuildPrefix(t *testing.T) {
 			stored[rng.IntN(len(stored))] ^= 1 << rng.IntN(8)
 		}
 		want := Compare(stored, full)
-		got := Compare(stored, rebuildPrefix(blocks, pl.p(bpk), bpk, pl.hash, len(stored)+1))
+		got := Compare(stored, rebuildPrefix(blocks, pl.p(bpk), bpk, len(stored)+1))
 		got.RebuiltLen = len(full)
 		if *got != *want {
 			t.Fatalf("%s: bounded diff %v, full diff %v", name, got, want)
