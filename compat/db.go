@@ -359,13 +359,13 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 			fail(kindTableFormat, "table is not in upstream's format: %v", err)
 			continue
 		}
-		r, err := filtercheck.Check(t)
+		r, err := filtercheck.CompareTable(t)
 		if err != nil {
 			fail(kindTableFormat, "table is not in upstream's format: %v", err)
 			continue
 		}
 		switch {
-		case r.Status == filtercheck.StatusNoFilter:
+		case r.Match == filtercheck.MatchNoFilter:
 			fail(kindNoFilter, "table of %d keys has no filter block; upstream writes one in every table when a filter policy is set", r.Keys)
 			continue
 		case r.Policy != bloom.PolicyName:
@@ -377,7 +377,7 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 			continue
 		}
 		var problems []string
-		if r.Status == filtercheck.StatusMismatch {
+		if r.Match == filtercheck.MatchDiffers {
 			params := "layout: " + r.LayoutError
 			if r.Params != nil && r.LayoutError == "" {
 				params = r.Params.String()

@@ -14,7 +14,7 @@ import (
 // dumpReport is what `dump` learns of one table; its JSON form is
 // dumpJSON.
 type dumpReport struct {
-	*verify.Report
+	*verify.TableReport
 	Layout *dumpLayout
 	FPR    *filtercheck.FPR
 }
@@ -40,7 +40,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	var sum verify.Summary
 	prog := newProgress(stderr, "dumped", countTables(items))
 	first := true
-	verify.Each(items, options(true), func(it verify.Item, rep *verify.Report) {
+	verify.Each(items, options(true), func(it verify.Item, rep *verify.TableReport) {
 		sum.Add(it, rep)
 		var d dumpReport
 		if rep != nil {
@@ -74,10 +74,10 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 
 // dumpOne describes the filter block of the table of rep, if it has one
 // that was read, and drops the keys rep kept for it.
-func dumpOne(rep *verify.Report, samples int, seed uint64) dumpReport {
-	d := dumpReport{Report: rep}
-	blocks, contents, r := rep.Blocks, rep.FilterContents, rep.Filter
-	rep.Table, rep.Blocks, rep.FilterContents = nil, nil, nil
+func dumpOne(rep *verify.TableReport, samples int, seed uint64) dumpReport {
+	d := dumpReport{TableReport: rep}
+	blocks, contents, r := rep.BlockKeys, rep.FilterBlock, rep.Comparison
+	rep.Table, rep.BlockKeys, rep.FilterBlock = nil, nil, nil
 	if r == nil {
 		return d
 	}
@@ -107,7 +107,7 @@ func dumpOne(rep *verify.Report, samples int, seed uint64) dumpReport {
 		return d // no policy to query with
 	}
 	fpr := filtercheck.MeasureFPR(contents, l, blocks, p, samples, seed)
-	if r.Status == filtercheck.StatusOK && fpr.Samples > 0 {
+	if r.Match == filtercheck.MatchOK && fpr.Samples > 0 {
 		filtercheck.ExpectFilters(&fpr, contents, l, blocks, p, seed)
 	}
 	d.FPR = &fpr
@@ -117,7 +117,7 @@ func dumpOne(rep *verify.Report, samples int, seed uint64) dumpReport {
 // writeDump prints one table's dump.
 func writeDump(w io.Writer, d dumpReport) {
 	fmt.Fprintf(w, "%s\n", d.Path)
-	r := d.Filter
+	r := d.Comparison
 	if r == nil {
 		verdict := string(d.Verdict)
 		if verdict == "" {

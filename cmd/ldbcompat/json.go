@@ -146,7 +146,7 @@ func databaseOf(d *verify.Database) databaseJSON {
 	return j
 }
 
-// tableJSON is one table of `verify --json`: a verify.Report.
+// tableJSON is one table of `verify --json`: a verify.TableReport.
 type tableJSON struct {
 	Path string `json:"path"`
 	// Verdict is a verify.Verdict, or "skipped" for a file that was not
@@ -178,7 +178,7 @@ type tableJSON struct {
 	FalseNegatives *falseNegativesJSON `json:"false_negatives,omitempty"`
 }
 
-// filterJSON is a filtercheck.Result: the filter block checked.
+// filterJSON is a filtercheck.Comparison: the filter block checked.
 type filterJSON struct {
 	Policy string `json:"policy"`
 	// Hash is, for a legacy filter, the hash that reproduces it.
@@ -294,9 +294,9 @@ type fprJSON struct {
 }
 
 // tableOf converts rep to its form in `verify --json`.
-func tableOf(rep *verify.Report) tableJSON {
+func tableOf(rep *verify.TableReport) tableJSON {
 	j := tableJSON{Path: rep.Path, Verdict: string(rep.Verdict), Detail: rep.Detail(),
-		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.FilterErr), OtherFilters: rep.OtherFilters,
+		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.UnusableErr), OtherFilters: rep.OtherFilters,
 		Error: errText(rep.Err)}
 	if rep.Verdict == "" {
 		j.Verdict = "skipped"
@@ -317,7 +317,7 @@ func tableOf(rep *verify.Report) tableJSON {
 		blocks, keys := rep.DataBlocks, rep.Keys
 		j.DataBlocks, j.Keys = &blocks, &keys
 	}
-	if r := rep.Filter; r != nil {
+	if r := rep.Comparison; r != nil {
 		j.Filter = &filterJSON{Policy: r.Policy, Hash: r.Legacy, Offset: r.FilterBlockOffset, Size: r.FilterBlockSize,
 			Filters: r.Filters, Params: paramsOf(r.Params), LayoutError: r.LayoutError}
 		if d := r.Diff; d != nil {
@@ -345,7 +345,7 @@ func errText(err error) string {
 
 // toJSON converts rep to its form in `dump --json`.
 func (rep dumpReport) toJSON() dumpJSON {
-	j := dumpJSON{tableJSON: tableOf(rep.Report), Layout: rep.Layout}
+	j := dumpJSON{tableJSON: tableOf(rep.TableReport), Layout: rep.Layout}
 	if f := rep.FPR; f != nil {
 		j.FPR = &fprJSON{Samples: f.Samples, FalsePositives: f.FalsePositives, Measured: f.Measured,
 			IndependentHash: f.Theoretical}

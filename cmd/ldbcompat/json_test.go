@@ -227,18 +227,18 @@ func TestJSONFieldNames(t *testing.T) {
 
 // TestJSONValues checks that the JSON carries filtercheck's result
 // unchanged: each field of a mismatch's Result, Params and Diff, read back
-// from `verify --json`, equals what filtercheck.Check says of the table.
+// from `verify --json`, equals what filtercheck.CompareTable says of the table.
 func TestJSONValues(t *testing.T) {
 	dir := copyDB(t, "b16-bs128-snappy")
 	path := firstTable(t, dir)
 	tamper(t, path)
 	tb, _ := openTable(t, path)
-	r, err := filtercheck.Check(tb)
+	r, err := filtercheck.CompareTable(tb)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Diff == nil || r.Params == nil {
-		t.Fatalf("tampered table checks %v", r.Status)
+		t.Fatalf("tampered table checks %v", r.Match)
 	}
 	_, stdout, _ := runCmd(t, "verify", "--json", path)
 	var v struct {
@@ -260,7 +260,7 @@ func TestJSONValues(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
 	j := v.Tables[0]
-	if j.Verdict != string(r.Status) || j.Filter.Policy != r.Policy || j.DataBlocks != r.DataBlocks || j.Keys != r.Keys || j.Filter.Filters != r.Filters ||
+	if j.Verdict != string(r.Match) || j.Filter.Policy != r.Policy || j.DataBlocks != r.DataBlocks || j.Keys != r.Keys || j.Filter.Filters != r.Filters ||
 		j.Filter.Offset != r.FilterBlockOffset || j.Filter.Size != r.FilterBlockSize {
 		t.Errorf("JSON %+v, result %+v", j, r)
 	}

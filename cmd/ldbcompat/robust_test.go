@@ -438,7 +438,7 @@ func TestBitFlipCLI(t *testing.T) {
 func TestErrorsUnwrap(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.ldb")
 	writeFile(t, p, []byte("short"))
-	rep := verify.Check(&verify.Target{Path: p}, options(false))
+	rep := verify.Examine(&verify.Target{Path: p}, options(false))
 	var te *base.Error
 	if rep.Verdict != verify.Unreadable || !errors.As(rep.Err, &te) || te.File != p {
 		t.Fatalf("verdict %s, error %v (%T): want a *base.Error for %s", rep.Verdict, rep.Err, rep.Err, p)

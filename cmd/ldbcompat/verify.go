@@ -24,7 +24,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	var sum verify.Summary
 	prog := newProgress(stderr, "verified", countTables(items))
 	first := true
-	verify.Each(items, options(false), func(it verify.Item, rep *verify.Report) {
+	verify.Each(items, options(false), func(it verify.Item, rep *verify.TableReport) {
 		sum.Add(it, rep)
 		if rep != nil {
 			prog.tick()
@@ -85,7 +85,7 @@ func countTables(items []verify.Item) int {
 // printItem prints one item as text: a line on stdout for a database (a
 // blank line before all but the first) or a table, a line on stderr for a
 // path that could not be examined or a note.
-func printItem(stdout, stderr io.Writer, it verify.Item, rep *verify.Report, first *bool) {
+func printItem(stdout, stderr io.Writer, it verify.Item, rep *verify.TableReport, first *bool) {
 	switch {
 	case it.Database != nil:
 		if !*first {
@@ -103,7 +103,7 @@ func printItem(stdout, stderr io.Writer, it verify.Item, rep *verify.Report, fir
 }
 
 // tableLine is a table's line: its path, verdict and details.
-func tableLine(rep *verify.Report) string {
+func tableLine(rep *verify.TableReport) string {
 	verdict := string(rep.Verdict)
 	if rep.Verdict == "" {
 		verdict = "skipped"

@@ -29,7 +29,7 @@ var (
 
 // Verify measures, over a database upstream wrote, how many megabytes of
 // table files per second of CPU time one core checks: first in this process
-// (table.Open and filtercheck.Check on each table, what `ldbcompat verify`
+// (table.Open and filtercheck.CompareTable on each table, what `ldbcompat verify`
 // does per table), then with the `ldbcompat verify` command itself, run
 // with GOMAXPROCS=1.
 func Verify(rounds int) (Extra, error) {
@@ -117,12 +117,12 @@ func checkTable(path string) error {
 	if err != nil {
 		return err
 	}
-	r, err := filtercheck.Check(t)
+	r, err := filtercheck.CompareTable(t)
 	if err != nil {
 		return err
 	}
-	if r.Status != filtercheck.StatusOK {
-		return fmt.Errorf("bench: %s: filter block %s", path, r.Status)
+	if r.Match != filtercheck.MatchOK {
+		return fmt.Errorf("bench: %s: filter block %s", path, r.Match)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@
 //
 // The package's files follow its concerns: rebuild.go reads a table's keys
 // and rebuilds the filter block upstream would write; check.go compares it
-// with the stored block (Check, CheckFilter, Compare) and counts the
+// with the stored block (CompareTable, Compare, FirstDiff) and counts the
 // table's keys the stored block rejects (CountFalseNegatives); layout.go decodes a stored
 // block's structure; params.go infers the bits/key it was built with; and
 // fpr.go measures its false-positive rate. Its types carry no JSON form: the

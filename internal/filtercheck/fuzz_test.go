@@ -66,9 +66,9 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r *filtercheck.Result
+		var r *filtercheck.Comparison
 		got := alloctest.Allocated(func() {
-			r, err = filtercheck.Check(tb)
+			r, err = filtercheck.CompareTable(tb)
 			if err != nil {
 				return
 			}
@@ -87,13 +87,13 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("checking a %d-byte table allocated %d bytes; want at most %d", len(data), got, allocBound(len(data)))
 		}
 		if name != bloom.PolicyName && name != bloom.LegacyPolicyName {
-			if r.Status != filtercheck.StatusUnknownPolicy {
-				t.Fatalf("policy %q: status %s", name, r.Status)
+			if r.Match != filtercheck.MatchUnknownPolicy {
+				t.Fatalf("policy %q: status %s", name, r.Match)
 			}
 			return
 		}
-		if (r.Status == filtercheck.StatusMismatch) != (r.Diff != nil) || (r.Status != filtercheck.StatusOK && r.Status != filtercheck.StatusMismatch) {
-			t.Fatalf("status %s with diff %v", r.Status, r.Diff)
+		if (r.Match == filtercheck.MatchDiffers) != (r.Diff != nil) || (r.Match != filtercheck.MatchOK && r.Match != filtercheck.MatchDiffers) {
+			t.Fatalf("status %s with diff %v", r.Match, r.Diff)
 		}
 		// Rebuild outright, when that is affordable, and compare with what
 		// Check found.
@@ -109,10 +109,10 @@ func FuzzCheck(f *testing.F) {
 		if got := filtercheck.RebuiltSize(r.Blocks, bpk); got != uint64(len(rebuilt)) {
 			t.Fatalf("RebuiltSize %d, Build wrote %d bytes", got, len(rebuilt))
 		}
-		want := filtercheck.Compare(contents, rebuilt)
+		want := filtercheck.FirstDiff(contents, rebuilt)
 		if name == bloom.LegacyPolicyName && r.Legacy == filtercheck.LegacyNeither {
 			// Check reports whichever hash's difference comes later.
-			if d := filtercheck.Compare(contents, filtercheck.Build(r.Blocks, bloom.NewLegacyPolicy(bpk, true))); d != nil && want != nil && d.Offset > want.Offset {
+			if d := filtercheck.FirstDiff(contents, filtercheck.Build(r.Blocks, bloom.NewLegacyPolicy(bpk, true))); d != nil && want != nil && d.Offset > want.Offset {
 				want = d
 			}
 		}

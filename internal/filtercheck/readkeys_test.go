@@ -15,14 +15,14 @@ import (
 )
 
 // readKeysSlowly is ReadKeys written plainly, with DataBlocks.
-func readKeysSlowly(t *table.Table) ([]filtercheck.Block, error) {
-	var blocks []filtercheck.Block
+func readKeysSlowly(t *table.Table) ([]filtercheck.BlockKeys, error) {
+	var blocks []filtercheck.BlockKeys
 	err := t.DataBlocks(func(b *table.DataBlock) error {
 		keys := make([][]byte, len(b.Entries))
 		for i, e := range b.Entries {
 			keys[i] = e.Key.UserKey
 		}
-		blocks = append(blocks, filtercheck.Block{Handle: b.Handle, Keys: keys})
+		blocks = append(blocks, filtercheck.BlockKeys{Handle: b.Handle, Keys: keys})
 		return nil
 	})
 	return blocks, err

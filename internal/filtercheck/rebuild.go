@@ -8,16 +8,16 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Block is a data block's handle and the user keys of its entries in table
+// BlockKeys is a data block's handle and the user keys of its entries in table
 // order.
-type Block struct {
+type BlockKeys struct {
 	Handle table.BlockHandle // where the data block is stored
 	Keys   [][]byte          // its entries' user keys, in order
 }
 
 // ReadKeys reads every data block of t and returns their handles and user
 // keys.
-func ReadKeys(t *table.Table) ([]Block, error) {
+func ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	return new(KeyStore).ReadKeys(t)
 }
 
@@ -27,15 +27,15 @@ func ReadKeys(t *table.Table) ([]Block, error) {
 type KeyStore struct {
 	arenas [][]byte   // chunks the keys are copied into
 	slices [][][]byte // chunks of the blocks' key slices
-	blocks []Block
+	blocks []BlockKeys
 }
 
 // ReadKeys reads every data block of t and returns their handles and user
 // keys, in s's memory: what an earlier call returned is overwritten.
-func (s *KeyStore) ReadKeys(t *table.Table) ([]Block, error) {
+func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	blocks := s.blocks[:0]
 	if cap(blocks) < t.NumDataBlocks() {
-		blocks = make([]Block, 0, t.NumDataBlocks())
+		blocks = make([]BlockKeys, 0, t.NumDataBlocks())
 	}
 	// The keys share buffers, and their slices arrays, allocated in chunks
 	// that are never grown in place, so that earlier keys stay put; a
@@ -99,7 +99,7 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]Block, error) {
 			keys = slices[first:len(slices):len(slices)]
 		}
 		first = len(slices)
-		blocks = append(blocks, Block{Handle: h, Keys: keys})
+		blocks = append(blocks, BlockKeys{Handle: h, Keys: keys})
 		return nil
 	})
 	s.blocks = blocks
@@ -111,7 +111,7 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]Block, error) {
 
 // Build returns the filter block upstream's TableBuilder writes with policy
 // p for a table with the given data blocks.
-func Build(blocks []Block, p bloom.FilterPolicy) []byte {
+func Build(blocks []BlockKeys, p bloom.FilterPolicy) []byte {
 	fb := bloom.NewFilterBlockBuilder(p)
 	fb.StartBlock(0)
 	for _, b := range blocks {
@@ -136,7 +136,7 @@ func Rebuild(t *table.Table, p bloom.FilterPolicy) ([]byte, error) {
 // RebuiltSize returns the size of the filter block Build writes for blocks
 // with a bloom filter of bitsPerKey bits per key (NewPolicy or
 // NewLegacyPolicy), without building it.
-func RebuiltSize(blocks []Block, bitsPerKey int) uint64 {
+func RebuiltSize(blocks []BlockKeys, bitsPerKey int) uint64 {
 	var size uint64
 	filters := rebuiltFilters(blocks)
 	for _, f := range filters {
@@ -164,7 +164,7 @@ type rebuiltFilter struct {
 // range before end's that has none yet, the first of them holding every key
 // added since the last one was generated; Finish generates one more when
 // keys are pending.
-func rebuiltFilters(blocks []Block) []rebuiltFilter {
+func rebuiltFilters(blocks []BlockKeys) []rebuiltFilter {
 	const baseLg = bloom.FilterBaseLg
 	var fs []rebuiltFilter
 	if n := len(blocks); n > 0 {
@@ -186,7 +186,7 @@ func rebuiltFilters(blocks []Block) []rebuiltFilter {
 	return fs
 }
 
-// maxRebuild is the size up to which Check builds a filter block the
+// maxRebuild is the size up to which Compare builds a filter block the
 // ordinary way, with bloom.FilterBlockBuilder, to compare it with a stored
 // block of n bytes. A larger rebuilt block cannot equal the stored one;
 // building it whole could take far more memory than the table (a filter
@@ -198,12 +198,12 @@ func maxRebuild(n int) uint64 { return 2*uint64(n) + 64<<10 }
 // bloom filter of bitsPerKey bits per key (NewPolicy or NewLegacyPolicy).
 // It returns what Compare(stored, Build(blocks, p)) does without allocating
 // much more than stored's size.
-func rebuildDiff(stored []byte, blocks []Block, p bloom.FilterPolicy, bitsPerKey int) *Diff {
+func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int) *Diff {
 	size := RebuiltSize(blocks, bitsPerKey)
 	if size <= maxRebuild(len(stored)) {
-		return Compare(stored, Build(blocks, p))
+		return FirstDiff(stored, Build(blocks, p))
 	}
-	d := Compare(stored, rebuildPrefix(blocks, p, bitsPerKey, len(stored)+1))
+	d := FirstDiff(stored, rebuildPrefix(blocks, p, bitsPerKey, len(stored)+1))
 	d.RebuiltLen = int(min(size, math.MaxInt))
 	return d
 }
@@ -213,7 +213,7 @@ func rebuildDiff(stored []byte, blocks []Block, p bloom.FilterPolicy, bitsPerKey
 // n. Filters that fit in the first n bytes are made by p; of the filter
 // that straddles byte n, only the bytes before it are computed
 // (bloom.AppendFilterPrefix).
-func rebuildPrefix(blocks []Block, p bloom.FilterPolicy, bitsPerKey int, n int) []byte {
+func rebuildPrefix(blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, n int) []byte {
 	out := make([]byte, 0, n)
 	filters := rebuiltFilters(blocks)
 	var keys [][]byte

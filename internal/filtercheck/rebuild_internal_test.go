@@ -12,15 +12,15 @@ import (
 
 // randomBlocks returns n data blocks at increasing offsets, some empty,
 // some sharing a 2 KiB range, some skipping ranges, with random keys.
-func randomBlocks(rng *rand.Rand, n int) []Block {
-	var bs []Block
+func randomBlocks(rng *rand.Rand, n int) []BlockKeys {
+	var bs []BlockKeys
 	off := uint64(0)
 	for i := 0; i < n; i++ {
 		size := uint64(rng.IntN(3000))
 		if rng.IntN(8) == 0 {
 			size += uint64(rng.IntN(20000))
 		}
-		b := Block{Handle: table.BlockHandle{Offset: off, Size: size}}
+		b := BlockKeys{Handle: table.BlockHandle{Offset: off, Size: size}}
 		for j := rng.IntN(40); j > 0; j-- {
 			k := make([]byte, rng.IntN(12))
 			for x := range k {
@@ -78,8 +78,8 @@ func TestRebuildPrefix(t *testing.T) {
 		if len(stored) > 0 && rng.IntN(2) == 0 {
 			stored[rng.IntN(len(stored))] ^= 1 << rng.IntN(8)
 		}
-		want := Compare(stored, full)
-		got := Compare(stored, rebuildPrefix(blocks, pl.p(bpk), bpk, len(stored)+1))
+		want := FirstDiff(stored, full)
+		got := FirstDiff(stored, rebuildPrefix(blocks, pl.p(bpk), bpk, len(stored)+1))
 		got.RebuiltLen = len(full)
 		if *got != *want {
 			t.Fatalf("%s: bounded diff %v, full diff %v", name, got, want)

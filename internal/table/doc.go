@@ -12,7 +12,7 @@
 //     (table/block.cc), with DBIter's internal key check (db/db_iter.cc):
 //     a bad block ends its own entries only, and the error returned is the
 //     one upstream reports at the end.
-//   - Filter is Table::ReadMeta and Table::ReadFilter for a policy name:
+//   - LookupFilter is Table::ReadMeta and Table::ReadFilter for a policy name:
 //     the filter used, not found, or found but unreadable (why), in which
 //     case upstream silently reads without it.
 //   - Get is Table::InternalGet, filter included.

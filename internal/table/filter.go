@@ -13,15 +13,15 @@ import (
 // key is the filter policy's name.
 const FilterPrefix = "filter."
 
-// FilterStatus is what upstream makes of a table's filter block for a
+// FilterUse is what upstream makes of a table's filter block for a
 // filter policy name.
-type FilterStatus int
+type FilterUse int
 
 // The outcomes of Table::ReadMeta and Table::ReadFilter.
 const (
 	// FilterUsed: the filter block is found and read; upstream consults
 	// it on every Get.
-	FilterUsed FilterStatus = iota + 1
+	FilterUsed FilterUse = iota + 1
 	// FilterNotFound: the metaindex block was read, but seeking
 	// "filter."+name in it finds no such entry (none, or none where
 	// Block::Iter::Seek looks, or the seek hits a bad entry); upstream
@@ -37,7 +37,7 @@ const (
 )
 
 // String returns "used", "not found", "no metaindex" or "unreadable".
-func (s FilterStatus) String() string {
+func (s FilterUse) String() string {
 	switch s {
 	case FilterUsed:
 		return "used"
@@ -48,13 +48,13 @@ func (s FilterStatus) String() string {
 	case FilterUnreadable:
 		return "unreadable"
 	}
-	return fmt.Sprintf("FilterStatus(%d)", int(s))
+	return fmt.Sprintf("FilterUse(%d)", int(s))
 }
 
-// Filter is upstream's filter decision for a table and a policy name.
-type Filter struct {
-	Policy string       // the policy name asked about
-	Status FilterStatus // what upstream does
+// FilterLookup is upstream's filter decision for a table and a policy name.
+type FilterLookup struct {
+	Policy string    // the policy name asked about
+	Use    FilterUse // what upstream does
 	// Handle is the filter block's handle, when the entry was found and
 	// its value starts with one.
 	Handle   BlockHandle
@@ -63,13 +63,13 @@ type Filter struct {
 	// its contents as upstream reads them (decompressed), when Used.
 	Compression byte
 	Contents    []byte
-	// Err says why the filter is not used when the Status is
+	// Err says why the filter is not used when Use is
 	// FilterNoMetaindex or FilterUnreadable; for FilterNotFound it is the
 	// metaindex's "bad entry in block" when the seek hit one, else nil.
 	Err error
 }
 
-// Filter returns what LevelDB 1.23, given a filter policy whose Name() is
+// LookupFilter returns what LevelDB 1.23, given a filter policy whose Name() is
 // policy, makes of the table's filter block (table/table.cc ReadMeta and
 // ReadFilter, with paranoid_checks): it reads the metaindex block, seeks
 // "filter."+policy in it with the bytewise comparator (Block::Iter::Seek:
@@ -78,30 +78,30 @@ type Filter struct {
 // start of its value (ignoring the rest) and reads that block with its
 // checksum verified, decompressing a snappy one. Any failure silently
 // leaves the table without a filter.
-func (t *Table) Filter(policy string) *Filter {
-	f := &Filter{Policy: policy}
+func (t *Table) LookupFilter(policy string) *FilterLookup {
+	f := &FilterLookup{Policy: policy}
 	if t.metaErr != nil {
-		f.Status, f.Err = FilterNoMetaindex, t.metaErr
+		f.Use, f.Err = FilterNoMetaindex, t.metaErr
 		return f
 	}
 	target := []byte(FilterPrefix + policy)
 	it := t.newBlockIter(&t.metaBlock, "metaindex block")
 	if !it.seek(target, compareBytewise) || !bytes.Equal(it.key, target) {
-		f.Status, f.Err = FilterNotFound, it.err
+		f.Use, f.Err = FilterNotFound, it.err
 		return f
 	}
 	f.Handle, f.HandleOK = decodeHandleOK(it.value)
 	if !f.HandleOK {
-		f.Status = FilterUnreadable
+		f.Use = FilterUnreadable
 		f.Err = t.statusErrorf(it.valueAt(), statusBadHandle, "metaindex entry %q: want a block handle (two varints), got %d bytes % x", target, len(it.value), truncate(it.value))
 		return f
 	}
 	var b Block
 	if _, err := t.readBlock(&b, f.Handle, "filter block", nil); err != nil {
-		f.Status, f.Err = FilterUnreadable, err
+		f.Use, f.Err = FilterUnreadable, err
 		return f
 	}
-	f.Status, f.Compression, f.Contents = FilterUsed, b.Compression, b.Contents
+	f.Use, f.Compression, f.Contents = FilterUsed, b.Compression, b.Contents
 	return f
 }
 
@@ -110,10 +110,10 @@ func (t *Table) Filter(policy string) *Filter {
 // FilterPrefix, when its policy's name is the rest of that name: the name
 // and the contents (decompressed). ok is false when there is no such
 // entry, or when upstream would read the table without a filter under
-// that name (see Filter). The caller must not modify contents.
+// that name (see LookupFilter). The caller must not modify contents.
 func (t *Table) FilterBlock() (name string, contents []byte, ok bool) {
 	f := t.firstFilter()
-	if f == nil || f.Status != FilterUsed {
+	if f == nil || f.Use != FilterUsed {
 		return "", nil, false
 	}
 	return f.Policy, f.Contents, true
@@ -123,18 +123,18 @@ func (t *Table) FilterBlock() (name string, contents []byte, ok bool) {
 // ok is false when it returns none.
 func (t *Table) FilterHandle() (h BlockHandle, ok bool) {
 	f := t.firstFilter()
-	if f == nil || f.Status != FilterUsed {
+	if f == nil || f.Use != FilterUsed {
 		return BlockHandle{}, false
 	}
 	return f.Handle, true
 }
 
-// firstFilter is Filter for the first "filter." entry's name, or nil.
-func (t *Table) firstFilter() *Filter {
+// firstFilter is LookupFilter for the first "filter." entry's name, or nil.
+func (t *Table) firstFilter() *FilterLookup {
 	t.firstOnce.Do(func() {
 		for _, m := range t.meta {
 			if name, ok := strings.CutPrefix(m.Name, FilterPrefix); ok {
-				t.first = t.Filter(name)
+				t.first = t.LookupFilter(name)
 				return
 			}
 		}

@@ -30,7 +30,7 @@ type GetResult struct {
 
 // Get looks the internal key ikey up as Table::InternalGet does with the
 // internal key comparator, verify_checksums and, when f is used
-// (f.Status == FilterUsed), a filter block reader over f.Contents whose
+// (f.Use == FilterUsed), a filter block reader over f.Contents whose
 // policy is an InternalFilterPolicy over p: seek ikey in the index block;
 // if the seek stops on an entry whose value starts with a block handle and
 // the filter says the key is not in the block at that handle's offset, the
@@ -41,7 +41,7 @@ type GetResult struct {
 // Get fails, with a *base.Error wrapping base.ErrUndefined, where upstream's
 // behaviour is undefined: a key shorter than 8 bytes compared with the
 // internal key comparator (ikey must be at least 8 bytes).
-func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, error) {
+func (t *Table) Get(ikey []byte, f *FilterLookup, p bloom.FilterPolicy) (GetResult, error) {
 	var r GetResult
 	if len(ikey) < internalKeyTagSize {
 		return r, &base.Error{Type: base.TableFile, File: t.name, Msg: "lookup key shorter than an internal key's 8-byte tag", Err: base.ErrUndefined}
@@ -53,7 +53,7 @@ func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, er
 	}
 	if found {
 		h, hok := decodeHandleOK(idx.value)
-		if f != nil && f.Status == FilterUsed && hok {
+		if f != nil && f.Use == FilterUsed && hok {
 			rec := &recordingPolicy{p: p}
 			r.FilterAsked = true
 			r.FilterSaysNo = !bloom.NewFilterBlockReader(rec, f.Contents).KeyMayMatch(h.Offset, ikey)

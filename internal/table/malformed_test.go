@@ -142,9 +142,9 @@ func TestFlippedBytes(t *testing.T) {
 					if h == mh {
 						want = table.FilterNoMetaindex
 					}
-					fl := damaged.Filter(bloom.PolicyName)
-					if fl.Status != want {
-						t.Fatalf("flip at %d in block %s: filter %s (%v), want %s", off, h, fl.Status, fl.Err, want)
+					fl := damaged.LookupFilter(bloom.PolicyName)
+					if fl.Use != want {
+						t.Fatalf("flip at %d in block %s: filter %s (%v), want %s", off, h, fl.Use, fl.Err, want)
 					}
 					err = fl.Err
 				}
@@ -201,8 +201,8 @@ func TestHandlePastEOF(t *testing.T) {
 				t.Fatalf("%v; want the table read without a filter", err)
 			}
 			tb, _ := table.Open("h.ldb", bytes.NewReader(data), int64(len(data)))
-			if fl := tb.Filter(bloom.PolicyName); fl.Status != table.FilterNoMetaindex {
-				t.Fatalf("filter %s, want %s", fl.Status, table.FilterNoMetaindex)
+			if fl := tb.LookupFilter(bloom.PolicyName); fl.Use != table.FilterNoMetaindex {
+				t.Fatalf("filter %s, want %s", fl.Use, table.FilterNoMetaindex)
 			}
 			checkTableError(t, tb.MetaindexError(), "h.ldb", len(data), "metaindex block handle", tc.want)
 		})
@@ -336,7 +336,7 @@ func FuzzOpen(f *testing.F) {
 		}
 		// What the CLI does with a readable table must not panic either.
 		tb, _ := table.Open("z.ldb", bytes.NewReader(data), int64(len(data)))
-		r, err := filtercheck.Check(tb)
+		r, err := filtercheck.CompareTable(tb)
 		if err != nil {
 			t.Fatalf("Check after a clean read: %v", err)
 		}

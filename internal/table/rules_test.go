@@ -61,7 +61,7 @@ func baseRules(t *testing.T) (rulesTable, int) {
 	}
 	return rulesTable{
 		data:   file[:e.Handle.End()],
-		filter: tb.Filter(bloom.PolicyName).Contents,
+		filter: tb.LookupFilter(bloom.PolicyName).Contents,
 		index:  []tabletest.KV{{Key: e.Separator, Value: e.Value}},
 	}, n
 }
@@ -92,8 +92,8 @@ func TestRulesExtraBytesAfterHandles(t *testing.T) {
 		t.Fatalf("scan: %d entries, %v; want %d", got, err, n)
 	}
 	tb, _ := table.Open("r.ldb", bytes.NewReader(data), int64(len(data)))
-	if f := tb.Filter(bloom.PolicyName); f.Status != table.FilterUsed {
-		t.Errorf("filter %s (%v), want used", f.Status, f.Err)
+	if f := tb.LookupFilter(bloom.PolicyName); f.Use != table.FilterUsed {
+		t.Errorf("filter %s (%v), want used", f.Use, f.Err)
 	}
 }
 
@@ -103,7 +103,7 @@ func TestRulesMetaindex(t *testing.T) {
 		name   string
 		meta   []tabletest.KV
 		value  func(table.BlockHandle) []byte
-		want   table.FilterStatus
+		want   table.FilterUse
 		policy string
 	}{
 		{"garbage entry after the filter", []tabletest.KV{{Key: []byte("zzz"), Value: []byte{0xff}}}, handleValue(), table.FilterUsed, bloom.PolicyName},
@@ -120,8 +120,8 @@ func TestRulesMetaindex(t *testing.T) {
 				t.Fatalf("scan: %v", err)
 			}
 			tb, _ := table.Open("r.ldb", bytes.NewReader(data), int64(len(data)))
-			if f := tb.Filter(tc.policy); f.Status != tc.want {
-				t.Errorf("filter %s (%v), want %s", f.Status, f.Err, tc.want)
+			if f := tb.LookupFilter(tc.policy); f.Use != tc.want {
+				t.Errorf("filter %s (%v), want %s", f.Use, f.Err, tc.want)
 			}
 		})
 	}
@@ -129,8 +129,8 @@ func TestRulesMetaindex(t *testing.T) {
 	r.meta, r.filterComp = nil, table.SnappyCompression
 	data := r.bytes(handleValue())
 	tb, _ := table.Open("r.ldb", bytes.NewReader(data), int64(len(data)))
-	if f := tb.Filter(bloom.PolicyName); f.Status != table.FilterUsed || !bytes.Equal(f.Contents, r.filter) || f.Compression != table.SnappyCompression {
-		t.Errorf("snappy filter: %s, %d bytes (%v)", f.Status, len(f.Contents), f.Err)
+	if f := tb.LookupFilter(bloom.PolicyName); f.Use != table.FilterUsed || !bytes.Equal(f.Contents, r.filter) || f.Compression != table.SnappyCompression {
+		t.Errorf("snappy filter: %s, %d bytes (%v)", f.Use, len(f.Contents), f.Err)
 	}
 }
 

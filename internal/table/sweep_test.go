@@ -19,7 +19,7 @@ import (
 
 // The bit-flip sweep: for tables written by C++ LevelDB (testdata/tables),
 // flip one bit of the file at a time and read the damaged copy as `ldbcompat
-// verify` does (table.Open, every data block, filtercheck.Check). Each case
+// verify` does (table.Open, every data block, filtercheck.CompareTable). Each case
 // must end in a *base.Error naming the file and an offset inside it, or in
 // exactly the undamaged table's answer; never in a panic, a hang or an
 // allocation beyond a small multiple of the file's size.
@@ -44,9 +44,9 @@ const sweepTimeout = 20 * time.Second
 func sweepAllocBound(size int) uint64 { return 4*uint64(size) + 64<<10 }
 
 // sweepOutcome is what checking a table yields: the result of
-// filtercheck.Check without the keys, or the error.
+// filtercheck.CompareTable without the keys, or the error.
 type sweepOutcome struct {
-	res *filtercheck.Result
+	res *filtercheck.Comparison
 	err error
 }
 
@@ -61,7 +61,7 @@ func checkOpened(tb *table.Table, err error) sweepOutcome {
 	if err != nil {
 		return sweepOutcome{err: err}
 	}
-	r, err := filtercheck.Check(tb)
+	r, err := filtercheck.CompareTable(tb)
 	if err != nil {
 		return sweepOutcome{err: err}
 	}
@@ -165,7 +165,7 @@ func TestBitFlipSweep(t *testing.T) {
 		}
 		name := f.name()
 		undamaged := checkTable(name, f.data)
-		if undamaged.err != nil || undamaged.res.Status != filtercheck.StatusOK {
+		if undamaged.err != nil || undamaged.res.Match != filtercheck.MatchOK {
 			t.Fatalf("%s undamaged: %+v, %v", name, undamaged.res, undamaged.err)
 		}
 		data := bytes.Clone(f.data)
@@ -184,19 +184,19 @@ func TestBitFlipSweep(t *testing.T) {
 			if got := after.TotalAlloc - before.TotalAlloc; got > bound {
 				t.Errorf("%s: allocated %d bytes for a %d-byte file; want at most %d", what, got, len(data), bound)
 			}
-			if out.err == nil && out.res.Status == filtercheck.StatusNoFilter {
+			if out.err == nil && out.res.Match == filtercheck.MatchNoFilter {
 				// Upstream reads a table whose metaindex or filter
 				// block is damaged without its filter: the keys must
 				// be the same, and the filter lookup must say why.
 				same := out.res.DataBlocks == undamaged.res.DataBlocks && out.res.Keys == undamaged.res.Keys
 				damaged, _ := table.Open(name, bytes.NewReader(data), int64(len(data)))
-				fl := damaged.Filter(undamaged.res.Policy)
+				fl := damaged.LookupFilter(undamaged.res.Policy)
 				var te *base.Error
-				why := fl.Status == table.FilterNotFound || (errors.As(fl.Err, &te) && te.File == name && te.Offset >= 0 && te.Offset <= int64(len(data)))
-				if !same || fl.Status == table.FilterUsed || !why {
-					t.Errorf("%s: read without its filter (%+v), filter %s (%v); the undamaged table answers %+v", what, out.res, fl.Status, fl.Err, undamaged.res)
+				why := fl.Use == table.FilterNotFound || (errors.As(fl.Err, &te) && te.File == name && te.Offset >= 0 && te.Offset <= int64(len(data)))
+				if !same || fl.Use == table.FilterUsed || !why {
+					t.Errorf("%s: read without its filter (%+v), filter %s (%v); the undamaged table answers %+v", what, out.res, fl.Use, fl.Err, undamaged.res)
 				}
-				counts["read without filter: "+fl.Status.String()]++
+				counts["read without filter: "+fl.Use.String()]++
 				data[off] ^= mask
 				continue
 			}

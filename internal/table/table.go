@@ -71,7 +71,7 @@ type Table struct {
 	metaIter  error // what ends the metaindex iterator early
 
 	firstOnce sync.Once
-	first     *Filter // Filter for the first "filter." entry, or nil
+	first     *FilterLookup // LookupFilter for the first "filter." entry, or nil
 
 	// The whole file, read once when a scan needs every data block (or
 	// nil when that read failed: blocks are then read one at a time).
@@ -100,7 +100,7 @@ func Open(name string, r io.ReaderAt, size int64) (*Table, error) {
 // handle, or an index block that cannot be read (I/O, checksum,
 // decompression or block type). Everything else about the index block
 // fails the scan instead, as upstream's iterator does; the metaindex and
-// filter blocks never fail it (see Filter).
+// filter blocks never fail it (see LookupFilter).
 func OpenSized(name string, r io.ReaderAt, fileSize, size int64) (*Table, error) {
 	return open(&Table{name: name, r: r}, fileSize, size)
 }
@@ -170,7 +170,7 @@ func (t *Table) Metaindex() []MetaEntry { return t.meta }
 
 // MetaindexError returns why the metaindex block cannot be read or
 // iterated to its end, or nil. Upstream then finds no filter, or only what
-// Seek reaches (see Filter); the table stays readable.
+// Seek reaches (see LookupFilter); the table stays readable.
 func (t *Table) MetaindexError() error {
 	if t.metaErr != nil {
 		return t.metaErr

@@ -163,8 +163,8 @@ func newModel(t *testing.T, b baseTable) *model {
 	for _, me := range tb.Metaindex() {
 		kv := metaKV{key: []byte(me.Name), raw: me.Value}
 		if name, ok := bytesCutPrefix(me.Name, table.FilterPrefix); ok {
-			fl := tb.Filter(name)
-			if fl.Status == table.FilterUsed {
+			fl := tb.LookupFilter(name)
+			if fl.Use == table.FilterUsed {
 				m.filter, kv.isFilter, kv.raw = fl.Contents, true, nil
 			}
 		}
@@ -554,9 +554,9 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 		// those whose lookup upstream leaves undefined are left out.
 		var lookups [][]byte
 		var want []table.GetResult
-		var filter *table.Filter
+		var filter *table.FilterLookup
 		if tb != nil {
-			filter = tb.Filter(policy)
+			filter = tb.LookupFilter(policy)
 			cands := [][]byte{{}, []byte("\xff\xff\xff\xff"), []byte("key\xf0")}
 			for i := 0; i < len(in.keys); i += 1 + len(in.keys)/6 {
 				cands = append(cands, in.keys[i])
@@ -605,7 +605,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 			if w.Found != g.Found || !bytes.Equal(w.Key, g.Key) || !bytes.Equal(w.Value, g.Value) ||
 				upstream.Reword(base.StatusOf(w.Err)) != g.Status || (w.Err == nil) != (g.Status == "") || fmt.Sprint(w.PolicyCalls) != fmt.Sprint(g.FilterCalls) {
 				t.Fatalf("%s: policy %q (filter %s, %v): Get(%x): ours found %v %x=%x err %v calls %v; upstream found %v %x=%x status %q calls %v",
-					repro, policy, filter.Status, filter.Err, lookups[i], w.Found, w.Key, w.Value, w.Err, w.PolicyCalls, g.Found, g.Key, g.Value, g.Status, g.FilterCalls)
+					repro, policy, filter.Use, filter.Err, lookups[i], w.Found, w.Key, w.Value, w.Err, w.PolicyCalls, g.Found, g.Key, g.Value, g.Status, g.FilterCalls)
 			}
 		}
 	}

@@ -10,7 +10,7 @@
 // MANIFEST it names (internal/manifest, with the comparator name the
 // MANIFEST records, as the application that wrote it opens it), and the
 // check that every live table is in the directory. Each live table is then
-// read as TableCache reads it (Check): opened at the size the MANIFEST
+// read as TableCache reads it (Examine): opened at the size the MANIFEST
 // records (internal/table OpenSized), scanned in full as upstream's
 // iterator scans it, and its filter block looked up as Table::ReadMeta
 // does with upstream's bloom filter policy, leveldb.BuiltinBloomFilter2.

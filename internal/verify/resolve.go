@@ -177,11 +177,11 @@ func resolveDir(dir string) ([]Item, bool) {
 func namedTable(path string, fi fs.FileInfo) *Target {
 	tg := &Target{Path: path}
 	if base.HasTableExt(path) || !fi.Mode().IsRegular() {
-		return tg // Check says why a non-regular file is unreadable
+		return tg // Examine says why a non-regular file is unreadable
 	}
 	magic, err := readMagic(path, fi.Size())
 	if err != nil || magic == table.Magic || table.ForeignTable(magic) != "" {
-		return tg // Check reports the read error, or the table
+		return tg // Examine reports the read error, or the table
 	}
 	tg.NotTable = true
 	tg.Skip = "not a table: its name does not end in .ldb or .sst, nor its contents in a table's magic number"

@@ -22,13 +22,13 @@ const ignoredText = "LevelDB 1.18 and later ignore it (they look up " + bloom.Po
 
 // Detail describes the report in one line, after its path and verdict:
 // what the table holds and what upstream does with it.
-func (r *Report) Detail() string {
+func (r *TableReport) Detail() string {
 	var b strings.Builder
 	switch r.Verdict {
 	case "":
 		return r.Skipped
 	case OK, OldFilter, Mismatch:
-		f := r.Filter
+		f := r.Comparison
 		b.WriteString(f.Policy)
 		if f.Legacy != "" {
 			fmt.Fprintf(&b, " (%s)", hashText[f.Legacy])
@@ -51,13 +51,13 @@ func (r *Report) Detail() string {
 		fmt.Fprintf(&b, "filter of another policy, %s (not checked), %s, %s; upstream, with its bloom filter policy, ignores it and reads the table without a filter",
 			quoteList(r.OtherFilters), plural(r.DataBlocks, "data block"), plural(r.Keys, "key"))
 	case FilterUnusable:
-		if r.FilterName != "" {
-			fmt.Fprintf(&b, "filter %s that upstream cannot read: %v", r.FilterName, r.FilterErr)
+		if r.Policy != "" {
+			fmt.Fprintf(&b, "filter %s that upstream cannot read: %v", r.Policy, r.UnusableErr)
 		} else {
-			fmt.Fprintf(&b, "damaged metaindex block, where upstream finds no filter: %v", r.FilterErr)
+			fmt.Fprintf(&b, "damaged metaindex block, where upstream finds no filter: %v", r.UnusableErr)
 		}
 		b.WriteString("; upstream silently reads the table without its filter")
-		if r.FilterName == bloom.LegacyPolicyName {
+		if r.Policy == bloom.LegacyPolicyName {
 			b.WriteString(" (LevelDB 1.18 and later ignore a filter of that name anyway)")
 		}
 	case Unreadable:
@@ -95,7 +95,7 @@ func (r *Report) Detail() string {
 }
 
 // statusText is upstream's status, or a word that there is none.
-func (r *Report) statusText() string {
+func (r *TableReport) statusText() string {
 	if r.Status == "" {
 		return "(no status)"
 	}
@@ -104,8 +104,8 @@ func (r *Report) statusText() string {
 
 // mismatchText describes a mismatch's first difference and false
 // negatives.
-func (r *Report) mismatchText(b *strings.Builder) {
-	f := r.Filter
+func (r *TableReport) mismatchText(b *strings.Builder) {
+	f := r.Comparison
 	if f.LayoutError != "" {
 		fmt.Fprintf(b, "; malformed filter block: %s", f.LayoutError)
 	}
@@ -137,7 +137,7 @@ func (r *Report) mismatchText(b *strings.Builder) {
 
 // sizeText compares a live table's file with the size its MANIFEST
 // records, "" when they agree.
-func (r *Report) sizeText() string {
+func (r *TableReport) sizeText() string {
 	if r.Live == nil || r.FileSize < 0 || uint64(r.FileSize) == r.Live.Size {
 		return ""
 	}
@@ -218,7 +218,7 @@ type Summary struct {
 }
 
 // Add counts one item; rep is its table's report, for a table.
-func (s *Summary) Add(it Item, rep *Report) {
+func (s *Summary) Add(it Item, rep *TableReport) {
 	if s.Verdicts == nil {
 		s.Verdicts = map[Verdict]int{}
 	}

@@ -67,8 +67,8 @@ func TestVerifyReleaseDatabase(t *testing.T) {
 			t.Errorf("%s: verdict %s (%v), want %s from LevelDB %s", name, rep.Verdict, rep.Err, want, upstream.Release())
 			continue
 		}
-		if wantHash != "" && (rep.Filter == nil || rep.Filter.Legacy != wantHash) {
-			t.Errorf("%s: old filter's hash %v, want %s (LevelDB %s, plain char signed: %v)", name, rep.Filter, wantHash, upstream.Release(), upstream.CharIsSigned())
+		if wantHash != "" && (rep.Comparison == nil || rep.Comparison.Legacy != wantHash) {
+			t.Errorf("%s: old filter's hash %v, want %s (LevelDB %s, plain char signed: %v)", name, rep.Comparison, wantHash, upstream.Release(), upstream.CharIsSigned())
 		}
 	}
 	if tables != len(info.Tables) {
@@ -284,7 +284,7 @@ func agreeWithUpstream(t *testing.T, dir string, d upstreamDB) []upstream.TableE
 	if !opens {
 		t.Logf("database: upstream refuses it: %s%s", rec.Status, rec.Missing)
 	}
-	byNumber := map[uint64]*verify.Report{}
+	byNumber := map[uint64]*verify.TableReport{}
 	for _, r := range res.Reports {
 		if r != nil && r.Live != nil {
 			byNumber[r.Live.Number] = r
@@ -339,8 +339,8 @@ func agreeWithUpstream(t *testing.T, dir string, d upstreamDB) []upstream.TableE
 			// The old name under upstream 1.23's bloom filter is the
 			// unsigned hash: every key found means the unsigned hash (or
 			// either) wrote it.
-			if u.Rejected == 0 && (r.Verdict != verify.OldFilter || r.Filter.Legacy == filtercheck.LegacySigned) {
-				t.Errorf("table %d: the unsigned hash finds every key; verify: %s (%s)", f.Number, r.Verdict, r.Filter.Legacy)
+			if u.Rejected == 0 && (r.Verdict != verify.OldFilter || r.Comparison.Legacy == filtercheck.LegacySigned) {
+				t.Errorf("table %d: the unsigned hash finds every key; verify: %s (%s)", f.Number, r.Verdict, r.Comparison.Legacy)
 			}
 			if u.NotFound != 0 {
 				t.Errorf("table %d: upstream ignores the filter, yet %d keys not found", f.Number, u.NotFound)
@@ -380,7 +380,7 @@ func agreeWithUpstream(t *testing.T, dir string, d upstreamDB) []upstream.TableE
 
 // hasDamage tells whether a verdict is a mismatch or filter-unusable, which
 // upstream's answers cannot tell from ok or no-filter when no key is lost.
-func hasDamage(res *verify.Result) bool {
+func hasDamage(res *verify.RunResult) bool {
 	for _, r := range res.Reports {
 		if r != nil && (r.Verdict == verify.Mismatch || r.Verdict == verify.FilterUnusable) {
 			return true
