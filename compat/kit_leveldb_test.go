@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jmhodges/levigo"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
@@ -62,7 +63,8 @@ func TestLevigoPort(t *testing.T) {
 	if !snappyAvailable(t) {
 		t.Skip("the linked LevelDB was built without snappy (LEVELDB_SNAPPY=OFF, or no snappy to be had): it cannot read the committed snappy tables")
 	}
-	r := check(levigoPort(func(b int) int { return b }), kitConfig{tables: os.DirFS("../testdata/tables"), live: true})
+	p := levigoPort(func(b int) int { return b })
+	r := check(p, kitConfig{tables: os.DirFS("../testdata/tables"), live: true})
 	if legacyLive() {
 		checkLegacyLevigoPort(t, r)
 		return
@@ -70,8 +72,8 @@ func TestLevigoPort(t *testing.T) {
 	if r.LiveNotRun != "" {
 		t.Errorf("the live part did not run against LevelDB %s: %s", upstream.Release(), r.LiveNotRun)
 	}
-	if !r.Passed() {
-		t.Fatalf("upstream fails the kit:\n%s", r)
+	if diff := cmp.Diff(allPass(p), outcomes(r)); diff != "" || !r.Passed() {
+		t.Fatalf("upstream, as a port, fails the kit (-upstream's outcomes +got):\n%s\n%s", diff, r)
 	}
 	for _, prop := range []kit.Property{kit.PropReadDB, kit.PropWriteDB} {
 		if c, _ := r.Result(prop); c.Outcome != kit.Pass || c.Cases == 0 {

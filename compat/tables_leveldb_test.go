@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/blockop"
@@ -175,13 +176,8 @@ func TestCommittedFixturesReproduce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got.Tables) != len(want.Tables) {
-				t.Fatalf("LevelDB wrote %d tables, the fixture has %d", len(got.Tables), len(want.Tables))
-			}
-			for i := range got.Tables {
-				if g, w := got.Tables[i], want.Tables[i]; g != w {
-					t.Errorf("table %d: regenerated %+v\ncommitted %+v", i, g, w)
-				}
+			if diff := cmp.Diff(want.Tables, got.Tables); diff != "" {
+				t.Errorf("the tables upstream wrote, committed and regenerated (-upstream then +upstream now):\n%s", diff)
 			}
 		})
 	}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -87,8 +87,8 @@ func TestReadKeysPlain(t *testing.T) {
 		if werr != nil || gerr != nil {
 			t.Fatalf("%s: errors %v, %v", name, gerr, werr)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: ReadKeys differs from reading the keys with DataBlocks", name)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: ReadKeys differs from reading the keys with DataBlocks (-DataBlocks +ReadKeys):\n%s", name, diff)
 		}
 	}
 
@@ -116,8 +116,8 @@ func TestReadKeysPlain(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: KeyStore.ReadKeys: %v", name, err)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: KeyStore.ReadKeys, its memory used before, differs from reading the keys with DataBlocks", name)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: KeyStore.ReadKeys, its memory used before, differs from reading the keys with DataBlocks (-DataBlocks +ReadKeys):\n%s", name, diff)
 		}
 	}
 }

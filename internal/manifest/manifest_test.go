@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/ldbcompat/ldbcompat/internal/base"
 	mt "github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 )
@@ -70,8 +71,8 @@ func TestCommittedDatabases(t *testing.T) {
 					t.Errorf("table %d: internal keys %q..%q shorter than 8 bytes", f.Number, f.Smallest, f.Largest)
 				}
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("live tables (number: size) %v, directory holds %v", got, want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("live tables, number: size (-the tables upstream left +got):\n%s", diff)
 			}
 		})
 	}
@@ -92,8 +93,8 @@ func TestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := numbers(v), []string{"1:9:1500", "2:10:1400"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("live %v, want %v", got, want)
+	if diff := cmp.Diff([]string{"1:9:1500", "2:10:1400"}, numbers(v)); diff != "" {
+		t.Errorf("live tables (-want +got):\n%s", diff)
 	}
 	if v.Edits != 6 || v.Comparator != "leveldb.BytewiseComparator" {
 		t.Errorf("edits %d comparator %q", v.Edits, v.Comparator)
@@ -133,8 +134,8 @@ func TestFragments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := numbers(v), []string{"0:7:1", "1:8:2"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("live %v, want %v", got, want)
+	if diff := cmp.Diff([]string{"0:7:1", "1:8:2"}, numbers(v)); diff != "" {
+		t.Errorf("live tables (-want +got):\n%s", diff)
 	}
 	if v.Edits != 4 || v.NextFile != 9 {
 		t.Errorf("%d edits, next file %d", v.Edits, v.NextFile)
@@ -176,15 +177,18 @@ func TestCutShort(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cut at %d (in record %d): %v", cut, i, err)
 			}
-			if !reflect.DeepEqual(numbers(v), numbers(prefix)) || v.Edits != prefix.Edits {
-				t.Fatalf("cut at %d (in record %d): %v after %d edits, want %v after %d", cut, i, numbers(v), v.Edits, numbers(prefix), prefix.Edits)
+			if diff := cmp.Diff(numbers(prefix), numbers(v)); diff != "" || v.Edits != prefix.Edits {
+				t.Fatalf("cut at %d (in record %d): %d edits, want %d; live tables (-want +got):\n%s", cut, i, v.Edits, prefix.Edits, diff)
 			}
 		}
 	}
 	// Preallocated zeros after the last record are skipped.
 	v, err := Parse("m", append(bytes.Clone(data), make([]byte, 3*BlockSize)...))
-	if err != nil || !reflect.DeepEqual(numbers(v), numbers(full)) {
-		t.Errorf("with trailing zeros: %v, %v; want %v", numbers(v), err, numbers(full))
+	if err != nil {
+		t.Fatalf("with trailing zeros: %v", err)
+	}
+	if diff := cmp.Diff(numbers(full), numbers(v)); diff != "" {
+		t.Errorf("with trailing zeros: live tables (-want +got):\n%s", diff)
 	}
 }
 
@@ -315,8 +319,11 @@ func TestRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Manifest != filepath.Join(dir, "MANIFEST-000004") || !reflect.DeepEqual(numbers(v), []string{"2:12:345"}) {
-			t.Errorf("%s: %v", v.Manifest, numbers(v))
+		if v.Manifest != filepath.Join(dir, "MANIFEST-000004") {
+			t.Errorf("MANIFEST %s", v.Manifest)
+		}
+		if diff := cmp.Diff([]string{"2:12:345"}, numbers(v)); diff != "" {
+			t.Errorf("live tables (-want +got):\n%s", diff)
 		}
 	})
 	for _, tc := range []struct {
@@ -409,7 +416,7 @@ func TestBitFlips(t *testing.T) {
 		// The versions after each prefix of the records.
 		var prefixes [][]string
 		for cut := 0; cut <= len(data); cut++ {
-			if v, err := Parse(p, data[:cut]); err == nil && (len(prefixes) == 0 || !reflect.DeepEqual(numbers(v), prefixes[len(prefixes)-1])) {
+			if v, err := Parse(p, data[:cut]); err == nil && (len(prefixes) == 0 || !slices.Equal(numbers(v), prefixes[len(prefixes)-1])) {
 				prefixes = append(prefixes, numbers(v))
 			}
 		}
@@ -428,7 +435,7 @@ func TestBitFlips(t *testing.T) {
 			}
 			ok := false
 			for _, want := range prefixes {
-				ok = ok || reflect.DeepEqual(numbers(v), want)
+				ok = ok || slices.Equal(numbers(v), want)
 			}
 			if !ok {
 				t.Fatalf("%s, bit %d: version %v is none of the undamaged file's %v", p, bit, numbers(v), prefixes)
@@ -466,8 +473,11 @@ func TestComparator(t *testing.T) {
 		t.Errorf("error %q, want %q", err, want)
 	}
 	v, err := ParseWith("MANIFEST-000009", one, other)
-	if err != nil || v.Comparator != other || !reflect.DeepEqual(numbers(v), []string{"1:7:300"}) {
+	if err != nil || v.Comparator != other {
 		t.Fatalf("with %s: %v, %+v", other, err, v)
+	}
+	if diff := cmp.Diff([]string{"1:7:300"}, numbers(v)); diff != "" {
+		t.Errorf("with %s: live tables (-want +got):\n%s", other, diff)
 	}
 	// No comparator named: any application's comparator reads it.
 	if v, err := ParseWith("MANIFEST-000009", build(), other); err != nil || v.Comparator != "" {

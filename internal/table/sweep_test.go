@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
@@ -201,8 +201,8 @@ func TestBitFlipSweep(t *testing.T) {
 				continue
 			}
 			if out.err == nil {
-				if !reflect.DeepEqual(out.res, undamaged.res) {
-					t.Errorf("%s: read without error but answered %+v; the undamaged table answers %+v", what, out.res, undamaged.res)
+				if diff := cmp.Diff(undamaged.res, out.res); diff != "" {
+					t.Errorf("%s: read without error, but its answer differs from the undamaged table's (-undamaged +got):\n%s", what, diff)
 				}
 				counts["same answer"]++
 				data[off] ^= mask

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
@@ -484,11 +486,6 @@ func lookupKey(u []byte) []byte {
 const maxUpstreamAlloc = 64 << 20
 
 // goEntry is one scanned entry, for comparison with upstream's.
-type goEntry struct {
-	Key, Value []byte
-	Parses     bool
-}
-
 // diffTable reads in both ways and fails on any difference.
 func diffTable(t *testing.T, dir string, in tableInput) {
 	const number = 5
@@ -516,13 +513,13 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 		return // upstream reads out of bounds (handle offset+size wraps)
 	}
 	var (
-		entries []goEntry
+		entries []upstream.TableEntry // as upstream's reader answers
 		scanErr error
 	)
 	if openErr == nil {
 		scanErr = tb.Scan(func(e table.ScanEntry) error {
 			_, perr := table.ParseInternalKey(e.Key)
-			entries = append(entries, goEntry{Key: bytes.Clone(e.Key), Value: bytes.Clone(e.Value), Parses: perr == nil})
+			entries = append(entries, upstream.TableEntry{Key: bytes.Clone(e.Key), Value: bytes.Clone(e.Value), ParsesAsInternalKey: perr == nil})
 			return nil
 		})
 		if errors.Is(scanErr, base.ErrUndefined) {
@@ -586,27 +583,23 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 			return
 		}
 		if pi == 0 {
-			if len(entries) != len(up.Entries) {
-				t.Fatalf("%s: scan: ours %d entries (%v), upstream %d (%q)", repro, len(entries), scanErr, len(up.Entries), up.ScanStatus)
-			}
-			for i, e := range entries {
-				u := up.Entries[i]
-				if !bytes.Equal(e.Key, u.Key) || !bytes.Equal(e.Value, u.Value) || e.Parses != u.ParsesAsInternalKey {
-					t.Fatalf("%s: scan entry %d: ours %x=%x (parses %v), upstream %x=%x (parses %v)", repro, i, e.Key, e.Value, e.Parses, u.Key, u.Value, u.ParsesAsInternalKey)
-				}
+			if diff := cmp.Diff(up.Entries, entries, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s: scan entries (ours %v, upstream %q) (-upstream +got):\n%s", repro, scanErr, up.ScanStatus, diff)
 			}
 			if got := upstream.Reword(base.StatusOf(scanErr)); got != up.ScanStatus || (scanErr == nil) != (up.ScanStatus == "") {
 				t.Fatalf("%s: scan status: ours %v (status %q), upstream %q", repro, scanErr, got, up.ScanStatus)
 			}
 			checkVerdict(t, repro, tb, up)
 		}
+		gets := make([]upstream.TableGet, len(want)) // ours, as upstream answers
 		for i, w := range want {
-			g := up.Gets[i]
-			if w.Found != g.Found || !bytes.Equal(w.Key, g.Key) || !bytes.Equal(w.Value, g.Value) ||
-				upstream.Reword(base.StatusOf(w.Err)) != g.Status || (w.Err == nil) != (g.Status == "") || fmt.Sprint(w.PolicyCalls) != fmt.Sprint(g.FilterCalls) {
-				t.Fatalf("%s: policy %q (filter %s, %v): Get(%x): ours found %v %x=%x err %v calls %v; upstream found %v %x=%x status %q calls %v",
-					repro, policy, filter.Use, filter.Err, lookups[i], w.Found, w.Key, w.Value, w.Err, w.PolicyCalls, g.Found, g.Key, g.Value, g.Status, g.FilterCalls)
+			gets[i] = upstream.TableGet{Found: w.Found, Key: w.Key, Value: w.Value, Status: upstream.Reword(base.StatusOf(w.Err)), FilterCalls: w.PolicyCalls}
+			if w.Err != nil && gets[i].Status == "" {
+				t.Fatalf("%s: policy %q: Get(%x): %v, without upstream's status", repro, policy, lookups[i], w.Err)
 			}
+		}
+		if diff := cmp.Diff(up.Gets, gets, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("%s: policy %q (filter %s, %v): Get of %x (-upstream +got):\n%s", repro, policy, filter.Use, filter.Err, lookups, diff)
 		}
 	}
 }
