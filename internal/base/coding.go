@@ -9,21 +9,18 @@ package base
 // of b and the number of bytes it takes; n is 0 when b does not start with
 // one (it ends first, or 5 bytes all have the continuation bit).
 func DecodeVarint32(b []byte) (v uint32, n int) {
-	for shift := uint(0); shift <= 28 && n < len(b); shift += 7 {
-		c := b[n]
-		n++
-		if c < 0x80 {
-			return v | uint32(c)<<shift, n
-		}
-		v |= uint32(c&0x7f) << shift
-	}
-	return 0, 0
+	v64, n := decodeVarint(b, 5)
+	return uint32(v64), n // the bits of a 5th byte past the 32nd dropped
 }
 
 // DecodeVarint64 is util/coding.cc GetVarint64Ptr: as DecodeVarint32, of
 // at most 10 bytes.
-func DecodeVarint64(b []byte) (v uint64, n int) {
-	for shift := uint(0); shift <= 63 && n < len(b); shift += 7 {
+func DecodeVarint64(b []byte) (v uint64, n int) { return decodeVarint(b, 10) }
+
+// decodeVarint decodes a varint of at most limit bytes, dropping the bits
+// of the last past the 64th.
+func decodeVarint(b []byte, limit int) (v uint64, n int) {
+	for shift := uint(0); n < limit && n < len(b); shift += 7 {
 		c := b[n]
 		n++
 		if c < 0x80 {

@@ -31,24 +31,14 @@ const (
 // String returns the type's name in db/filename.h without its k, such as
 // "TableFile".
 func (t FileType) String() string {
-	switch t {
-	case LogFile:
-		return "LogFile"
-	case DBLockFile:
-		return "DBLockFile"
-	case TableFile:
-		return "TableFile"
-	case DescriptorFile:
-		return "DescriptorFile"
-	case CurrentFile:
-		return "CurrentFile"
-	case TempFile:
-		return "TempFile"
-	case InfoLogFile:
-		return "InfoLogFile"
+	if t > NoFile && int(t) < len(fileTypeNames) {
+		return fileTypeNames[t]
 	}
 	return fmt.Sprintf("FileType(%d)", int(t))
 }
+
+var fileTypeNames = [...]string{LogFile: "LogFile", DBLockFile: "DBLockFile", TableFile: "TableFile",
+	DescriptorFile: "DescriptorFile", CurrentFile: "CurrentFile", TempFile: "TempFile", InfoLogFile: "InfoLogFile"}
 
 // ParseFileName is db/filename.cc ParseFileName: the number and type of
 // the file name of a database directory. CURRENT, LOCK, LOG and LOG.old

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/ldbcompat/ldbcompat/internal/base"
 	mt "github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 )

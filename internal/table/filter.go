@@ -37,19 +37,14 @@ const (
 )
 
 // String returns "used", "not found", "no metaindex" or "unreadable".
-func (s FilterUse) String() string {
-	switch s {
-	case FilterUsed:
-		return "used"
-	case FilterNotFound:
-		return "not found"
-	case FilterNoMetaindex:
-		return "no metaindex"
-	case FilterUnreadable:
-		return "unreadable"
+func (u FilterUse) String() string {
+	if u > 0 && int(u) < len(filterUseNames) {
+		return filterUseNames[u]
 	}
-	return fmt.Sprintf("FilterUse(%d)", int(s))
+	return fmt.Sprintf("FilterUse(%d)", int(u))
 }
+
+var filterUseNames = [...]string{FilterUsed: "used", FilterNotFound: "not found", FilterNoMetaindex: "no metaindex", FilterUnreadable: "unreadable"}
 
 // FilterLookup is upstream's filter decision for a table and a policy name.
 type FilterLookup struct {
