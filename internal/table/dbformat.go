@@ -5,12 +5,14 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
 // Internal keys, as db/dbformat.h and db/dbformat.cc define them: a user
 // key and an 8-byte tag packing a sequence number and a type, ordered by
-// the InternalKeyComparator.
+// the InternalKeyComparator; and the InternalFilterPolicy, which hands a
+// filter policy their user keys.
 
 // Kind is the type byte of an internal key (db/dbformat.h ValueType).
 type Kind uint8
@@ -93,4 +95,24 @@ func compareInternal(a, b []byte) (int, error) {
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// recordingPolicy is an InternalFilterPolicy (db/dbformat.cc) over p: it
+// strips the 8-byte tag from the key before asking p, and records each
+// answer.
+type recordingPolicy struct {
+	p     bloom.FilterPolicy
+	calls []bool
+}
+
+func (r *recordingPolicy) Name() string { return r.p.Name() }
+
+func (r *recordingPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
+	return r.p.CreateFilter(keys, dst)
+}
+
+func (r *recordingPolicy) KeyMayMatch(key, filter []byte) bool {
+	ok := r.p.KeyMayMatch(key[:len(key)-internalKeyTagSize], filter)
+	r.calls = append(r.calls, ok)
+	return ok
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
+// A lookup, as table/table.cc Table::InternalGet makes it.
+
 // GetResult is what Table::InternalGet (table/table.cc), as
 // TableCache::Get calls it, does with a lookup key.
 type GetResult struct {
@@ -85,24 +87,4 @@ func (t *Table) Get(ikey []byte, f *FilterLookup, p bloom.FilterPolicy) (GetResu
 		r.Err = idx.err
 	}
 	return r, nil
-}
-
-// recordingPolicy is an InternalFilterPolicy (db/dbformat.cc) over p: it
-// strips the 8-byte tag from the key before asking p, and records each
-// answer.
-type recordingPolicy struct {
-	p     bloom.FilterPolicy
-	calls []bool
-}
-
-func (r *recordingPolicy) Name() string { return r.p.Name() }
-
-func (r *recordingPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
-	return r.p.CreateFilter(keys, dst)
-}
-
-func (r *recordingPolicy) KeyMayMatch(key, filter []byte) bool {
-	ok := r.p.KeyMayMatch(key[:len(key)-internalKeyTagSize], filter)
-	r.calls = append(r.calls, ok)
-	return ok
 }
