@@ -113,7 +113,7 @@ lint:
 	$(LEVELDB_ENV); $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && \
 		$(GO) vet -tags leveldb ./... && $(GO) run $(STATICCHECK) -tags leveldb ./...
 
-# Runs the conformance kit (compat.Check) on every Go implementation of
+# Runs the conformance kit (internal/kit.Check) on every Go implementation of
 # LevelDB in ports/, a module of its own, at each version people run (the
 # other versions in the modules under ports/versions), with -tags leveldb,
 # and writes docs/ports.md from the results: first the go.mod facts of
