@@ -108,6 +108,8 @@ type tableJSON struct {
 	Status    string `json:"status,omitempty"`
 	Offset    *int64 `json:"offset,omitempty"`
 	Undefined bool   `json:"undefined,omitempty"`
+	// IOError: the storage failed to read the table (EIO and the like).
+	IOError bool `json:"io_error,omitempty"`
 	// For a table that was read.
 	DataBlocks   *int     `json:"data_blocks,omitempty"`
 	Keys         *int     `json:"keys,omitempty"`
@@ -205,7 +207,7 @@ type fprJSON struct {
 // tableOf converts rep to its form in `verify --json`.
 func tableOf(rep *verify.Report) tableJSON {
 	j := tableJSON{Path: rep.Path, Verdict: string(rep.Verdict), Detail: rep.Detail(),
-		Status: rep.Status, Undefined: rep.Undefined, FilterError: errText(rep.FilterErr), OtherFilters: rep.OtherFilters,
+		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.FilterErr), OtherFilters: rep.OtherFilters,
 		Error: errText(rep.Err)}
 	if rep.Verdict == "" {
 		j.Verdict = "skipped"

@@ -216,7 +216,7 @@ func TestVerifyTableDeletedMeanwhile(t *testing.T) {
 				}
 				return
 			}
-			if code != exitError || !strings.Contains(stdout, "000009.ldb: unreadable: upstream cannot open it: IO error: "+filepath.Join(db, "000009.ldb")+": No such file or directory; ") {
+			if code != exitError || !strings.Contains(stdout, "000009.ldb: unreadable: upstream cannot open it: NotFound: "+filepath.Join(db, "000009.ldb")+": No such file or directory; ") {
 				t.Errorf("exit %d; want 2 and no such file\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
 		})

@@ -53,7 +53,9 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
@@ -233,7 +235,7 @@ func readCurrent(path string) (string, error) {
 func readRegular(path string, limit int64) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, ioError(path, err)
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
@@ -241,7 +243,26 @@ func readRegular(path string, limit int64) ([]byte, error) {
 	if limit > 0 && fi.Size() > limit {
 		return nil, &Error{File: path, Offset: limit, Msg: fmt.Sprintf("%d bytes: longer than the %d it may hold", fi.Size(), limit)}
 	}
-	return os.ReadFile(path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, ioError(path, err)
+	}
+	return b, nil
+}
+
+// ioError is the *Error for the I/O error err on the file at path, with
+// upstream's status for it (util/env_posix.cc: an open or read that fails
+// fails VersionSet::Recover with that status); a missing file's error is
+// left as it is, for the callers to word.
+func ioError(path string, err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err
+	}
+	return &Error{File: path, Msg: "cannot read it", Err: errno, Status: base.IOStatus(path, errno)}
 }
 
 // Parse replays the version edits in data, the contents of the MANIFEST

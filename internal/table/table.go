@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
@@ -383,11 +384,23 @@ func (t *Table) readIn(off, n uint64, what string) ([]byte, error) {
 	if m == len(p) {
 		return p, nil
 	}
+	status := base.IOStatus(t.name, err)
 	if err == nil || errors.Is(err, io.EOF) {
+		// A short read: the file ends before the size it had when
+		// opened (it changed), or the device returned less. Upstream's
+		// pread gives what it got and ReadBlock calls that a truncated
+		// block; its footer decoder reads bytes it never got.
 		err = io.ErrUnexpectedEOF
+		status = "Corruption: truncated block read"
+		if what == "footer" {
+			return nil, &Error{File: t.name, Offset: int64(off), Msg: fmt.Sprintf("reading %s (%d bytes): the read returned %d bytes, and upstream decodes the %d it did not get", what, n, m, int(n)-m), Err: ErrUndefined}
+		}
+	}
+	if status == "" {
+		status = "IO error: " + t.name + ": " + err.Error()
 	}
 	return nil, &Error{File: t.name, Offset: int64(off), Msg: fmt.Sprintf("reading %s (%d bytes)", what, n), Err: err,
-		Status: "IO error: " + t.name + ": " + err.Error()}
+		Status: status}
 }
 
 // loadFile reads the whole file once, so that a scan reads every block

@@ -12,9 +12,12 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
@@ -58,6 +61,9 @@ type Report struct {
 	Status    string
 	Undefined bool
 	Scan      bool
+	// Device is set when the storage failed to read the table (an I/O
+	// error such as EIO, found where its memory map faulted).
+	Device bool
 	// Filter is the filter check, for ok, old-filter and mismatch (its
 	// Blocks are dropped unless Options.Keep).
 	Filter *filtercheck.Result
@@ -119,7 +125,7 @@ func Check(tg *Target, o Options) *Report {
 		rep.Err = fmt.Errorf("%s: missing: %s lists table %d (level %d, %d bytes) as live, and neither %06d.ldb nor %06d.sst is in %s",
 			tg.Path, tg.DB.manifestName(), tg.Live.Number, tg.Live.Level, tg.Live.Size, tg.Live.Number, tg.Live.Number, tg.DB.Dir)
 		// TableCache::FindTable reports the .ldb name's error.
-		rep.Status = "IO error: " + tg.Path + ": No such file or directory"
+		rep.Status = base.IOStatus(tg.Path, fs.ErrNotExist)
 		return rep
 	}
 	var sc *scratch
@@ -133,8 +139,9 @@ func Check(tg *Target, o Options) *Report {
 		}
 		rep.Table, rep.Blocks, rep.FilterContents = nil, nil, nil
 		// The next table reads into sc: nothing the report keeps may
-		// alias the file's bytes or the keys.
-		if fn := rep.FalseNegatives; fn != nil {
+		// alias the file's bytes or the keys (read copied the first
+		// false negative already where the file was mapped).
+		if fn := rep.FalseNegatives; fn != nil && sc.mapped == nil {
 			fn.FirstKey = bytes.Clone(fn.FirstKey)
 		}
 		if sc.mapped != nil {
@@ -170,9 +177,8 @@ func read(tg *Target, o Options, rep *Report, sc *scratch) {
 			return
 		}
 		rep.Verdict, rep.Err = Unreadable, err
-		if errors.Is(err, fs.ErrNotExist) {
-			rep.Status = "IO error: " + tg.Path + ": No such file or directory"
-		}
+		// util/env_posix.cc: NewRandomAccessFile opens, then stats.
+		rep.Status = base.IOStatus(tg.Path, err)
 	}
 	fi, err := os.Stat(tg.Path)
 	if err != nil {
@@ -220,30 +226,127 @@ func read(tg *Target, o Options, rep *Report, sc *scratch) {
 		examine(tg, f, fi, size, nil, sc, rep)
 		return
 	}
-	shrank := func() bool {
-		now, err := f.Stat()
-		return err == nil && now.Size() < int64(len(data))
+	fault := catchFault(func() {
+		examine(tg, f, fi, size, data, sc, rep)
+		// Nothing the report keeps may alias the map once it is
+		// released; the copy is made here, where a fault is caught.
+		if fn := rep.FalseNegatives; fn != nil {
+			fn.FirstKey = bytes.Clone(fn.FirstKey)
+		}
+	})
+	if fault != nil {
+		mappedFault(tg, f, fi, data, fault, rep)
 	}
-	if fault := catchFault(func() { examine(tg, f, fi, size, data, sc, rep) }, shrank); fault != nil {
-		// Only a file cut short while mapped faults (SIGBUS).
-		*rep = Report{Path: rep.Path, DB: rep.DB, Live: rep.Live, FileSize: rep.FileSize, Verdict: Unchecked,
-			Err: fmt.Errorf("%s changed while it was read (%d bytes when opened; reading it then faulted: %v): is LevelDB still writing it?", tg.Path, fi.Size(), fault)}
+}
+
+// mappedFault sets the verdict of a table whose memory-mapped file faulted
+// while it was read (SIGBUS): the file was cut short, or the device failed
+// to read a page of it (EIO on a disk, a network or FUSE file system). A
+// read(2) of the faulting page, or of the whole file where the fault has
+// no address, says which and what the device answers. A fault outside the
+// map is no fault of the file: it goes on as the panic it is.
+func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.Error, rep *Report) {
+	keep := Report{Path: rep.Path, DB: rep.DB, Live: rep.Live, FileSize: rep.FileSize}
+	off, known := faultOffset(fault, data)
+	if known && off < 0 {
+		panic(fault)
 	}
+	if now, err := f.Stat(); err == nil && now.Size() < int64(len(data)) {
+		*rep = keep
+		rep.Verdict = Unchecked
+		rep.Err = fmt.Errorf("%s changed while it was read (%d bytes when opened, %d after, so that reading it through its memory map faulted): is LevelDB still writing it?", tg.Path, fi.Size(), now.Size())
+		return
+	}
+	at, ioErr := deviceError(f, off, known, int64(len(data)))
+	if ioErr == nil && !known {
+		// No address, and every page reads: nothing says the file
+		// caused it.
+		panic(fault)
+	}
+	if !known {
+		off = at
+	}
+	*rep = keep
+	if ioErr == nil {
+		rep.Verdict = Unchecked
+		rep.Err = &table.Error{File: tg.Path, Offset: off,
+			Msg: fmt.Sprintf("reading the memory-mapped file faulted (SIGBUS), and a read(2) of the page at offset %d then succeeded: the device fails intermittently", at)}
+		return
+	}
+	rep.Verdict, rep.Device = Unreadable, true
+	rep.Err = &table.Error{File: tg.Path, Offset: off, Err: ioErr,
+		Msg: fmt.Sprintf("reading the memory-mapped file faulted (SIGBUS); a read(2) of the page at offset %d fails", at)}
+	rep.Status = base.IOStatus(tg.Path, ioErr)
+}
+
+// faultOffset returns the offset in the map data of the address the fault
+// names, and whether it names one (qemu's user mode, for one, gives none).
+// An address outside the map gives -1.
+func faultOffset(fault runtime.Error, data []byte) (int64, bool) {
+	a, ok := fault.(interface{ Addr() uintptr })
+	if !ok {
+		return 0, false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	addr := a.Addr()
+	if addr < base || addr-base >= uintptr(len(data)) {
+		return -1, true
+	}
+	return int64(addr - base), true
+}
+
+// deviceError reads the file with read(2) where its map faulted: the page
+// holding offset off when known, else every page from the start, and
+// returns the offset of the first page that fails and the error, or the
+// page read and nil when none fails.
+func deviceError(f File, off int64, known bool, size int64) (int64, error) {
+	const page = 4096
+	buf := make([]byte, 64<<10)
+	read := func(at, n int64) error {
+		_, err := f.ReadAt(buf[:n], at)
+		if errors.Is(err, io.EOF) {
+			return nil // the size was checked; EOF is a later change
+		}
+		var errno syscall.Errno
+		if errors.As(err, &errno) {
+			return errno // the path is in the report already
+		}
+		return err
+	}
+	if known {
+		at := off &^ (page - 1)
+		return at, read(at, min(page, size-at))
+	}
+	for at := int64(0); at < size; at += int64(len(buf)) {
+		n := min(int64(len(buf)), size-at)
+		if read(at, n) == nil {
+			continue
+		}
+		// Page by page, for the first that fails.
+		for p := at; p < at+n; p += page {
+			if err := read(p, min(page, at+n-p)); err != nil {
+				return p, err
+			}
+		}
+		return at, read(at, n)
+	}
+	return 0, nil
 }
 
 // afterMap is called once a table file is mapped; tests change the file.
 var afterMap = func(path string) {}
 
-// catchFault runs fn, turning a fault on reading memory into an error
-// rather than a crash when shrank reports that the memory-mapped file is
-// now shorter than its map (SIGBUS; some systems, such as qemu's user
-// mode, give no fault address). Any other panic goes on.
-func catchFault(fn func(), shrank func() bool) (err error) {
+// catchFault runs fn and returns the fault, when reading memory faulted
+// (SIGBUS or SIGSEGV: a memory-mapped file that shrank or whose device
+// failed), rather than crashing. Any other panic goes on.
+func catchFault(fn func()) (fault runtime.Error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			if re, ok := r.(runtime.Error); ok && shrank() {
-				err = re
+			// The runtime reports a fault as this runtime.Error, with
+			// an Addr method when it knows the address.
+			if re, ok := r.(runtime.Error); ok && strings.Contains(re.Error(), "invalid memory address") {
+				fault = re
 				return
 			}
 			panic(r)
@@ -295,6 +398,7 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 			rep.Verdict, rep.Err, rep.Undefined = Unreadable, err, true
 		default:
 			rep.Verdict, rep.Err, rep.Status = Unreadable, err, table.StatusOf(err)
+			rep.Device = isDeviceError(err)
 		}
 		return
 	}
@@ -303,6 +407,13 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 		rep.Keys += len(b.Keys)
 	}
 	decideFilter(t, blocks, rep)
+}
+
+// isDeviceError tells whether err is the storage failing to read a file
+// (an error number from read(2) such as EIO), rather than what it read.
+func isDeviceError(err error) bool {
+	var errno syscall.Errno
+	return errors.As(err, &errno) && errno != syscall.ENOENT
 }
 
 // notRegular is the error for a path that is not a regular file.
@@ -350,6 +461,12 @@ func decideFilter(t *table.Table, blocks []filtercheck.Block, rep *Report) {
 			fn := filtercheck.CountFalseNegatives(bloom.NewPolicy(10), f.Contents, blocks)
 			rep.FalseNegatives = &fn
 		}
+		return
+	case f.Err != nil && isDeviceError(f.Err):
+		// Upstream, reading through its memory map, dies of SIGBUS on
+		// a filter block the storage cannot read (through pread(2) it
+		// would ignore the filter).
+		rep.Verdict, rep.Err, rep.Device, rep.Status = Unreadable, f.Err, true, table.StatusOf(f.Err)
 		return
 	case f.Err != nil:
 		rep.Verdict, rep.FilterErr = FilterUnusable, f.Err

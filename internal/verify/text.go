@@ -62,6 +62,9 @@ func (r *Report) Detail() string {
 		}
 	case Unreadable:
 		switch {
+		case r.Device:
+			// util/env_posix.cc maps up to 1000 tables (64-bit).
+			fmt.Fprintf(&b, "the storage cannot read it (%s): upstream, which reads tables through a memory map, is killed by SIGBUS there", r.statusText())
 		case r.Undefined:
 			b.WriteString("upstream's behaviour is undefined on it (it would read out of bounds or crash)")
 		case r.Scan:

@@ -36,7 +36,8 @@ const (
 	// writes for the table's keys.
 	Mismatch Verdict = "mismatch"
 	// Unreadable: upstream cannot open the table, its full scan ends in an
-	// error, or its behaviour on the table is undefined.
+	// error, the storage fails to read it (Report.Device), or upstream's
+	// behaviour on the table is undefined.
 	Unreadable Verdict = "unreadable"
 	// Missing: the MANIFEST lists the table as live, and its file is not
 	// in the database.
@@ -80,8 +81,8 @@ var Verdicts = []VerdictInfo{
 	{OtherFilter, "another policy's filter (named, not checked)", "ignores it", ExitOK},
 	{FilterUnusable, "a bloom filter block, or the metaindex, that cannot be read (why is given)", "silently reads without the filter", ExitDamage},
 	{Mismatch, "filter bytes differ from what the policy writes; false negatives counted", "uses a `BuiltinBloomFilter2` one: keys it rejects read as missing", ExitDamage},
-	{Unreadable, "does not open at the MANIFEST's size, its scan fails, or upstream's behaviour is undefined (status, file, offset given)",
-		"fails to open it, or reports corruption", ExitError},
+	{Unreadable, "does not open at the MANIFEST's size, its scan fails, the storage fails to read it, or upstream's behaviour is undefined (status, file, offset given)",
+		"fails to open it, reports corruption or an I/O error (dies of SIGBUS where its memory map cannot be read)", ExitError},
 	{Missing, "a live table's file is missing", "refuses to open the database", ExitError},
 	{Unchecked, "changed while read, or beyond verify's memory bound", "not known", ExitError},
 }

@@ -1,0 +1,41 @@
+// Package base holds what every reader of LevelDB's files shares, in the
+// spirit of pebble's internal/base: upstream's wording of I/O errors.
+package base
+
+import (
+	"errors"
+	"io/fs"
+	"syscall"
+)
+
+// IOStatus returns the status upstream LevelDB 1.23 gives for the I/O
+// error err on the file name, as util/env_posix.cc's PosixError words it:
+// "NotFound: NAME: No such file or directory" for ENOENT, otherwise
+// "IO error: NAME: " and the C library's strerror text, such as
+// "Permission denied" or "Input/output error". It returns "" when err
+// carries no system error number.
+func IOStatus(name string, err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		if errors.Is(err, fs.ErrNotExist) {
+			errno = syscall.ENOENT
+		} else {
+			return ""
+		}
+	}
+	kind := "IO error: "
+	if errno == syscall.ENOENT {
+		kind = "NotFound: "
+	}
+	return kind + name + ": " + strerror(errno)
+}
+
+// strerror is glibc's strerror text for errno: Go's own text for it (the
+// same words) with a capital first letter.
+func strerror(errno syscall.Errno) string {
+	s := errno.Error()
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		s = string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}
