@@ -15,17 +15,23 @@ export LEVELDB_VERSION
 # exported variables, so `make vectors LEVELDB_VERSION=v1.17` read 1.23's.
 LEVELDB_OUT := $(shell LEVELDB_VERSION=$(LEVELDB_VERSION) docker/build-leveldb.sh --print-out)
 # Builds upstream LevelDB if needed and exports the cgo flags that point at
-# it; a failed build stops the recipe.
-LEVELDB_ENV := leveldb_env=$$(docker/build-leveldb.sh --print-env) && eval "$$leveldb_env"
+# it. When LevelDB cannot be fetched or built, the recipe stops there, the
+# script's error its last words: `|| exit` and not `&&`, since a failure
+# inside an && list does not stop a shell, even with -e
+# (docker/make_test.go checks every target that uses it).
+LEVELDB_ENV := leveldb_env=$$(docker/build-leveldb.sh --print-env) || exit $$?; eval "$$leveldb_env"
 
 .PHONY: test build lint deps leveldb compat compat-native compat-arm64 vectors vectors-check fuzz help
 
 help:
 	@echo "make test           go test ./... (pure Go, no C++ needed)"
 	@echo "make build          build the CLI into bin/ldbcompat"
+	@echo "make deps           install what building LevelDB needs (apt, as root), or name it"
+	@echo "make leveldb        fetch, check and build upstream LevelDB into .cache/ (LEVELDB_VERSION)"
 	@echo "make compat         build LevelDB 1.23 (or LEVELDB_VERSION=v1.4 ... 1.23, main) from its"
 	@echo "                    checked sources and run the whole suite against it,"
 	@echo "                    in docker or podman when one works, else natively (COMPAT_IN=docker|podman|native)"
+	@echo "make compat-native  the same, here, never in a container"
 	@echo "make compat-arm64   the same, cross-built for linux/arm64 and run under qemu-aarch64"
 	@echo "make versions       build every LevelDB release since v1.4 and main in turn (or VERSIONS='v1.17 main'),"
 	@echo "                    run the suite against each and write docs/versions.md"
@@ -33,19 +39,26 @@ help:
 	@echo "make vectors-check  fail if upstream's answers differ from the committed vectors"
 	@echo "make lint           gofmt, go vet (with and without the leveldb tag), staticcheck"
 	@echo "make fixtures       regenerate testdata/tables (databases written by upstream through levigo)"
+	@echo "make fixtures-other regenerate testdata/other (databases other LevelDB implementations write)"
+	@echo "make fixtures-foreign regenerate testdata/foreign (Pebble and RocksDB databases, which LevelDB cannot open)"
 	@echo "make ports          run the kit on the Go ports in ports/ and write docs/ports.md"
 	@echo "make bench          time bloom against upstream C++ (and the ports) side by side, and verify"
 	@echo "                    against upstream's full scan of the same databases;"
 	@echo "                    benchstat samples in $(BENCH_OUT)"
 	@echo "make fprate         plot the measured false-positive rate against theory (docs/fprate.*)"
 	@echo "make fuzz           run every fuzz target for FUZZTIME (default 60s) each; compat's against upstream"
+	@echo "make help           this list"
+	@echo ""
+	@echo "LEVELDB_VERSION picks the upstream release (1.23 by default); only 1.23 can be fetched"
+	@echo "without GitHub (from Debian). LEVELDB_SOURCES=DIR names a directory of leveldb-<version>.tar.gz"
+	@echo "files (docs/building.md)."
 
 test:
 	$(GO) test ./...
 
 # The CLI, into bin/ (ignored by git).
 build:
-	$(GO) build -o bin/ldbcompat ./cmd/ldbcompat
+	$(GO) build -buildvcs=auto -o bin/ldbcompat ./cmd/ldbcompat
 
 deps:
 	tools/install-deps.sh
@@ -98,16 +111,18 @@ vectors-check: deps
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
-	$(GO) run $(STATICCHECK) ./...
-	$(LEVELDB_ENV); $(GO) vet -tags leveldb ./... && $(GO) run $(STATICCHECK) -tags leveldb ./...
+	$(LEVELDB_ENV); $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && \
+		$(GO) vet -tags leveldb ./... && $(GO) run $(STATICCHECK) -tags leveldb ./...
 
-# Runs the conformance kit (compat.Check) on every port adapter in ports/, a
-# module of its own, with -tags leveldb, and writes docs/ports.md from the
-# results: the adapters' own tests first, then ports/cmd/report.
+# Runs the conformance kit (compat.Check) on every Go implementation of
+# LevelDB in ports/, a module of its own, at each version people run (the
+# other versions in the modules under ports/versions), with -tags leveldb,
+# and writes docs/ports.md from the results: first the go.mod facts of
+# ports/users.json checked again through the module proxy (cmd/users),
+# then the adapters' own tests, then ports/cmd/report.
 .PHONY: ports
 ports: deps
-	$(LEVELDB_ENV); cd ports && $(GO) test -tags leveldb -count=1 ./... && $(GO) run -tags leveldb ./cmd/report -out ../docs/ports.md
+	$(LEVELDB_ENV); cd ports && $(GO) run ./cmd/users && $(GO) test -tags leveldb -count=1 ./... && $(GO) run -tags leveldb ./cmd/report -out ../docs/ports.md
 
 # Times package bloom against upstream C++ LevelDB 1.23 on the same keys and
 # filter (upstream's loops timed inside C++), alternating in one process,
@@ -150,10 +165,10 @@ FUZZ_PKGS := ./bloom ./internal/table ./internal/manifest ./internal/filtercheck
 FUZZ_LEVELDB_PKGS := ./compat ./internal/table ./internal/manifest
 
 fuzz: deps
-	@export GO="$(GO)" FUZZTIME="$(FUZZTIME)" FUZZMINIMIZETIME="$(FUZZMINIMIZETIME)"; \
+	@$(LEVELDB_ENV); export GO="$(GO)" FUZZTIME="$(FUZZTIME)" FUZZMINIMIZETIME="$(FUZZMINIMIZETIME)"; \
 	tools/fuzz.sh $(FUZZ_PKGS); \
 	if [ -n "$(strip $(FUZZ_LEVELDB_PKGS))" ]; then \
-		$(LEVELDB_ENV); tools/fuzz.sh -tags leveldb -match '^FuzzUpstream' $(FUZZ_LEVELDB_PKGS); \
+		tools/fuzz.sh -tags leveldb -match '^FuzzUpstream' $(FUZZ_LEVELDB_PKGS); \
 	fi
 
 # Writes testdata/other/ again: small databases written by other LevelDB
@@ -163,3 +178,11 @@ fuzz: deps
 .PHONY: fixtures-other
 fixtures-other:
 	tools/other/fixtures.sh
+
+# Writes testdata/foreign/ again: Pebble v2 and v1 databases (ports/cmd/
+# mkforeign) and a RocksDB one (Debian's rocksdb-tools, installed when
+# missing as root), which upstream LevelDB cannot open and `verify` names
+# (tools/other/foreign.sh).
+.PHONY: fixtures-foreign
+fixtures-foreign:
+	GO="$(GO)" tools/other/foreign.sh

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat"
@@ -36,6 +37,18 @@ func TestPort(t *testing.T, p Port) {
 	}
 	for _, e := range r.Errors {
 		t.Errorf("suite error: %s", e)
+	}
+	// Skipped properties are listed where a passing test shows them: a
+	// test's log appears only with -v, its standard output whenever go
+	// test shows the package's output (running one package, or a failure).
+	var skipped []string
+	for _, c := range r.Checks {
+		if c.Status == StatusSkip {
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", c.Property, c.Note))
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Printf("compat: %s: %d of %d properties not checked: %s\n", r.Port, len(skipped), len(r.Checks), strings.Join(skipped, "; "))
 	}
 	for _, c := range r.Checks {
 		t.Run(string(c.Property), func(t *testing.T) {

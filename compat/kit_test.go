@@ -260,3 +260,76 @@ func withManifestSize(p Port, size uint64) Port {
 	}
 	return p
 }
+
+// kPlusOne writes filters with one probe more than upstream: the k byte
+// and the bits it sets are a bits/key range higher.
+type kPlusOne struct {
+	bloom.FilterPolicy
+	bits int
+}
+
+func (p kPlusOne) CreateFilter(keys [][]byte, dst []byte) []byte {
+	// Upstream's filter, its last byte (k) one higher.
+	out := bloom.NewPolicy(p.bits).CreateFilter(keys, dst)
+	out[len(out)-1]++
+	return out
+}
+
+// noMinimum writes filters without upstream's 64-bit minimum.
+type noMinimum struct {
+	bloom.FilterPolicy
+	bits int
+}
+
+func (p noMinimum) CreateFilter(keys [][]byte, dst []byte) []byte {
+	bits := max(len(keys)*p.bits, 8)
+	dst = append(dst, make([]byte, (bits+7)/8)...)
+	return append(dst, byte(min(max(p.bits*69/100, 1), 30)))
+}
+
+// TestFailuresNameTheCause: where upstream's rules tell why a port's
+// bytes differ, the failure says it in words: the k byte and the bits/key
+// it implies, the filter size and the minimum, the signed-char hash, the
+// old filter name.
+func TestFailuresNameTheCause(t *testing.T) {
+	tables := os.DirFS("../testdata/tables")
+	for _, c := range []struct {
+		name string
+		port Port
+		prop Property
+		want []string
+	}{
+		{"k one too high", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy { return kPlusOne{bloom.NewPolicy(b), b} }},
+			// 10 bits/key: int(6.9) = 6; k 7 is int(b*0.69) for b = 11..11
+			// (7.59) and 12 (8.28 is 8): bits/key 11 only.
+			PropFilterBytes, []string{"the k byte", "upstream k 6, port k 7", "6 for 10 bits/key", "the port's k is what bits/key 11 gives"}},
+		{"no 64-bit minimum", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy { return noMinimum{bloom.NewPolicy(b), b} }},
+			PropFilterBytes, []string{"the filter's size differs", "at least 64", "at 10 bits/key: 64 bits", "under the 64-bit minimum"}},
+		{"signed-char hash", Port{Name: "x", NewPolicy: bloom.NewPolicy, Hash: bloom.HashSignedTail},
+			PropHash, []string{"signed char", "bloom.HashSignedTail gives the port's value", "google/leveldb#243"}},
+		{"old filter name", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }},
+			PropName, []string{`"leveldb.BuiltinBloomFilter" (the name LevelDB v1.4 to v1.17 gave the filter`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := check(c.port, kitConfig{tables: tables})
+			res, _ := r.Result(c.prop)
+			if res.Status != StatusFail || len(res.Failures) == 0 {
+				t.Fatalf("%s: %s, want fail", c.prop, res.Status)
+			}
+			// A failure at 10 bits/key (a case of upstream's own tests'
+			// size, the kit's most common) names the cause.
+			var details []string
+			for _, f := range res.Failures {
+				all := true
+				for _, w := range c.want {
+					all = all && strings.Contains(f.Detail, w)
+				}
+				if all {
+					return
+				}
+				details = append(details, f.Detail)
+			}
+			t.Errorf("no failure says all of %q:\n%s", c.want, strings.Join(details[:min(len(details), 5)], "\n"))
+		})
+	}
+}

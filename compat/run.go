@@ -202,7 +202,7 @@ func run(p Port, o cases.Oracle, cs cases.Set, res *results) {
 	res.compare(PropName, nameCase)
 	res.guard(PropName, nameCase, nameCase, func() {
 		if got := p.NewPolicy(10).Name(); got != want {
-			res.fail(failure(PropName, nameCase, kindName, fmt.Sprintf("port names its filter %q, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, want), nameCase))
+			res.fail(failure(PropName, nameCase, kindName, fmt.Sprintf("port names its filter %q%s, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, olderName(got), want), nameCase))
 		}
 	})
 	if p.Hash != nil {
@@ -241,7 +241,11 @@ func runHash(im portImpl, o cases.Oracle, c cases.HashCase, res *results) {
 	repro := reproHash(c)
 	res.guard(PropHash, c.Name, repro, func() {
 		if got := cases.HashRecord(im, c); got.Out != want.Rec.Out {
-			res.fail(failure(PropHash, c.Name, kindHash, fmt.Sprintf("upstream %s, port %s", want.Rec.Out, got.Out), repro))
+			d := fmt.Sprintf("upstream %s, port %s", want.Rec.Out, got.Out)
+			if why := explainHash(c.Data, c.Seed, want.Rec.Out, got.Out); why != "" {
+				d += ": " + why
+			}
+			res.fail(failure(PropHash, c.Name, kindHash, d, repro))
 		}
 	})
 }
@@ -262,6 +266,9 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 			d := fmt.Sprintf("filter differs from upstream (%s), port %s", want.Rec.Out, cases.EncodeBytes(out))
 			if want.Raw != nil {
 				d = describeBytes("filter", want.Raw[0], out)
+				if why := explainFilterOut(c, want.Raw[0], out); why != "" {
+					d = why + "\n    " + d
+				}
 			}
 			res.fail(failure(PropFilterBytes, c.Name, kindFilterBytes, d, repro))
 		}

@@ -1,52 +1,86 @@
-// Package ports lists the Go ports of LevelDB that ldbcompat checks, each
-// described as a compat.Port by an adapter package that uses only the
-// port's public API. `make ports` runs compat.Check on each and writes
-// docs/ports.md (see cmd/report).
+// Package ports lists the Go implementations of LevelDB that ldbcompat
+// checks, each described as a compat.Port by an adapter package that uses
+// only the port's public API, and who runs each (users.json). `make
+// ports` runs compat.Check on each and writes docs/ports.md (see
+// cmd/report).
 //
 // This is a module of its own, so that the ldbcompat module does not
-// depend on the ports.
+// depend on the ports. Go builds one version of a module per build, so
+// the other versions of a module checked here (and the forks that keep
+// another module's path, used through a replace directive) are checked by
+// the modules under versions/, each building an adapter of this module
+// with its own version.
 package ports
 
 import (
-	"github.com/ldbcompat/ldbcompat/compat"
+	_ "embed"
+
+	"github.com/ldbcompat/ldbcompat/ports/btcsuitegoleveldb"
 	"github.com/ldbcompat/ldbcompat/ports/cockroachdbpebble"
+	"github.com/ldbcompat/ldbcompat/ports/cockroachdbpebblev1"
 	"github.com/ldbcompat/ldbcompat/ports/golangleveldb"
 	"github.com/ldbcompat/ldbcompat/ports/goleveldb"
+	"github.com/ldbcompat/ldbcompat/ports/internal/row"
+	"github.com/ldbcompat/ldbcompat/ports/internal/users"
+	"github.com/ldbcompat/ldbcompat/ports/kezhuwleveldb"
+	"github.com/ldbcompat/ldbcompat/ports/pingcapgoleveldb"
+	"github.com/ldbcompat/ldbcompat/ports/siddontanggoleveldb"
 )
 
 // Adapter is one port and how its adapter reaches each property.
-type Adapter struct {
-	Module string // the port's module path
-	Port   func() compat.Port
-	// Notes say, by property, which API the adapter calls, or why the
-	// property cannot be reached.
-	Notes map[compat.Property]string
+type Adapter = row.Adapter
+
+// The adapters this module checks itself.
+var (
+	syndtr     = Adapter{Module: goleveldb.Module, Port: goleveldb.Port, Notes: goleveldb.Notes}
+	btcsuite   = Adapter{Module: btcsuitegoleveldb.Module, Port: btcsuitegoleveldb.Port, Notes: btcsuitegoleveldb.Notes}
+	pingcap    = Adapter{Module: pingcapgoleveldb.Module, Port: pingcapgoleveldb.Port, Notes: pingcapgoleveldb.Notes}
+	siddontang = Adapter{Module: siddontanggoleveldb.Module, Port: siddontanggoleveldb.Port, Notes: siddontanggoleveldb.Notes}
+	golang     = Adapter{Module: golangleveldb.Module, Port: golangleveldb.Port, Notes: golangleveldb.Notes}
+	pebbleV1   = Adapter{Module: cockroachdbpebblev1.Module, Port: cockroachdbpebblev1.Port, Notes: cockroachdbpebblev1.Notes, Measure: cockroachdbpebblev1.MoveTables}
+	pebbleV2   = Adapter{Module: cockroachdbpebble.Module, Port: cockroachdbpebble.Port, Notes: cockroachdbpebble.Notes}
+	kezhuw     = Adapter{Module: kezhuwleveldb.Module, Port: kezhuwleveldb.Port, Notes: kezhuwleveldb.Notes, Measure: kezhuwleveldb.Measure}
+)
+
+// Adapters returns the adapters this module checks itself.
+func Adapters() []Adapter {
+	return []Adapter{syndtr, btcsuite, pingcap, siddontang, golang, pebbleV1, pebbleV2, kezhuw}
 }
 
-// Adapters returns every port with an adapter.
-func Adapters() []Adapter {
-	return []Adapter{
-		{Module: goleveldb.Module, Port: goleveldb.Port, Notes: goleveldb.Notes},
-		{Module: golangleveldb.Module, Port: golangleveldb.Port, Notes: golangleveldb.Notes},
-		{Module: cockroachdbpebble.Module, Port: cockroachdbpebble.Port, Notes: cockroachdbpebble.Notes},
+// Source is where one row of the report comes from: an adapter checked in
+// this module, or a module under versions/ that checks one of them with
+// another version (or a fork under the same module path) and prints the
+// row.
+type Source struct {
+	Adapter *Adapter
+	// Dir is the module's directory, relative to this module's, such as
+	// "versions/syndtr-goleveldb-2ae1ddf", when Adapter is nil.
+	Dir string
+}
+
+// Sources returns every row of the report, in report order: each family
+// of implementations together, the version most people run first.
+func Sources() []Source {
+	in := func(a Adapter) Source { return Source{Adapter: &a} }
+	return []Source{
+		{Dir: "versions/syndtr-goleveldb-2ae1ddf"},
+		in(syndtr),
+		{Dir: "versions/vechain-goleveldb"},
+		{Dir: "versions/informalsystems-goleveldb"},
+		in(btcsuite),
+		in(pingcap),
+		in(siddontang),
+		in(golang),
+		in(pebbleV1),
+		{Dir: "versions/pebble-v2.1.4"},
+		in(pebbleV2),
+		in(kezhuw),
 	}
 }
 
-// Missing is a port without an adapter, and why.
-type Missing struct {
-	Module string
-	// Why says what blocks an adapter; the report adds what the module
-	// proxy answers for the module now.
-	Why string
-	// API is the public API an adapter would use.
-	API string
-}
+//go:embed users.json
+var usersJSON []byte
 
-// Unadapted returns the ports that have no adapter.
-func Unadapted() []Missing {
-	return []Missing{{
-		Module: "github.com/kezhuw/leveldb",
-		Why:    "its source cannot be fetched here: the module proxy serves no version of it, and without a tag its pseudo-version (commit time and hash) must be known exactly",
-		API:    "leveldb.NewBloomFilter(bits) returns a leveldb.Filter (Name, Append(*bytes.Buffer, keys), Contains, NewGenerator); its hash and filter block are in internal packages, so the filter block would be reached through leveldb.Open and DB.Get only",
-	}}
-}
+// Users returns the facts of users.json: who runs which module at which
+// version, from their go.mod files.
+func Users() (*users.File, error) { return users.Parse(usersJSON) }

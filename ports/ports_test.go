@@ -3,12 +3,17 @@ package ports
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
+	"github.com/ldbcompat/ldbcompat/ports/internal/users"
 )
 
 // TestCraftedTable: the tables made around a filter block are valid
@@ -84,6 +89,111 @@ func TestPolicies(t *testing.T) {
 			if !p.KeyMayMatch(k, f[len("prefix"):]) {
 				t.Errorf("%s: key %q not found in its own filter", a.Module, k)
 			}
+		}
+	}
+}
+
+// TestVersionModules: each module under versions/ is the module its
+// Source names, builds this module's adapters from this checkout (replace
+// by ../..) and ldbcompat from this checkout (../../..), and puts its
+// version in place with one more replace, without a version on the left:
+// Go applies a replace that names a version only to that version, and
+// this module requires another one (the newest), so such a replace would
+// leave the build with the newest.
+func TestVersionModules(t *testing.T) {
+	adapted := map[string]bool{}
+	for _, a := range Adapters() {
+		adapted[a.Module] = true
+	}
+	n := 0
+	for _, s := range Sources() {
+		if s.Adapter != nil {
+			continue
+		}
+		n++
+		data, err := os.ReadFile(filepath.Join(s.Dir, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, err := modfile.Parse(s.Dir+"/go.mod", data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "github.com/ldbcompat/ldbcompat/ports/" + s.Dir; mf.Module.Mod.Path != want {
+			t.Errorf("%s: module %s, want %s", s.Dir, mf.Module.Mod.Path, want)
+		}
+		local := map[string]string{}
+		var pinned []*modfile.Replace
+		for _, r := range mf.Replace {
+			if r.New.Version == "" {
+				local[r.Old.Path] = r.New.Path
+				continue
+			}
+			pinned = append(pinned, r)
+		}
+		if local["github.com/ldbcompat/ldbcompat"] != "../../.." || local["github.com/ldbcompat/ldbcompat/ports"] != "../.." {
+			t.Errorf("%s: local replaces %v; want ldbcompat => ../../.. and its ports module => ../..", s.Dir, local)
+		}
+		if len(pinned) != 1 {
+			t.Errorf("%s: %d replaces by a module version, want 1 (the version checked)", s.Dir, len(pinned))
+			continue
+		}
+		r := pinned[0]
+		if r.Old.Version != "" {
+			t.Errorf("%s: replace %s %s => ...: it names a version, so it does not apply to the one the ports module requires", s.Dir, r.Old.Path, r.Old.Version)
+		}
+		if !adapted[r.Old.Path] {
+			t.Errorf("%s: replaces %s, which no adapter of this module imports", s.Dir, r.Old.Path)
+		}
+		if _, err := os.Stat(filepath.Join(s.Dir, "main.go")); err != nil {
+			t.Errorf("%s: %v", s.Dir, err)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no module under versions/")
+	}
+}
+
+// TestUsersFacts: the committed facts of users.json are well formed, and
+// each names a module that the ports check or a version of one: a typo
+// in a module path would silently leave a row without its users.
+func TestUsersFacts(t *testing.T) {
+	f, err := Users()
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, a := range Adapters() {
+		known[a.Module] = true
+	}
+	for _, s := range Sources() {
+		if s.Adapter != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(s.Dir, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, err := modfile.Parse(s.Dir+"/go.mod", data, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range mf.Replace {
+			if r.New.Version != "" {
+				known[r.New.Path] = true
+			}
+		}
+	}
+	if len(f.Facts) == 0 {
+		t.Fatal("users.json holds no fact")
+	}
+	for _, x := range f.Facts {
+		m := x.Module
+		if x.Directive == users.Replace {
+			m = x.By
+		}
+		if !known[m] {
+			t.Errorf("fact about %s names %s, which no row checks (known: %v)", x.User, m, known)
 		}
 	}
 }

@@ -100,7 +100,8 @@ case " ${pkgs[*]} " in
 esac
 
 command=${VERSIONS_COMMAND:-tools/versions.sh${args[*]:+ ${args[*]}}}
-if [ -n "${LEVELDB_SOURCES:-}" ]; then command="LEVELDB_SOURCES=$LEVELDB_SOURCES $command"; fi
+# The page names no path of this machine: the sources directory is DIR.
+if [ -n "${LEVELDB_SOURCES:-}" ]; then command="LEVELDB_SOURCES=DIR $command"; fi
 unset LEVELDB_TARBALL
 
 results="$root/.cache/versions"

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
@@ -24,18 +24,22 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print JSON")
 	samples := fs.Int("samples", 10000, "absent keys to query per table")
 	seed := fs.Uint64("seed", 1, "seed for the absent keys")
-	paths, ok := parseFlags(fs, args, stderr)
+	paths, ok := parseFlags(fs, args, stdout, stderr)
 	if !ok {
-		return exitError
+		return exitUsage
+	}
+	if paths == nil {
+		return exitOK // --help
 	}
 	if *samples < 0 {
-		fmt.Fprintf(stderr, "ldbcompat dump: --samples must not be negative\n")
-		return exitError
+		fmt.Fprintf(stderr, "ldbcompat dump: --samples must not be negative\nRun 'ldbcompat help dump' for usage.\n")
+		return exitUsage
 	}
-	items := verify.Resolve(paths)
-	out := dumpOutput{Databases: []databaseJSON{}, Tables: []dumpJSON{}}
+	items := resolve(paths, stderr)
+	var doc document[dumpJSON]
 	var sum verify.Summary
 	prog := newProgress(stderr, "dumped", countTables(items))
+	first := true
 	verify.Each(items, options(true), func(it verify.Item, rep *verify.Report) {
 		sum.Add(it, rep)
 		var d dumpReport
@@ -44,19 +48,12 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 			d = dumpOne(rep, *samples, *seed)
 		}
 		if *asJSON {
-			switch {
-			case it.Database != nil:
-				out.Databases = append(out.Databases, databaseOf(it.Database))
-			case it.PathErr != nil:
-				out.Errors = append(out.Errors, pathErrorJSON{Path: it.Path, Error: it.PathErr.Error()})
-			default:
-				out.Tables = append(out.Tables, d.toJSON())
-			}
+			doc.add(it, d.toJSON)
 			return
 		}
 		prog.clear()
 		if rep == nil {
-			printItem(stdout, stderr, it, nil)
+			printItem(stdout, stderr, it, nil, &first)
 			if it.Database != nil {
 				fmt.Fprintln(stdout)
 			}
@@ -67,13 +64,10 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	prog.finish()
 	code := sum.ExitCode()
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		out.ExitCode = code
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(stderr, "ldbcompat: %v\n", err)
-			return exitError
-		}
+		doc.init()
+		out := dumpOutput{Schema: jsonSchema, Tool: buildInfo(), Databases: doc.Databases, Tables: doc.Tables,
+			PathErrors: doc.PathErrors, Notes: doc.Notes, Summary: summaryOf(sum), ExitCode: code}
+		return encodeJSON(stdout, stderr, out, code)
 	}
 	return code
 }
@@ -93,9 +87,12 @@ func dumpOne(rep *verify.Report, samples int, seed uint64) dumpReport {
 		return d // reported as r.LayoutError
 	}
 	keys := filtercheck.KeysPerFilter(blocks, l.BaseLg, len(l.Filters))
-	d.Layout = &dumpLayout{BaseLg: l.BaseLg, ArrayOffset: l.ArrayOffset, Filters: make([]dumpFilter, len(l.Filters))}
+	base := r.FilterBlockOffset
+	d.Layout = &dumpLayout{BaseLg: l.BaseLg, ArrayOffset: base + uint64(l.ArrayOffset), ArrayOffsetInFilterBlock: l.ArrayOffset,
+		Filters: make([]dumpFilter, len(l.Filters))}
 	for i, f := range l.Filters {
-		d.Layout.Filters[i] = dumpFilter{Index: i, Offset: f.Offset, Bytes: f.Len, Keys: keys[i], K: f.K(contents)}
+		d.Layout.Filters[i] = dumpFilter{Index: i, Offset: base + uint64(f.Offset), OffsetInFilterBlock: f.Offset,
+			Bytes: f.Len, Keys: keys[i], K: f.K(contents)}
 		if f.Len == 0 {
 			d.Layout.EmptyFilters++
 		}
@@ -110,6 +107,9 @@ func dumpOne(rep *verify.Report, samples int, seed uint64) dumpReport {
 		return d // no policy to query with
 	}
 	fpr := filtercheck.MeasureFPR(contents, l, blocks, p, samples, seed)
+	if r.Status == filtercheck.StatusOK && fpr.Samples > 0 {
+		filtercheck.ExpectFilters(&fpr, contents, l, blocks, p, seed)
+	}
 	d.FPR = &fpr
 	return d
 }
@@ -162,8 +162,12 @@ func writeDump(w io.Writer, d dumpReport) {
 	}
 	fmt.Fprintln(w)
 	if f := d.FPR; f != nil && f.Samples > 0 {
-		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys), theoretical %.3f%%\n",
-			100*f.Measured, f.FalsePositives, f.Samples, 100*f.Theoretical)
+		expected := "not computed (the filter block is not what its policy writes)"
+		if !math.IsNaN(f.Expected) {
+			expected = fmt.Sprintf("%.3f%%", 100*f.Expected)
+		}
+		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys); expected of LevelDB's probe scheme %s (simulated); independent-hash formula %.3f%%\n",
+			100*f.Measured, f.FalsePositives, f.Samples, expected, 100*f.Theoretical)
 	}
 	fmt.Fprintf(w, "  %6s  %-23s %6s %6s %3s %8s\n", "filter", "data offsets", "keys", "bytes", "k", "bits/key")
 	span := uint64(1) << (uint(l.BaseLg) & 63)

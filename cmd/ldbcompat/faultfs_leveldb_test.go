@@ -49,7 +49,7 @@ func TestFaultyStorageStatusesAgainstUpstream(t *testing.T) {
 			}
 			var got, want string
 			if c.file == victim {
-				for _, tb := range doc.Tables {
+				for _, tb := range doc.allTables() {
 					if tb.Path == filepath.Join(f.Dir, victim) {
 						got = tb.Status
 					}

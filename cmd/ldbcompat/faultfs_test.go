@@ -89,10 +89,20 @@ func treeState(t *testing.T, dir string) map[string]string {
 // faultJSON is what the test reads of `verify --json`.
 type faultJSON struct {
 	Databases []struct {
-		Opens  bool   `json:"opens"`
-		Status string `json:"status"`
+		Opened bool             `json:"opened"`
+		Status string           `json:"status"`
+		Tables []faultTableJSON `json:"tables"`
 	} `json:"databases"`
 	Tables []faultTableJSON `json:"tables"`
+}
+
+// allTables lists the tables of doc, in its databases or named directly.
+func (doc faultJSON) allTables() []faultTableJSON {
+	all := doc.Tables
+	for _, d := range doc.Databases {
+		all = append(all, d.Tables...)
+	}
+	return all
 }
 
 // faultTableJSON is what the test reads of a table in `verify --json`.
@@ -269,9 +279,10 @@ func TestFaultyStorage(t *testing.T) {
 			for _, name := range []string{"000007.ldb", "000009.ldb", "000012.ldb"} {
 				line := mountedLine(out, f.Dir, name)
 				var j *faultTableJSON
-				for i := range doc.Tables {
-					if doc.Tables[i].Path == "MNT/"+name {
-						j = &doc.Tables[i]
+				all := doc.allTables()
+				for i := range all {
+					if all[i].Path == "MNT/"+name {
+						j = &all[i]
 					}
 				}
 				if line == "" || j == nil {
@@ -285,7 +296,7 @@ func TestFaultyStorage(t *testing.T) {
 				}
 			}
 			if c.dbStatus != "" {
-				if len(doc.Databases) != 1 || doc.Databases[0].Opens || doc.Databases[0].Status != c.dbStatus {
+				if len(doc.Databases) != 1 || doc.Databases[0].Opened || doc.Databases[0].Status != c.dbStatus {
 					t.Errorf("database: want upstream not to open it, %q; got %+v", c.dbStatus, doc.Databases)
 				}
 			}

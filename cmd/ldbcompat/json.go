@@ -2,35 +2,78 @@ package main
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
-// The JSON documents `verify --json` and `dump --json` print. These types
-// are the CLI's output format, kept apart from packages verify's and
-// filtercheck's results, which they are converted from: renaming a field
-// there does not change what a consumer of the JSON reads.
-// TestJSONFieldNames pins the names.
+// The JSON documents `verify --json` and `dump --json` print, schema
+// jsonSchema (docs/verify.md describes every field). These types are the
+// CLI's output format, kept apart from packages verify's and filtercheck's
+// results, which they are converted from: renaming a field there does not
+// change what a consumer of the JSON reads. TestJSONFieldNames pins the
+// names. Conventions: an "offset" is always a byte offset in the file;
+// an offset inside the filter block is "offset_in_filter_block"; sizes
+// are in bytes; lists are always present, empty rather than left out.
 
 // verifyOutput is the document `verify --json` prints.
 type verifyOutput struct {
-	Databases []databaseJSON `json:"databases"`
-	Tables    []tableJSON    `json:"tables"`
-	// Errors are the paths that are neither tables nor databases.
-	Errors   []pathErrorJSON `json:"errors,omitempty"`
-	Summary  summaryJSON     `json:"summary"`
-	ExitCode int             `json:"exit_code"`
+	Schema int      `json:"schema"`
+	Tool   toolInfo `json:"tool"`
+	// Databases are the database directories, each with its tables;
+	// Tables the table files named directly.
+	Databases []*dbWith[tableJSON] `json:"databases"`
+	Tables    []tableJSON          `json:"tables"`
+	// PathErrors are the paths that could not be examined; Notes remarks
+	// that change no outcome.
+	PathErrors []pathErrorJSON `json:"path_errors"`
+	Notes      []noteJSON      `json:"notes"`
+	Summary    summaryJSON     `json:"summary"`
+	ExitCode   int             `json:"exit_code"`
 }
 
-// add adds one item of verify's output.
-func (o *verifyOutput) add(it verify.Item, rep *verify.Report) {
+// document collects the items of verify or dump into the nested form:
+// T is a table's JSON form.
+type document[T any] struct {
+	Databases  []*dbWith[T]
+	Tables     []T
+	PathErrors []pathErrorJSON
+	Notes      []noteJSON
+	byDB       map[*verify.Database]*dbWith[T]
+}
+
+// dbWith is a database with its tables of type T.
+type dbWith[T any] struct {
+	databaseJSON
+	Tables []T `json:"tables"`
+}
+
+// add adds one item; table is its table's JSON form, for a table.
+func (d *document[T]) add(it verify.Item, table func() T) {
+	d.init()
 	switch {
 	case it.Database != nil:
-		o.Databases = append(o.Databases, databaseOf(it.Database))
+		db := &dbWith[T]{databaseJSON: databaseOf(it.Database), Tables: []T{}}
+		d.byDB[it.Database] = db
+		d.Databases = append(d.Databases, db)
 	case it.PathErr != nil:
-		o.Errors = append(o.Errors, pathErrorJSON{Path: it.Path, Error: it.PathErr.Error()})
+		d.PathErrors = append(d.PathErrors, pathErrorJSON{Path: it.Path, Error: it.PathErr.Error()})
+	case it.Note != "":
+		d.Notes = append(d.Notes, noteJSON{Path: it.Path, Note: it.Note})
+	case it.Table.DB != nil && d.byDB[it.Table.DB] != nil:
+		db := d.byDB[it.Table.DB]
+		db.Tables = append(db.Tables, table())
 	default:
-		o.Tables = append(o.Tables, tableOf(rep))
+		d.Tables = append(d.Tables, table())
+	}
+}
+
+// init makes the lists, which are printed even when empty.
+func (d *document[T]) init() {
+	if d.byDB == nil {
+		d.byDB = map[*verify.Database]*dbWith[T]{}
+		d.Databases, d.Tables, d.PathErrors, d.Notes = []*dbWith[T]{}, []T{}, []pathErrorJSON{}, []noteJSON{}
 	}
 }
 
@@ -39,14 +82,15 @@ func (o *verifyOutput) add(it verify.Item, rep *verify.Report) {
 type summaryJSON struct {
 	Tables             int            `json:"tables"`
 	Verdicts           map[string]int `json:"verdicts"`
-	Skipped            int            `json:"skipped"`
+	SkippedNotLive     int            `json:"skipped_not_live"`
+	SkippedNotTables   int            `json:"skipped_not_tables"`
 	Databases          int            `json:"databases"`
 	DatabasesNotOpened int            `json:"databases_not_opened"`
 	PathErrors         int            `json:"path_errors"`
 }
 
 func summaryOf(s verify.Summary) summaryJSON {
-	j := summaryJSON{Tables: s.Tables, Verdicts: map[string]int{}, Skipped: s.Skipped,
+	j := summaryJSON{Tables: s.Tables, Verdicts: map[string]int{}, SkippedNotLive: s.Skipped, SkippedNotTables: s.NotTables,
 		Databases: s.Databases, DatabasesNotOpened: s.NotOpened, PathErrors: s.PathErrors}
 	for _, i := range verify.Verdicts {
 		j.Verdicts[string(i.Verdict)] = s.Verdicts[i.Verdict]
@@ -54,35 +98,48 @@ func summaryOf(s verify.Summary) summaryJSON {
 	return j
 }
 
-// pathErrorJSON is a path that is neither a table nor a database.
+// pathErrorJSON is a path that could not be examined.
 type pathErrorJSON struct {
 	Path  string `json:"path"`
 	Error string `json:"error"`
 }
 
+// noteJSON is a remark about a path.
+type noteJSON struct {
+	Path string `json:"path"`
+	Note string `json:"note"`
+}
+
 // databaseJSON is a verify.Database.
 type databaseJSON struct {
 	Path string `json:"path"`
-	// Opens tells whether upstream opens the database; Status is
+	// Opened tells whether upstream opens the database; Status is
 	// upstream's status when it does not, Error ours (file and offset).
-	Opens    bool   `json:"opens"`
-	Status   string `json:"status,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Manifest string `json:"manifest,omitempty"`
+	Opened bool   `json:"opened"`
+	Status string `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Kind names another store that wrote it ("Pebble", "RocksDB"), and
+	// KindEvidence how that was told.
+	Kind         string `json:"kind,omitempty"`
+	KindEvidence string `json:"kind_evidence,omitempty"`
+	Manifest     string `json:"manifest,omitempty"`
 	// Comparator is the name the MANIFEST records; DefaultStatus what
 	// upstream says with its default comparator when that is another.
 	Comparator    string   `json:"comparator,omitempty"`
 	DefaultStatus string   `json:"default_comparator_status,omitempty"`
 	LiveTables    int      `json:"live_tables"`
-	MissingTables []uint64 `json:"missing_tables,omitempty"`
+	MissingTables []uint64 `json:"missing_tables"`
 	// Detail is the text line's.
 	Detail string `json:"detail"`
 }
 
 func databaseOf(d *verify.Database) databaseJSON {
-	j := databaseJSON{Path: d.Dir, Opens: d.Opens(), Status: d.Status, Manifest: d.Manifest,
+	j := databaseJSON{Path: d.Dir, Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest,
 		Comparator: d.Comparator, DefaultStatus: d.DefaultStatus, LiveTables: d.Live,
 		MissingTables: d.Missing, Detail: d.Detail()}
+	if j.MissingTables == nil {
+		j.MissingTables = []uint64{}
+	}
 	if d.Err != nil {
 		j.Error = d.Err.Error()
 	}
@@ -92,8 +149,8 @@ func databaseOf(d *verify.Database) databaseJSON {
 // tableJSON is one table of `verify --json`: a verify.Report.
 type tableJSON struct {
 	Path string `json:"path"`
-	// Verdict is a verify.Verdict, or "skipped" for a table file that was
-	// not examined.
+	// Verdict is a verify.Verdict, or "skipped" for a file that was not
+	// examined.
 	Verdict string `json:"verdict"`
 	// Detail is the text line's, after the verdict.
 	Detail string `json:"detail"`
@@ -103,73 +160,99 @@ type tableJSON struct {
 	ManifestSize *uint64 `json:"manifest_size,omitempty"`
 	FileSize     *int64  `json:"file_size,omitempty"`
 	// Error, Status and Offset: why the table is unreadable, missing or
-	// unchecked; upstream's status; the offset the error names.
+	// unchecked; upstream's status; the file offset the error names.
+	// Undefined: upstream's behaviour is undefined there; IOError: the
+	// storage failed to read the table.
 	Error     string `json:"error,omitempty"`
 	Status    string `json:"status,omitempty"`
 	Offset    *int64 `json:"offset,omitempty"`
 	Undefined bool   `json:"undefined,omitempty"`
-	// IOError: the storage failed to read the table (EIO and the like).
-	IOError bool `json:"io_error,omitempty"`
+	IOError   bool   `json:"io_error,omitempty"`
 	// For a table that was read.
 	DataBlocks   *int     `json:"data_blocks,omitempty"`
 	Keys         *int     `json:"keys,omitempty"`
 	FilterError  string   `json:"filter_error,omitempty"`
 	OtherFilters []string `json:"other_filters,omitempty"`
-	// The filter check's result, for a filter that was checked; its
-	// fields sit beside the ones above.
-	*resultJSON
-	DiffFileOffset *uint64             `json:"diff_file_offset,omitempty"`
+	// The filter checked, for ok, old-filter and mismatch.
+	Filter         *filterJSON         `json:"filter,omitempty"`
 	FalseNegatives *falseNegativesJSON `json:"false_negatives,omitempty"`
 }
 
-// resultJSON is a filtercheck.Result.
-type resultJSON struct {
-	Policy            string      `json:"policy"`
-	Hash              string      `json:"hash,omitempty"`
-	Params            *paramsJSON `json:"params,omitempty"`
-	Filters           int         `json:"filters"`
-	FilterBlockOffset uint64      `json:"filter_block_offset"`
-	FilterBlockSize   int         `json:"filter_block_size"`
-	LayoutError       string      `json:"layout_error,omitempty"`
-	Diff              *diffJSON   `json:"diff,omitempty"`
+// filterJSON is a filtercheck.Result: the filter block checked.
+type filterJSON struct {
+	Policy string `json:"policy"`
+	// Hash is, for a legacy filter, the hash that reproduces it.
+	Hash string `json:"hash,omitempty"`
+	// Offset and Size locate the filter block in the file.
+	Offset      uint64      `json:"offset"`
+	Size        int         `json:"size"`
+	Filters     int         `json:"filters"`
+	Params      *paramsJSON `json:"params,omitempty"`
+	LayoutError string      `json:"layout_error,omitempty"`
+	Diff        *diffJSON   `json:"diff,omitempty"`
 }
 
-// paramsJSON is a filtercheck.Params.
+// paramsJSON is a filtercheck.Params, present when some filter has keys
+// to infer them from. BitsPerKey is present only when one value alone
+// explains the filters: small filters (64 bits, the minimum) are the same
+// for several values, which MinBitsPerKey..MaxBitsPerKey then span.
 type paramsJSON struct {
-	BitsPerKey    int  `json:"bits_per_key"`
-	MinBitsPerKey int  `json:"min_bits_per_key"`
-	MaxBitsPerKey int  `json:"max_bits_per_key"`
-	K             int  `json:"k"`
-	Explained     int  `json:"explained"`
-	Constrained   int  `json:"constrained"`
-	Known         bool `json:"known"`
+	BitsPerKey       *int `json:"bits_per_key,omitempty"`
+	MinBitsPerKey    int  `json:"min_bits_per_key"`
+	MaxBitsPerKey    int  `json:"max_bits_per_key"`
+	K                int  `json:"k"`
+	FiltersExplained int  `json:"filters_explained"`
+	FiltersWithKeys  int  `json:"filters_with_keys"`
 }
 
-// diffJSON is a filtercheck.Diff.
+// paramsOf converts p, or returns nil when nothing was inferred.
+func paramsOf(p *filtercheck.Params) *paramsJSON {
+	if p == nil || !p.Known {
+		return nil
+	}
+	j := &paramsJSON{MinBitsPerKey: p.MinBitsPerKey, MaxBitsPerKey: p.MaxBitsPerKey, K: p.K,
+		FiltersExplained: p.Explained, FiltersWithKeys: p.Constrained}
+	if p.MinBitsPerKey == p.MaxBitsPerKey {
+		b := p.BitsPerKey
+		j.BitsPerKey = &b
+	}
+	return j
+}
+
+// diffJSON is a filtercheck.Diff: the first byte where the stored filter
+// block differs from the rebuilt one.
 type diffJSON struct {
-	Offset     int `json:"offset"`
-	Stored     int `json:"stored"`
-	Rebuilt    int `json:"rebuilt"`
-	StoredLen  int `json:"stored_len"`
-	RebuiltLen int `json:"rebuilt_len"`
+	Offset              uint64 `json:"offset"`
+	OffsetInFilterBlock int    `json:"offset_in_filter_block"`
+	// Stored and Rebuilt are the bytes there, -1 past a block's end.
+	Stored      int `json:"stored"`
+	Rebuilt     int `json:"rebuilt"`
+	StoredSize  int `json:"stored_size"`
+	RebuiltSize int `json:"rebuilt_size"`
 }
 
 // falseNegativesJSON is a filtercheck.FalseNegatives, with the hash it was
 // counted with for a legacy filter.
 type falseNegativesJSON struct {
-	Hash             string  `json:"hash,omitempty"`
-	Keys             int     `json:"keys"`
-	Rejected         int     `json:"rejected"`
-	FirstKey         string  `json:"first_key,omitempty"` // hex
-	FirstBlockOffset *uint64 `json:"first_block_offset,omitempty"`
+	Hash     string `json:"hash,omitempty"`
+	Keys     int    `json:"keys"`
+	Rejected int    `json:"rejected"`
+	// FirstKey (hex) is the first key rejected, in the data block at
+	// FirstDataBlockOffset.
+	FirstKey             string  `json:"first_key,omitempty"`
+	FirstDataBlockOffset *uint64 `json:"first_data_block_offset,omitempty"`
 }
 
 // dumpOutput is the document `dump --json` prints.
 type dumpOutput struct {
-	Databases []databaseJSON  `json:"databases"`
-	Tables    []dumpJSON      `json:"tables"`
-	Errors    []pathErrorJSON `json:"errors,omitempty"`
-	ExitCode  int             `json:"exit_code"`
+	Schema     int                 `json:"schema"`
+	Tool       toolInfo            `json:"tool"`
+	Databases  []*dbWith[dumpJSON] `json:"databases"`
+	Tables     []dumpJSON          `json:"tables"`
+	PathErrors []pathErrorJSON     `json:"path_errors"`
+	Notes      []noteJSON          `json:"notes"`
+	Summary    summaryJSON         `json:"summary"`
+	ExitCode   int                 `json:"exit_code"`
 }
 
 // dumpJSON is one table of `dump --json`: a dumpReport.
@@ -181,27 +264,33 @@ type dumpJSON struct {
 
 // dumpLayout is a filter block's layout in `dump --json`.
 type dumpLayout struct {
-	BaseLg       int          `json:"base_lg"`
-	ArrayOffset  int          `json:"array_offset"`
-	Filters      []dumpFilter `json:"filters"`
-	EmptyFilters int          `json:"empty_filters"`
+	BaseLg int `json:"base_lg"`
+	// ArrayOffset is where the array of filter offsets starts.
+	ArrayOffset              uint64       `json:"array_offset"`
+	ArrayOffsetInFilterBlock int          `json:"array_offset_in_filter_block"`
+	Filters                  []dumpFilter `json:"filters"`
+	EmptyFilters             int          `json:"empty_filters"`
 }
 
 // dumpFilter is one filter of `dump --json`.
 type dumpFilter struct {
-	Index  int `json:"index"`
-	Offset int `json:"offset"` // in the filter block
-	Bytes  int `json:"bytes"`  // k byte included; 0 when empty
-	Keys   int `json:"keys"`
-	K      int `json:"k"` // -1 when empty
+	Index               int    `json:"index"`
+	Offset              uint64 `json:"offset"`
+	OffsetInFilterBlock int    `json:"offset_in_filter_block"`
+	Bytes               int    `json:"bytes"` // k byte included; 0 when empty
+	Keys                int    `json:"keys"`
+	K                   int    `json:"k"` // -1 when empty
 }
 
-// fprJSON is a filtercheck.FPR.
+// fprJSON is a filtercheck.FPR: the false-positive rate measured, and the
+// rates expected of LevelDB's probe scheme (simulated) and of the
+// independent-hash formula.
 type fprJSON struct {
-	Samples        int     `json:"samples"`
-	FalsePositives int     `json:"false_positives"`
-	Measured       float64 `json:"measured"`
-	Theoretical    float64 `json:"theoretical"`
+	Samples         int      `json:"samples"`
+	FalsePositives  int      `json:"false_positives"`
+	Measured        float64  `json:"measured"`
+	Expected        *float64 `json:"expected,omitempty"` // left out when not computable
+	IndependentHash float64  `json:"independent_hash"`
 }
 
 // tableOf converts rep to its form in `verify --json`.
@@ -229,28 +318,18 @@ func tableOf(rep *verify.Report) tableJSON {
 		j.DataBlocks, j.Keys = &blocks, &keys
 	}
 	if r := rep.Filter; r != nil {
-		j.resultJSON = &resultJSON{Policy: r.Policy, Hash: r.Legacy, Filters: r.Filters,
-			FilterBlockOffset: r.FilterBlockOffset, FilterBlockSize: r.FilterBlockSize, LayoutError: r.LayoutError}
-		// Params and Diff convert as types: a field added to one of
-		// filtercheck's makes this fail to compile until the output
-		// decides on it.
-		if r.Params != nil {
-			p := paramsJSON(*r.Params)
-			j.Params = &p
+		j.Filter = &filterJSON{Policy: r.Policy, Hash: r.Legacy, Offset: r.FilterBlockOffset, Size: r.FilterBlockSize,
+			Filters: r.Filters, Params: paramsOf(r.Params), LayoutError: r.LayoutError}
+		if d := r.Diff; d != nil {
+			j.Filter.Diff = &diffJSON{Offset: r.FilterBlockOffset + uint64(d.Offset), OffsetInFilterBlock: d.Offset,
+				Stored: d.Stored, Rebuilt: d.Rebuilt, StoredSize: d.StoredLen, RebuiltSize: d.RebuiltLen}
 		}
-		if r.Diff != nil {
-			d := diffJSON(*r.Diff)
-			j.Diff = &d
-		}
-	}
-	if off, ok := rep.DiffFileOffset(); ok {
-		j.DiffFileOffset = &off
 	}
 	if fn := rep.FalseNegatives; fn != nil {
 		j.FalseNegatives = &falseNegativesJSON{Hash: rep.FNHash, Keys: fn.Keys, Rejected: fn.Rejected}
 		if fn.Rejected > 0 {
 			off := fn.FirstBlock.Offset
-			j.FalseNegatives.FirstKey, j.FalseNegatives.FirstBlockOffset = fmt.Sprintf("%x", fn.FirstKey), &off
+			j.FalseNegatives.FirstKey, j.FalseNegatives.FirstDataBlockOffset = fmt.Sprintf("%x", fn.FirstKey), &off
 		}
 	}
 	return j
@@ -267,9 +346,13 @@ func errText(err error) string {
 // toJSON converts rep to its form in `dump --json`.
 func (rep dumpReport) toJSON() dumpJSON {
 	j := dumpJSON{tableJSON: tableOf(rep.Report), Layout: rep.Layout}
-	if rep.FPR != nil {
-		f := fprJSON(*rep.FPR)
-		j.FPR = &f
+	if f := rep.FPR; f != nil {
+		j.FPR = &fprJSON{Samples: f.Samples, FalsePositives: f.FalsePositives, Measured: f.Measured,
+			IndependentHash: f.Theoretical}
+		if !math.IsNaN(f.Expected) {
+			e := f.Expected
+			j.FPR.Expected = &e
+		}
 	}
 	return j
 }

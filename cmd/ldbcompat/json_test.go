@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -105,13 +107,15 @@ func TestJSONFieldNames(t *testing.T) {
 
 	live := []string{"level", "number", "manifest_size", "file_size"}
 	read := []string{"data_blocks", "keys"}
-	result := []string{"policy", "params", "filters", "filter_block_offset", "filter_block_size"}
-	params := []string{"bits_per_key", "min_bits_per_key", "max_bits_per_key", "k", "explained", "constrained", "known"}
-	diff := []string{"offset", "stored", "rebuilt", "stored_len", "rebuilt_len"}
+	filter := []string{"policy", "offset", "size", "filters", "params"}
+	params := []string{"min_bits_per_key", "max_bits_per_key", "k", "filters_explained", "filters_with_keys"}
+	diff := []string{"offset", "offset_in_filter_block", "stored", "rebuilt", "stored_size", "rebuilt_size"}
 	verdicts := []string{"filter-unusable", "mismatch", "missing", "no-filter", "ok", "old-filter", "other-filter", "unchecked", "unreadable"} // sorted, as encoding/json prints a map
-	summary := []string{"tables", "verdicts", "skipped", "databases", "databases_not_opened", "path_errors"}
-	database := []string{"path", "opens", "manifest", "comparator", "live_tables", "detail"}
+	summary := []string{"tables", "verdicts", "skipped_not_live", "skipped_not_tables", "databases", "databases_not_opened", "path_errors"}
+	database := []string{"path", "opened", "manifest", "comparator", "live_tables", "missing_tables", "detail", "tables"}
+	tool := []string{"name", "version", "go", "upstream"}
 	head := []string{"path", "verdict", "detail"}
+	top := []string{"schema", "tool", "databases", "tables", "path_errors", "notes", "summary", "exit_code"}
 	cat := func(parts ...[]string) []string {
 		var all []string
 		for _, p := range parts {
@@ -119,35 +123,51 @@ func TestJSONFieldNames(t *testing.T) {
 		}
 		return all
 	}
+	withoutVCS := func(keys map[string][]string) map[string][]string {
+		// A test binary records no VCS revision; a built command may.
+		var kept []string
+		for _, k := range keys[".tool"] {
+			if k != "revision" && k != "time" && k != "modified" {
+				kept = append(kept, k)
+			}
+		}
+		keys[".tool"] = kept
+		return keys
+	}
 
 	_, stdout, _ := runCmd(t, "verify", "--json", dir, legacy, garbage, filepath.Join(dir, "nope"))
-	got := objectKeys(t, stdout)
+	got := withoutVCS(objectKeys(t, stdout))
 	want := map[string][]string{
-		"":                  {"databases", "tables", "errors", "summary", "exit_code"},
+		"":                  top,
+		".tool":             tool,
 		".databases[0]":     database,
 		".summary":          summary,
 		".summary.verdicts": verdicts,
-		".errors[0]":        {"path", "error"},
-		// 000007: a mismatch whose filter rejects none of the keys
-		".tables[0]":                 cat(head, live, read, result, []string{"diff", "diff_file_offset", "false_negatives"}),
-		".tables[0].params":          params,
-		".tables[0].diff":            diff,
-		".tables[0].false_negatives": {"keys", "rejected"},
+		".path_errors[0]":   {"path", "error"},
+		// 000007: a mismatch whose filter rejects none of the keys; its
+		// filters are 64 bits, the same for bits/key 0 to 2, so that no
+		// single bits/key is given
+		".databases[0].tables[0]":                 cat(head, live, read, []string{"filter", "false_negatives"}),
+		".databases[0].tables[0].filter":          cat(filter, []string{"diff"}),
+		".databases[0].tables[0].filter.params":   params,
+		".databases[0].tables[0].filter.diff":     diff,
+		".databases[0].tables[0].false_negatives": {"keys", "rejected"},
 		// 000009: another table, unreadable at the size recorded
-		".tables[1]": cat(head, live, []string{"error", "status", "offset"}),
+		".databases[0].tables[1]": cat(head, live, []string{"error", "status", "offset"}),
 		// 000012: ok
-		".tables[2]":        cat(head, live, read, result),
-		".tables[2].params": params,
+		".databases[0].tables[2]":               cat(head, live, read, []string{"filter"}),
+		".databases[0].tables[2].filter":        filter,
+		".databases[0].tables[2].filter.params": params,
 		// 000099: not live
-		".tables[3]": head,
+		".databases[0].tables[3]": head,
 		// legacy.ldb: a malformed legacy filter (every key matches)
-		".tables[4]": cat(head, []string{"file_size"}, read, []string{"policy", "hash", "params", "filters", "filter_block_offset", "filter_block_size",
-			"layout_error", "diff", "diff_file_offset", "false_negatives"}),
-		".tables[4].params":          params,
-		".tables[4].diff":            diff,
-		".tables[4].false_negatives": {"hash", "keys", "rejected"},
-		// not a table
-		".tables[5]": cat(head, []string{"file_size", "error", "status", "offset"}),
+		".tables[0]": cat(head, []string{"file_size"}, read, []string{"filter", "false_negatives"}),
+		// (its layout cannot be decoded: nothing to infer params from)
+		".tables[0].filter":          {"policy", "hash", "offset", "size", "filters", "layout_error", "diff"},
+		".tables[0].filter.diff":     diff,
+		".tables[0].false_negatives": {"hash", "keys", "rejected"},
+		// named like a table, and not one
+		".tables[1]": cat(head, []string{"file_size", "error", "status", "offset"}),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("verify --json: field names\n got %v\nwant %v\n%s", got, want, stdout)
@@ -164,25 +184,29 @@ func TestJSONFieldNames(t *testing.T) {
 		return p
 	}
 	_, stdout, _ = runCmd(t, "verify", "--json", mk("000005.ldb"))
-	if got := objectKeys(t, stdout)[".tables[0].false_negatives"]; !reflect.DeepEqual(got, []string{"keys", "rejected", "first_key", "first_block_offset"}) {
+	if got := objectKeys(t, stdout)[".tables[0].false_negatives"]; !reflect.DeepEqual(got, []string{"keys", "rejected", "first_key", "first_data_block_offset"}) {
 		t.Errorf("verify --json, false negatives: fields %v\n%s", got, stdout)
 	}
 
 	_, stdout, _ = runCmd(t, "verify", "--json", badManifest)
-	if got := objectKeys(t, stdout)[".databases[0]"]; !reflect.DeepEqual(got, []string{"path", "opens", "status", "error", "manifest", "live_tables", "detail"}) {
+	if got := objectKeys(t, stdout)[".databases[0]"]; !reflect.DeepEqual(got, []string{"path", "opened", "status", "error", "manifest", "live_tables", "missing_tables", "detail", "tables"}) {
 		t.Errorf("verify --json, a database upstream cannot open: fields %v\n%s", got, stdout)
 	}
 
 	_, stdout, _ = runCmd(t, "dump", "--json", "--samples", "100", filepath.Join(dir, "000012.ldb"), garbage)
-	got = objectKeys(t, stdout)
+	got = withoutVCS(objectKeys(t, stdout))
 	want = map[string][]string{
-		"":                             {"databases", "tables", "exit_code"},
-		".tables[0]":                   cat(head, []string{"file_size"}, read, result, []string{"layout", "fpr"}),
-		".tables[0].params":            params,
-		".tables[0].layout":            {"base_lg", "array_offset", "filters", "empty_filters"},
-		".tables[0].fpr":               {"samples", "false_positives", "measured", "theoretical"},
+		"":                             top,
+		".tool":                        tool,
+		".summary":                     summary,
+		".summary.verdicts":            verdicts,
+		".tables[0]":                   cat(head, []string{"file_size"}, read, []string{"filter", "layout", "fpr"}),
+		".tables[0].filter":            filter,
+		".tables[0].filter.params":     params,
+		".tables[0].layout":            {"base_lg", "array_offset", "array_offset_in_filter_block", "filters", "empty_filters"},
+		".tables[0].fpr":               {"samples", "false_positives", "measured", "expected", "independent_hash"},
 		".tables[1]":                   cat(head, []string{"file_size", "error", "status", "offset"}),
-		".tables[0].layout.filters[0]": {"index", "offset", "bytes", "keys", "k"},
+		".tables[0].layout.filters[0]": {"index", "offset", "offset_in_filter_block", "bytes", "keys", "k"},
 	}
 	for p := range got {
 		if strings.HasPrefix(p, ".tables[0].layout.filters[") && p != ".tables[0].layout.filters[0]" {
@@ -196,7 +220,7 @@ func TestJSONFieldNames(t *testing.T) {
 		t.Errorf("dump --json: field names\n got %v\nwant %v\n%s", got, want, stdout)
 	}
 	_, stdout, _ = runCmd(t, "dump", "--json", badManifest)
-	if got := objectKeys(t, stdout); !reflect.DeepEqual(got[""], []string{"databases", "tables", "exit_code"}) || len(got[".databases[0]"]) != 7 {
+	if got := objectKeys(t, stdout); !reflect.DeepEqual(got[""], top) || len(got[".databases[0]"]) != 9 {
 		t.Errorf("dump --json, a database upstream cannot open: fields %v\n%s", got, stdout)
 	}
 }
@@ -219,38 +243,41 @@ func TestJSONValues(t *testing.T) {
 	_, stdout, _ := runCmd(t, "verify", "--json", path)
 	var v struct {
 		Tables []struct {
-			Verdict           string             `json:"verdict"`
-			Policy            string             `json:"policy"`
-			DataBlocks        int                `json:"data_blocks"`
-			Keys              int                `json:"keys"`
-			Filters           int                `json:"filters"`
-			FilterBlockOffset uint64             `json:"filter_block_offset"`
-			FilterBlockSize   int                `json:"filter_block_size"`
-			DiffFileOffset    uint64             `json:"diff_file_offset"`
-			Params            map[string]any     `json:"params"`
-			Diff              map[string]float64 `json:"diff"`
+			Verdict    string `json:"verdict"`
+			DataBlocks int    `json:"data_blocks"`
+			Keys       int    `json:"keys"`
+			Filter     struct {
+				Policy  string             `json:"policy"`
+				Filters int                `json:"filters"`
+				Offset  uint64             `json:"offset"`
+				Size    int                `json:"size"`
+				Params  map[string]any     `json:"params"`
+				Diff    map[string]float64 `json:"diff"`
+			} `json:"filter"`
 		} `json:"tables"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil || len(v.Tables) != 1 {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
 	j := v.Tables[0]
-	if j.Verdict != string(r.Status) || j.Policy != r.Policy || j.DataBlocks != r.DataBlocks || j.Keys != r.Keys || j.Filters != r.Filters ||
-		j.FilterBlockOffset != r.FilterBlockOffset || j.FilterBlockSize != r.FilterBlockSize ||
-		j.DiffFileOffset != r.FilterBlockOffset+uint64(r.Diff.Offset) {
+	if j.Verdict != string(r.Status) || j.Filter.Policy != r.Policy || j.DataBlocks != r.DataBlocks || j.Keys != r.Keys || j.Filter.Filters != r.Filters ||
+		j.Filter.Offset != r.FilterBlockOffset || j.Filter.Size != r.FilterBlockSize {
 		t.Errorf("JSON %+v, result %+v", j, r)
 	}
 	p := r.Params
-	wantParams := map[string]any{"bits_per_key": float64(p.BitsPerKey), "min_bits_per_key": float64(p.MinBitsPerKey),
-		"max_bits_per_key": float64(p.MaxBitsPerKey), "k": float64(p.K), "explained": float64(p.Explained),
-		"constrained": float64(p.Constrained), "known": p.Known}
-	if !reflect.DeepEqual(j.Params, wantParams) {
-		t.Errorf("params %v, want %v", j.Params, wantParams)
+	wantParams := map[string]any{"min_bits_per_key": float64(p.MinBitsPerKey),
+		"max_bits_per_key": float64(p.MaxBitsPerKey), "k": float64(p.K), "filters_explained": float64(p.Explained),
+		"filters_with_keys": float64(p.Constrained)}
+	if p.MinBitsPerKey == p.MaxBitsPerKey {
+		wantParams["bits_per_key"] = float64(p.BitsPerKey)
+	}
+	if diff := cmp.Diff(wantParams, j.Filter.Params); diff != "" {
+		t.Errorf("params (-filtercheck +JSON):\n%s", diff)
 	}
 	d := r.Diff
-	wantDiff := map[string]float64{"offset": float64(d.Offset), "stored": float64(d.Stored), "rebuilt": float64(d.Rebuilt),
-		"stored_len": float64(d.StoredLen), "rebuilt_len": float64(d.RebuiltLen)}
-	if !reflect.DeepEqual(j.Diff, wantDiff) {
-		t.Errorf("diff %v, want %v", j.Diff, wantDiff)
+	wantDiff := map[string]float64{"offset": float64(r.FilterBlockOffset + uint64(d.Offset)), "offset_in_filter_block": float64(d.Offset),
+		"stored": float64(d.Stored), "rebuilt": float64(d.Rebuilt), "stored_size": float64(d.StoredLen), "rebuilt_size": float64(d.RebuiltLen)}
+	if diff := cmp.Diff(wantDiff, j.Filter.Diff); diff != "" {
+		t.Errorf("diff (-filtercheck +JSON):\n%s", diff)
 	}
 }

@@ -6,25 +6,30 @@
 //
 //	ldbcompat verify [--json] PATH...
 //	ldbcompat dump [--json] [--samples N] [--seed S] PATH...
+//	ldbcompat version
+//	ldbcompat help [COMMAND]
 //
-// PATH is a LevelDB database directory or a table file. verify reads a
-// database as upstream opens it (CURRENT, the MANIFEST, every live table at
-// the size the MANIFEST records), and gives each live table a verdict: what
-// upstream does with it (package internal/verify). It rebuilds each filter
-// block upstream would use, or that an older LevelDB wrote, from the
-// table's keys and compares it byte for byte with the stored one. dump
-// prints each filter block's layout and its false-positive rate, measured
-// and theoretical.
+// PATH is a LevelDB database directory, a table file, or a directory to
+// search for databases (a browser profile, a node's data directory).
+// verify reads a database as upstream opens it (CURRENT, the MANIFEST,
+// every live table at the size the MANIFEST records), and gives each live
+// table a verdict: what upstream does with it (package internal/verify).
+// It rebuilds each filter block upstream would use, or that an older
+// LevelDB wrote, from the table's keys and compares it byte for byte with
+// the stored one. dump prints each filter block's layout and its
+// false-positive rate, measured and expected.
 //
 // Files are opened read-only, no lock is taken and nothing is written, so a
 // database can be checked while LevelDB has it open: table files that are
 // not live (being written, or not yet deleted) are skipped.
 //
-// Exit status: 0 when upstream opens every database and reads every table
-// with its filter, or without one as it was written; 1 when a filter block
-// is damaged or differs from what its policy writes; 2 when upstream cannot
-// open a database or read a table, on a usage error, or for a path that is
-// neither a table nor a database. `ldbcompat help` lists every verdict.
+// Exit status, the highest that applies: 0 when upstream opens every
+// database and reads every table with its filter, or without one as it was
+// written; 1 when a filter block is damaged or differs from what its policy
+// writes; 2 when upstream cannot open a database or read a table; 3 when a
+// path could not be examined (missing, unreadable, or neither a table nor
+// a database with none below it); 4 on a usage error. `ldbcompat help`
+// lists every verdict.
 package main
 
 import (
@@ -42,6 +47,8 @@ const (
 	exitOK       = verify.ExitOK
 	exitMismatch = verify.ExitDamage
 	exitError    = verify.ExitError
+	exitPath     = verify.ExitPath
+	exitUsage    = verify.ExitUsage
 )
 
 // usage is `ldbcompat help`.
@@ -53,42 +60,78 @@ Usage:
 
   ldbcompat verify [--json] PATH...
   ldbcompat dump [--json] [--samples N] [--seed S] PATH...
-  ldbcompat help
+  ldbcompat version
+  ldbcompat help [COMMAND]
 
-PATH is a LevelDB database directory (one with a CURRENT file) or a table
-file. A database is read as upstream opens it: CURRENT, the MANIFEST it
-names (with the comparator the MANIFEST records, as the application that
-wrote it opens it), and every live table the MANIFEST lists, at the size
-it records. Other table files are skipped (LevelDB is writing them, or has
-yet to delete them). When the MANIFEST cannot be read, upstream cannot
-open the database; every *.ldb and *.sst file is still checked, at its own
-size.
+` + pathText + `
+verify  gives each table a verdict: what upstream does with it.
+dump    prints each filter block's layout and its false-positive rate.
+version prints the version, the Go release it was built with and the
+        upstream release the verdicts follow.
 
-verify  gives each table a verdict: what upstream does with it. It
-        rebuilds the filter block upstream uses (leveldb.BuiltinBloomFilter2),
-        or one named leveldb.BuiltinBloomFilter (LevelDB v1.4 to v1.17, with
-        both hashes of that era), from the table's keys, and compares it
-        byte for byte with the stored one. One line per database, one per
-        table (path, verdict, details), and a summary.
-dump    prints each filter block's layout (filters, keys, bytes and k per
-        filter) and the false-positive rate measured on random absent keys
-        next to the theoretical (1-e^(-kn/m))^k, n counting distinct user
-        keys per filter.
-
-Flags:
-
-  --json        print one JSON document on stdout
-  --samples N   dump: absent keys to query per table (default 10000)
-  --seed S      dump: seed for the absent keys (default 1)
-  --            ends the flags; later arguments are paths
+'ldbcompat help verify' and 'ldbcompat help dump' tell more.
 
 Files are opened read-only; no lock is taken and nothing is written.
 Progress goes to stderr when it is a terminal or for many tables.
 
-Verdicts and exit status (the highest applies; dump exits as verify):
+` + exitText
+
+// pathText says what a PATH is, for every command's help.
+const pathText = `PATH is a LevelDB database directory (one with a CURRENT file), a
+table file, or any other directory, which is searched for databases at
+any depth (symbolic links are not followed). A database is read as
+upstream opens it: CURRENT, the MANIFEST it names (with the comparator
+the MANIFEST records, as the application that wrote it opens it), and
+every live table the MANIFEST lists, at the size it records. Other table
+files are skipped. When the MANIFEST cannot be read, upstream cannot open
+the database; every *.ldb and *.sst file is still checked, at its own
+size. A Pebble or RocksDB database is named as such: upstream LevelDB
+cannot open it. A named file that is not a table (by its name, *.ldb or
+*.sst, or by its magic number) is skipped and said so.
+`
+
+// exitText documents the verdicts and exit codes.
+var exitText = `Verdicts and exit status (the highest applies; dump exits as verify):
 
 ` + verify.VerdictText(76) + `
 `
+
+// verifyUsage is `ldbcompat help verify`.
+var verifyUsage = `Usage: ldbcompat verify [--json] PATH...
+
+verify gives each table a verdict: what upstream does with it. It rebuilds
+the filter block upstream uses (leveldb.BuiltinBloomFilter2), or one named
+leveldb.BuiltinBloomFilter (LevelDB v1.4 to v1.17, with both hashes of that
+era), from the table's keys, and compares it byte for byte with the stored
+one. One line per database, then one per table (path, verdict, details),
+and a summary.
+
+` + pathText + `
+Flags:
+
+  --json   print one JSON document on stdout (docs/verify.md describes it)
+  --       ends the flags; later arguments are paths
+
+` + exitText
+
+// dumpUsage is `ldbcompat help dump`.
+var dumpUsage = `Usage: ldbcompat dump [--json] [--samples N] [--seed S] PATH...
+
+dump prints each filter block's layout (filters, keys, bytes and k per
+filter) and the false-positive rate measured on random absent keys, next to
+the rate expected of LevelDB's probe scheme for filters of those sizes
+(simulated) and the independent-hash formula (1-e^(-kn/m))^k, n counting
+distinct user keys per filter. It judges each table as verify does.
+
+` + pathText + `
+Flags:
+
+  --json        print one JSON document on stdout
+  --samples N   absent keys to query per table (default 10000)
+  --seed S      seed for the absent keys (default 1)
+  --            ends the flags; later arguments are paths
+
+` + exitText
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -98,24 +141,54 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return exitError
+		return exitUsage
 	}
 	switch args[0] {
 	case "verify":
 		return runVerify(args[1:], stdout, stderr)
 	case "dump":
 		return runDump(args[1:], stdout, stderr)
+	case "version", "-version", "--version":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "ldbcompat version: takes no arguments\nRun 'ldbcompat help' for usage.\n")
+			return exitUsage
+		}
+		printVersion(stdout)
+		return exitOK
 	case "help", "-h", "-help", "--help":
+		if len(args) > 2 {
+			fmt.Fprintf(stderr, "ldbcompat help: takes at most one command\nRun 'ldbcompat help' for usage.\n")
+			return exitUsage
+		}
+		if len(args) == 2 {
+			text, ok := helpFor[args[1]]
+			if !ok {
+				fmt.Fprintf(stderr, "ldbcompat help: unknown command %q\nRun 'ldbcompat help' for usage.\n", args[1])
+				return exitUsage
+			}
+			fmt.Fprint(stdout, text)
+			return exitOK
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "ldbcompat: unknown command %q\n\n%s", args[0], usage)
-	return exitError
+	fmt.Fprintf(stderr, "ldbcompat: unknown command %q\nRun 'ldbcompat help' for usage.\n", args[0])
+	return exitUsage
+}
+
+// helpFor is each command's help.
+var helpFor = map[string]string{
+	"verify":  verifyUsage,
+	"dump":    dumpUsage,
+	"version": "Usage: ldbcompat version\n\nversion prints the version, the VCS revision it was built from, the Go\nrelease it was built with, the upstream release the verdicts follow and\nthe JSON schema version.\n",
+	"help":    "Usage: ldbcompat help [COMMAND]\n\nhelp prints the usage, or a command's.\n",
 }
 
 // parseFlags parses fs's flags wherever they appear among args and returns
-// the other arguments. It reports usage errors on stderr.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, bool) {
+// the other arguments. It reports usage errors on stderr; for -h or
+// --help it prints the command's help on stdout and returns no paths and
+// true.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]string, bool) {
 	fs.SetOutput(io.Discard)
 	// Everything after "--" is a path, even if it starts with "-".
 	var rest []string
@@ -129,10 +202,10 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, bo
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stderr, usage)
-			} else {
-				fmt.Fprintf(stderr, "ldbcompat %s: %v\nRun 'ldbcompat help' for usage.\n", fs.Name(), err)
+				fmt.Fprint(stdout, helpFor[fs.Name()])
+				return nil, true
 			}
+			fmt.Fprintf(stderr, "ldbcompat %s: %v\nRun 'ldbcompat help %s' for usage.\n", fs.Name(), err, fs.Name())
 			return nil, false
 		}
 		args = fs.Args()
@@ -144,7 +217,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, bo
 	}
 	paths = append(paths, rest...)
 	if len(paths) == 0 {
-		fmt.Fprintf(stderr, "ldbcompat %s: no PATH given\nRun 'ldbcompat help' for usage.\n", fs.Name())
+		fmt.Fprintf(stderr, "ldbcompat %s: no PATH given\nRun 'ldbcompat help %s' for usage.\n", fs.Name(), fs.Name())
 		return nil, false
 	}
 	return paths, true

@@ -94,12 +94,20 @@ func TestUsage(t *testing.T) {
 	}{
 		{[]string{"--help"}, 0, "ldbcompat verify [--json] PATH...", ""},
 		{[]string{"help"}, 0, "Verdicts and exit status", ""},
-		{nil, 2, "", "Usage:"},
-		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
-		{[]string{"verify"}, 2, "", "no PATH given"},
-		{[]string{"verify", "--bogus", "x"}, 2, "", "flag provided but not defined: -bogus"},
-		{[]string{"verify", "-h"}, 2, "", "Usage:"},
-		{[]string{"dump", "--samples", "-3", "x"}, 2, "", "must not be negative"},
+		{[]string{"help", "dump"}, 0, "Usage: ldbcompat dump", ""},
+		{[]string{"help", "frob"}, exitUsage, "", `unknown command "frob"`},
+		{nil, exitUsage, "", "Usage:"},
+		{[]string{"frobnicate"}, exitUsage, "", "ldbcompat: unknown command \"frobnicate\"\nRun 'ldbcompat help' for usage.\n"},
+		{[]string{"--frob"}, exitUsage, "", "ldbcompat: unknown command \"--frob\"\nRun 'ldbcompat help' for usage.\n"},
+		{[]string{"verify"}, exitUsage, "", "no PATH given"},
+		{[]string{"verify", "--bogus", "x"}, exitUsage, "", "flag provided but not defined: -bogus\nRun 'ldbcompat help verify' for usage."},
+		{[]string{"verify", "-h"}, exitOK, "Usage: ldbcompat verify [--json] PATH...", ""},
+		{[]string{"verify", "--help"}, exitOK, "Usage: ldbcompat verify [--json] PATH...", ""},
+		{[]string{"dump", "--help"}, exitOK, "Usage: ldbcompat dump", ""},
+		{[]string{"dump", "--samples", "-3", "x"}, exitUsage, "", "must not be negative"},
+		{[]string{"version"}, exitOK, "verdicts follow upstream LevelDB 1.23; JSON schema 2", ""},
+		{[]string{"--version"}, exitOK, "ldbcompat ", ""},
+		{[]string{"version", "x"}, exitUsage, "", "takes no arguments"},
 	} {
 		code, stdout, stderr := runCmd(t, tc.args...)
 		if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
@@ -151,6 +159,7 @@ func TestVerifyFixtures(t *testing.T) {
 	tables, dbLines := 0, 0
 	for _, l := range lines[:len(lines)-1] {
 		switch {
+		case l == "": // between databases
 		case line.MatchString(l):
 			tables++
 		case dbLine.MatchString(l):
@@ -192,73 +201,154 @@ func TestVerifyReadOnly(t *testing.T) {
 	}
 }
 
-// verifyJSON is the shape of `verify --json` the tests rely on.
+// verifyJSON is what the tests read of `verify --json`, flattened: the
+// tables of every database, in order, then the tables named directly, and
+// the filter's fields beside the table's (verifyJSONOf converts the
+// document, whose shape is rawVerifyJSON).
 type verifyJSON struct {
-	Databases []struct {
-		Path       string `json:"path"`
-		Opens      bool   `json:"opens"`
-		Status     string `json:"status"`
-		Error      string `json:"error"`
-		Comparator string `json:"comparator"`
-		LiveTables int    `json:"live_tables"`
-		Detail     string `json:"detail"`
-	} `json:"databases"`
-	Tables []struct {
-		Path           string  `json:"path"`
-		Verdict        string  `json:"verdict"`
-		Detail         string  `json:"detail"`
-		Error          string  `json:"error"`
-		Status         string  `json:"status"`
-		Offset         *int64  `json:"offset"`
-		ManifestSize   *uint64 `json:"manifest_size"`
-		FileSize       *int64  `json:"file_size"`
-		Policy         string  `json:"policy"`
-		Hash           string  `json:"hash"`
-		DataBlocks     int     `json:"data_blocks"`
-		Keys           int     `json:"keys"`
-		Filters        int     `json:"filters"`
-		FilterError    string  `json:"filter_error"`
-		DiffFileOffset *uint64 `json:"diff_file_offset"`
-		Params         *struct {
-			BitsPerKey    int `json:"bits_per_key"`
-			MinBitsPerKey int `json:"min_bits_per_key"`
-			MaxBitsPerKey int `json:"max_bits_per_key"`
-			K             int `json:"k"`
-		} `json:"params"`
-		Diff *struct {
-			Offset  int `json:"offset"`
-			Stored  int `json:"stored"`
-			Rebuilt int `json:"rebuilt"`
-		} `json:"diff"`
-		FalseNegatives *struct {
-			Hash             string  `json:"hash"`
-			Keys             int     `json:"keys"`
-			Rejected         int     `json:"rejected"`
-			FirstKey         string  `json:"first_key"`
-			FirstBlockOffset *uint64 `json:"first_block_offset"`
-		} `json:"false_negatives"`
-	} `json:"tables"`
-	Errors []struct {
+	Databases []dbJSON
+	Tables    []flatTableJSON
+	Errors    []struct {
 		Path  string `json:"path"`
 		Error string `json:"error"`
-	} `json:"errors"`
+	}
 	Summary struct {
 		Tables             int            `json:"tables"`
 		Verdicts           map[string]int `json:"verdicts"`
-		Skipped            int            `json:"skipped"`
+		Skipped            int            `json:"skipped_not_live"`
+		NotTables          int            `json:"skipped_not_tables"`
 		Databases          int            `json:"databases"`
 		DatabasesNotOpened int            `json:"databases_not_opened"`
 		PathErrors         int            `json:"path_errors"`
-	} `json:"summary"`
-	ExitCode int `json:"exit_code"`
+	}
+	ExitCode int
+}
+
+// dbJSON is a database of `verify --json`.
+type dbJSON struct {
+	Path       string `json:"path"`
+	Opens      bool   `json:"opened"`
+	Status     string `json:"status"`
+	Error      string `json:"error"`
+	Kind       string `json:"kind"`
+	Comparator string `json:"comparator"`
+	LiveTables int    `json:"live_tables"`
+	Detail     string `json:"detail"`
+	Tables     []rawTableJSON
+}
+
+// rawVerifyJSON is the document `verify --json` prints, as far as the
+// tests read it.
+type rawVerifyJSON struct {
+	Schema    int `json:"schema"`
+	Databases []struct {
+		dbJSON
+		Tables []rawTableJSON `json:"tables"`
+	} `json:"databases"`
+	Tables     []rawTableJSON `json:"tables"`
+	PathErrors []struct {
+		Path  string `json:"path"`
+		Error string `json:"error"`
+	} `json:"path_errors"`
+	Summary  json.RawMessage `json:"summary"`
+	ExitCode int             `json:"exit_code"`
+}
+
+// paramsFields are a filter's params in `verify --json`.
+type paramsFields struct {
+	BitsPerKey    int `json:"bits_per_key"`
+	MinBitsPerKey int `json:"min_bits_per_key"`
+	MaxBitsPerKey int `json:"max_bits_per_key"`
+	K             int `json:"k"`
+}
+
+// tableFields are a table's own fields in `verify --json`.
+type tableFields struct {
+	Path           string  `json:"path"`
+	Verdict        string  `json:"verdict"`
+	Detail         string  `json:"detail"`
+	Error          string  `json:"error"`
+	Status         string  `json:"status"`
+	Offset         *int64  `json:"offset"`
+	ManifestSize   *uint64 `json:"manifest_size"`
+	FileSize       *int64  `json:"file_size"`
+	DataBlocks     int     `json:"data_blocks"`
+	Keys           int     `json:"keys"`
+	FilterError    string  `json:"filter_error"`
+	FalseNegatives *struct {
+		Hash             string  `json:"hash"`
+		Keys             int     `json:"keys"`
+		Rejected         int     `json:"rejected"`
+		FirstKey         string  `json:"first_key"`
+		FirstBlockOffset *uint64 `json:"first_data_block_offset"`
+	} `json:"false_negatives"`
+}
+
+// rawTableJSON is a table of `verify --json`.
+type rawTableJSON struct {
+	tableFields
+	Filter *struct {
+		Policy  string        `json:"policy"`
+		Hash    string        `json:"hash"`
+		Filters int           `json:"filters"`
+		Params  *paramsFields `json:"params"`
+		Diff    *struct {
+			Offset              uint64 `json:"offset"`
+			OffsetInFilterBlock int    `json:"offset_in_filter_block"`
+			Stored              int    `json:"stored"`
+			Rebuilt             int    `json:"rebuilt"`
+		} `json:"diff"`
+	} `json:"filter"`
+}
+
+// flatTableJSON is a table with its filter's fields beside its own.
+type flatTableJSON struct {
+	tableFields
+	Policy, Hash   string
+	Filters        int
+	Params         *paramsFields
+	DiffFileOffset *uint64
+	Diff           *struct{ Offset, Stored, Rebuilt int }
+}
+
+// flat flattens a table.
+func (r rawTableJSON) flat() flatTableJSON {
+	f := flatTableJSON{tableFields: r.tableFields}
+	if r.Filter != nil {
+		f.Policy, f.Hash, f.Filters, f.Params = r.Filter.Policy, r.Filter.Hash, r.Filter.Filters, r.Filter.Params
+		if d := r.Filter.Diff; d != nil {
+			off := d.Offset
+			f.DiffFileOffset = &off
+			f.Diff = &struct{ Offset, Stored, Rebuilt int }{d.OffsetInFilterBlock, d.Stored, d.Rebuilt}
+		}
+	}
+	return f
 }
 
 func verifyJSONOf(t *testing.T, args ...string) (int, verifyJSON, string) {
 	t.Helper()
 	code, stdout, stderr := runCmd(t, append([]string{"verify", "--json"}, args...)...)
-	var v verifyJSON
-	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+	var raw rawVerifyJSON
+	if err := json.Unmarshal([]byte(stdout), &raw); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	if raw.Schema != jsonSchema {
+		t.Errorf("schema %d, want %d", raw.Schema, jsonSchema)
+	}
+	v := verifyJSON{ExitCode: raw.ExitCode, Errors: raw.PathErrors}
+	if err := json.Unmarshal(raw.Summary, &v.Summary); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range raw.Databases {
+		db := d.dbJSON
+		db.Tables = d.Tables
+		v.Databases = append(v.Databases, db)
+		for _, tb := range d.Tables {
+			v.Tables = append(v.Tables, tb.flat())
+		}
+	}
+	for _, tb := range raw.Tables {
+		v.Tables = append(v.Tables, tb.flat())
 	}
 	if v.ExitCode != code {
 		t.Errorf("exit_code %d, exit status %d", v.ExitCode, code)
@@ -411,25 +501,27 @@ func TestVerifyErrors(t *testing.T) {
 	}{
 		{"truncated", truncated, "table", fmt.Sprintf("unreadable: upstream cannot open it: Corruption: not an sstable (bad magic number); table %s: offset %d: not a LevelDB table: bad magic number", truncated, len(data)-7-8),
 			"Corruption: not an sstable (bad magic number)"},
-		{"not a database", noDB, "path", noDB + ": not a LevelDB database: no CURRENT file", ""},
+		{"not a database", noDB, "path", noDB + ": no LevelDB database in it or below it (a database is a directory with a CURRENT file; 1 directory searched); 1 table file outside any database: name it to check it", ""},
 		{"database without a MANIFEST", noManifest, "database", "database: upstream cannot open it: Corruption: CURRENT points to a non-existent file", ""},
 		{"missing", filepath.Join(noDB, "nope"), "path", "no such file or directory", ""},
-		{"not a table", notTable, "table", "unreadable: upstream cannot open it: Corruption: file is too short to be an sstable; table " + notTable + ": offset 0: file is 32 bytes, too short for a table",
-			"Corruption: file is too short to be an sstable"},
+		{"not a table", notTable, "skipped", notTable + ": skipped: not a table: its name does not end in .ldb or .sst, nor its contents in a table's magic number", ""},
 		{"bad data block", badBlock, "table", fmt.Sprintf("unreadable: upstream opens it, but its full scan fails: Corruption: block checksum mismatch; table %s: offset 0: data block 0 0+", badBlock),
 			"Corruption: block checksum mismatch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// An unreadable table or database is exit 2; a path that
+			// could not be examined, or nothing to examine, exit 3.
+			want := map[string]int{"table": exitError, "database": exitError, "path": exitPath, "skipped": exitPath}[tc.where]
 			code, stdout, stderr := runCmd(t, "verify", tc.path)
 			out := stdout
 			if tc.where == "path" {
 				out = stderr
 			}
-			if code != 2 || !strings.Contains(out, tc.want) {
-				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, tc.want)
+			if code != want || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d and %q", code, stdout, stderr, want, tc.want)
 			}
 			code, v, _ := verifyJSONOf(t, tc.path)
-			ok := code == 2
+			ok := code == want
 			switch tc.where {
 			case "table":
 				ok = ok && len(v.Tables) == 1 && v.Tables[0].Verdict == "unreadable" && v.Tables[0].Status == tc.status &&
@@ -438,6 +530,8 @@ func TestVerifyErrors(t *testing.T) {
 				ok = ok && len(v.Databases) == 1 && !v.Databases[0].Opens && v.Summary.DatabasesNotOpened == 1 && len(v.Tables) == 0
 			case "path":
 				ok = ok && len(v.Errors) == 1 && strings.Contains(v.Errors[0].Error, tc.want) && v.Summary.PathErrors == 1 && v.Summary.Tables == 0
+			case "skipped":
+				ok = ok && len(v.Tables) == 1 && v.Tables[0].Verdict == "skipped" && v.Summary.NotTables == 1 && v.Summary.Tables == 0
 			}
 			if !ok {
 				t.Errorf("JSON: exit %d, %+v", code, v)
@@ -538,7 +632,7 @@ func TestDump(t *testing.T) {
 		`(?m)^  filter policy    leveldb\.BuiltinBloomFilter2 \(verify: ok\)$`,
 		`(?m)^  implies          bits/key 10, k 6$`,
 		`(?m)^  filter block     \d+ bytes at offset \d+; \d+ filters \(\d+ empty\), one per 2048 bytes of data-block offsets$`,
-		`(?m)^  false positives  measured \d+\.\d{3}% \(\d+ of 2000 absent keys\), theoretical \d+\.\d{3}%$`,
+		`(?m)^  false positives  measured \d+\.\d{3}% \(\d+ of 2000 absent keys\); expected of LevelDB's probe scheme \d+\.\d{3}% \(simulated\); independent-hash formula \d+\.\d{3}%$`,
 		`(?m)^       0  0\.\.2047 +\d+ +\d+   6 +\d+\.\d$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(stdout) {
@@ -557,9 +651,10 @@ func TestDump(t *testing.T) {
 				} `json:"filters"`
 			} `json:"layout"`
 			FPR struct {
-				Samples     int     `json:"samples"`
-				Measured    float64 `json:"measured"`
-				Theoretical float64 `json:"theoretical"`
+				Samples         int     `json:"samples"`
+				Measured        float64 `json:"measured"`
+				Expected        float64 `json:"expected"`
+				IndependentHash float64 `json:"independent_hash"`
 			} `json:"fpr"`
 		} `json:"tables"`
 		ExitCode int `json:"exit_code"`
@@ -578,7 +673,8 @@ func TestDump(t *testing.T) {
 			t.Errorf("filter %+v: k != 6", f)
 		}
 	}
-	if d.Verdict != "ok" || d.Layout.BaseLg != 11 || keys == 0 || d.FPR.Samples != 3000 || d.FPR.Measured > 0.05 || d.FPR.Theoretical <= 0 {
+	if d.Verdict != "ok" || d.Layout.BaseLg != 11 || keys == 0 || d.FPR.Samples != 3000 || d.FPR.Measured > 0.05 || d.FPR.IndependentHash <= 0 ||
+		d.FPR.Expected <= 0 || d.FPR.Measured > 2*d.FPR.Expected {
 		t.Errorf("dump JSON %+v", d)
 	}
 }

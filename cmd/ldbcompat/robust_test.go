@@ -61,11 +61,11 @@ func runBoth(t *testing.T, args ...string) (verifyCode int, verifyOut string, du
 	return v.code, v.output, d.code, d.output
 }
 
-// wantError requires exit status 2 from verify and dump and a line naming
-// path and matching each pattern: the table's line (for dump, the line
-// after the path), or "ldbcompat: " and the error on stderr for a path
-// that is neither a table nor a database.
-func wantError(t *testing.T, path string, patterns ...string) {
+// wantError requires exit status code from verify and dump and a line
+// naming path and matching each pattern: the table's line (for dump, the
+// line after the path), or "ldbcompat: " and the error on stderr for a
+// path that could not be examined.
+func wantError(t *testing.T, code int, path string, patterns ...string) {
 	t.Helper()
 	vc, ve, dc, de := runBoth(t, path)
 	for _, r := range []struct {
@@ -73,12 +73,12 @@ func wantError(t *testing.T, path string, patterns ...string) {
 		code   int
 		output string
 	}{{"verify", vc, ve}, {"dump", dc, de}} {
-		if r.code != exitError {
-			t.Errorf("%s %s: exit %d, want %d\noutput: %s", r.cmd, path, r.code, exitError, r.output)
+		if r.code != code {
+			t.Errorf("%s %s: exit %d, want %d\noutput: %s", r.cmd, path, r.code, code, r.output)
 		}
 		line := ""
 		for _, l := range strings.Split(r.output, "\n") {
-			if (strings.HasPrefix(l, "ldbcompat: ") || strings.HasPrefix(l, path+": ") || strings.HasPrefix(l, "  unreadable: ") || strings.HasPrefix(l, "  unchecked: ")) && strings.Contains(l, path) {
+			if (strings.HasPrefix(l, "ldbcompat: ") || strings.HasPrefix(l, path+": ") || strings.HasPrefix(l, "  unreadable: ") || strings.HasPrefix(l, "  unchecked: ") || strings.HasPrefix(l, "  skipped: ")) && (strings.Contains(l, path) || strings.HasPrefix(l, "  ")) {
 				line = l
 			}
 		}
@@ -111,23 +111,25 @@ func TestBadPaths(t *testing.T) {
 		noise[i] = byte(i * 7919 >> 3)
 	}
 	t.Run("missing", func(t *testing.T) {
-		wantError(t, filepath.Join(dir, "nope.ldb"), "no such file or directory")
+		wantError(t, exitPath, filepath.Join(dir, "nope.ldb"), "no such file or directory")
 	})
 	t.Run("empty file", func(t *testing.T) {
-		wantError(t, file("empty.ldb", nil), `offset 0: file is 0 bytes, too short for a table`)
+		wantError(t, exitError, file("empty.ldb", nil), `offset 0: file is 0 bytes, too short for a table`)
 	})
 	t.Run("text file", func(t *testing.T) {
-		wantError(t, file("CURRENT", bytes.Repeat([]byte("MANIFEST-000002\n"), 10)), `offset 152: not a LevelDB table: bad magic number`)
+		// Named neither *.ldb nor *.sst, nor ending in a table's magic
+		// number: no table, and nothing else was named.
+		wantError(t, exitPath, file("CURRENT", bytes.Repeat([]byte("MANIFEST-000002\n"), 10)), `skipped: not a table: its name does not end in \.ldb or \.sst, nor its contents in a table's magic number`)
 	})
 	t.Run("noise", func(t *testing.T) {
-		wantError(t, file("noise.ldb", noise), `offset 4088: not a LevelDB table: bad magic number`)
+		wantError(t, exitError, file("noise.ldb", noise), `offset 4088: not a LevelDB table: bad magic number`)
 	})
 	t.Run("log file", func(t *testing.T) {
 		// A write-ahead log is not a table either.
-		wantError(t, file("000003.log", append([]byte{0x8f, 0x32, 0x8c, 0x1a, 0x24, 0, 1}, bytes.Repeat([]byte("x"), 100)...)), `bad magic number`)
+		wantError(t, exitPath, file("000003.log", append([]byte{0x8f, 0x32, 0x8c, 0x1a, 0x24, 0, 1}, bytes.Repeat([]byte("x"), 100)...)), `skipped: not a table`)
 	})
 	t.Run("footer only", func(t *testing.T) {
-		wantError(t, file("footer.ldb", data[len(data)-table.FooterSize:]), `offset 48: index block handle \d+\+\d+: block and its 5-byte trailer run past the end of the 48-byte file`)
+		wantError(t, exitError, file("footer.ldb", data[len(data)-table.FooterSize:]), `offset 48: index block handle \d+\+\d+: block and its 5-byte trailer run past the end of the 48-byte file`)
 	})
 	t.Run("directory without CURRENT", func(t *testing.T) {
 		d := filepath.Join(dir, "notdb")
@@ -135,7 +137,7 @@ func TestBadPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeFile(t, filepath.Join(d, "000005.ldb"), data)
-		wantError(t, d, "not a LevelDB database: no CURRENT file")
+		wantError(t, exitPath, d, "no LevelDB database in it or below it .*; 1 table file outside any database: name it to check it")
 	})
 	t.Run("database without a MANIFEST", func(t *testing.T) {
 		d := filepath.Join(dir, "empty-db")
@@ -144,7 +146,7 @@ func TestBadPaths(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(d, "CURRENT"), []byte("MANIFEST-000002\n"))
 		writeFile(t, filepath.Join(d, "000003.log"), nil)
-		wantError(t, d, "database: upstream cannot open it: Corruption: CURRENT points to a non-existent file")
+		wantError(t, exitError, d, "database: upstream cannot open it: Corruption: CURRENT points to a non-existent file")
 	})
 }
 
@@ -166,7 +168,7 @@ func TestUnreadableTables(t *testing.T) {
 		if err := os.Chmod(p, 0); err != nil {
 			t.Fatal(err)
 		}
-		wantError(t, p, "permission denied")
+		wantError(t, exitError, p, "permission denied")
 	})
 	// Each odd entry in a database directory that also holds a good
 	// table: the good one is still checked, the odd one named, exit 2.
@@ -175,17 +177,21 @@ func TestUnreadableTables(t *testing.T) {
 		make   func(t *testing.T, path string)
 		want   string
 		direct string // the error when the entry is named directly, if not want
+		// directCode is the exit code then: a path that cannot be
+		// examined (gone, a loop, a directory with no database) is not
+		// an unreadable table.
+		directCode int
 	}{
 		{"dangling symbolic link", func(t *testing.T, p string) {
 			if err := os.Symlink(filepath.Join(filepath.Dir(p), "gone.ldb"), p); err != nil {
 				t.Fatal(err)
 			}
-		}, "no such file or directory", ""},
+		}, "no such file or directory", "", exitPath},
 		{"named pipe", func(t *testing.T, p string) {
 			if err := syscall.Mkfifo(p, 0o644); err != nil {
 				t.Skipf("mkfifo: %v", err)
 			}
-		}, "not a regular file but a named pipe", ""},
+		}, "not a regular file but a named pipe", "", exitError},
 		{"symbolic link to a named pipe", func(t *testing.T, p string) {
 			fifo := filepath.Join(filepath.Dir(p), "pipe")
 			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -194,17 +200,17 @@ func TestUnreadableTables(t *testing.T) {
 			if err := os.Symlink(fifo, p); err != nil {
 				t.Fatal(err)
 			}
-		}, "not a regular file but a named pipe", ""},
+		}, "not a regular file but a named pipe", "", exitError},
 		{"directory", func(t *testing.T, p string) {
 			if err := os.Mkdir(p, 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, "not a regular file but a directory", "not a LevelDB database: no CURRENT file"},
+		}, "not a regular file but a directory", "no LevelDB database in it or below it", exitPath},
 		{"symbolic link loop", func(t *testing.T, p string) {
 			if err := os.Symlink(p, p); err != nil {
 				t.Fatal(err)
 			}
-		}, "too many levels of symbolic links", ""},
+		}, "too many levels of symbolic links", "", exitPath},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Both tables are live, as a MANIFEST says.
@@ -226,7 +232,7 @@ func TestUnreadableTables(t *testing.T) {
 			if tc.direct != "" {
 				direct = tc.direct
 			}
-			wantError(t, odd, direct)
+			wantError(t, tc.directCode, odd, direct)
 		})
 	}
 }
@@ -282,7 +288,7 @@ func TestTableReadErrors(t *testing.T) {
 				return 0, nil, false
 			}}
 		})
-		wantError(t, p, fmt.Sprintf(`table .*000005.ldb: offset %d: reading index block \(%d bytes\): read .*: input/output error`, ih.Offset, ih.Size+table.TrailerSize))
+		wantError(t, exitError, p, fmt.Sprintf(`table .*000005.ldb: offset %d: reading index block \(%d bytes\): read .*: input/output error`, ih.Offset, ih.Size+table.TrailerSize))
 	})
 	// The file changes after its footer has been read.
 	for _, tc := range []struct {

@@ -45,6 +45,26 @@ func newProgress(w io.Writer, verb string, total int) *progress {
 	return p
 }
 
+// searchStep is how many directories a search goes through between two
+// lines of progress when stderr is not a terminal.
+var searchStep = 4096
+
+// search reports a search's progress: dirs directories searched, dbs
+// databases found.
+func (p *progress) search(dirs, dbs int) {
+	switch {
+	case p.tty:
+		if now := time.Now(); now.Sub(p.last) > 100*time.Millisecond {
+			p.last = now
+			fmt.Fprintf(p.w, "\r\033[K%s %d directories, %d databases found", p.verb, dirs, dbs)
+			p.shown = true
+		}
+	case dirs/searchStep > p.done:
+		p.done = dirs / searchStep
+		fmt.Fprintf(p.w, "%s %d directories, %d databases found\n", p.verb, dirs, dbs)
+	}
+}
+
 // clear removes the progress line from a terminal before other output.
 func (p *progress) clear() {
 	if p.shown {

@@ -54,6 +54,9 @@ type Fault struct {
 	// been served: a file cut short while it is read.
 	ShrinkAfter int
 	ShrinkTo    int64
+	// ListErr, when not 0, is the error every listing of a directory gets
+	// (opendir and readdir; for example syscall.EACCES).
+	ListErr syscall.Errno
 	// Gone makes the file disappear from its directory: the listing still
 	// names it (it was listed before it went), but a lookup, a stat or an
 	// open finds nothing (ENOENT), as when a file is deleted between a
@@ -230,6 +233,22 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		return nil, 0, fs.ToErrno(err)
 	}
 	return &file{fd: fd, fs: n.fs, rel: rel}, 0, 0
+}
+
+// OpendirHandle opens a directory, or refuses as its fault says.
+func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
+	if e := n.fs.fault(n.rel()).ListErr; e != 0 {
+		return nil, 0, e
+	}
+	return n.LoopbackNode.OpendirHandle(ctx, flags)
+}
+
+// Readdir lists a directory, or refuses as its fault says.
+func (n *node) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {
+	if e := n.fs.fault(n.rel()).ListErr; e != 0 {
+		return nil, e
+	}
+	return n.LoopbackNode.Readdir(ctx)
 }
 
 // The requests that would change something, all refused and counted.

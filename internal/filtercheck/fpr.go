@@ -1,6 +1,7 @@
 package filtercheck
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 
@@ -26,8 +27,66 @@ type FPR struct {
 	Measured       float64
 	// Theoretical is (1-e^(-kn/m))^k averaged over the filters queried,
 	// with n the number of distinct user keys in a filter: versions of a
-	// key count towards a filter's size but set the same bits.
+	// key count towards a filter's size but set the same bits. The formula
+	// assumes k independent hash functions, which LevelDB does not have:
+	// it derives its k probes from one 32-bit hash (double hashing, the
+	// positions taken modulo the filter's size), which small filters feel
+	// most (in 64 bits, only 12 bits of the hash choose the probes).
 	Theoretical float64
+	// Expected is the rate expected of LevelDB's own probe scheme for
+	// filters of the sizes queried, averaged as Measured is
+	// (ExpectFilters), or NaN when it was not computed.
+	Expected float64
+}
+
+// Simulation size of ExpectedFPR: filters built and absent keys queried
+// against each.
+const (
+	expectedFilters = 32
+	expectedQueries = 1024
+)
+
+// ExpectedFPR is the false-positive rate that policy p's filters give, on
+// average, for n keys of which distinct are distinct (versions of a key
+// count towards a filter's size but set the same bits), simulated on
+// random 16-byte keys, reproducibly for a seed. It also returns the
+// length the filters have (their k byte included) and their k, for the
+// caller to check that they match a stored filter's.
+func ExpectedFPR(p bloom.FilterPolicy, n, distinct int, seed uint64) (rate float64, length, k int) {
+	rng := rand.New(rand.NewPCG(seed, uint64(n)<<32|uint64(distinct)))
+	random := func(dst []byte) {
+		for i := 0; i < len(dst); i += 8 {
+			binary.LittleEndian.PutUint64(dst[i:], rng.Uint64())
+		}
+	}
+	keys := make([][]byte, n)
+	flat := make([]byte, 16*max(distinct, 1))
+	query := make([]byte, 16)
+	var filter []byte
+	hits := 0
+	for range expectedFilters {
+		random(flat)
+		for i := range keys {
+			j := i
+			if i >= distinct {
+				j = rng.IntN(max(distinct, 1))
+			}
+			keys[i] = flat[16*j : 16*j+16]
+		}
+		filter = p.CreateFilter(keys, filter[:0])
+		for range expectedQueries {
+			// A random 16-byte key is absent but with probability 2^-128
+			// per key.
+			random(query)
+			if p.KeyMayMatch(query, filter) {
+				hits++
+			}
+		}
+	}
+	if len(filter) > 0 {
+		k = int(filter[len(filter)-1])
+	}
+	return float64(hits) / float64(expectedFilters*expectedQueries), len(filter), k
 }
 
 // MeasureFPR queries samples random keys that are not among the table's
@@ -65,7 +124,7 @@ func MeasureFPR(contents []byte, l *Layout, blocks []Block, p bloom.FilterPolicy
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x66707266707266))
 	r := bloom.NewFilterBlockReader(p, contents)
-	fpr := FPR{Samples: samples, Theoretical: theory / float64(len(eligible))}
+	fpr := FPR{Samples: samples, Theoretical: theory / float64(len(eligible)), Expected: math.NaN()}
 	key := make([]byte, 0, 64)
 	for s := 0; s < samples; s++ {
 		n := lengths[rng.IntN(len(lengths))]
@@ -88,6 +147,53 @@ func MeasureFPR(contents []byte, l *Layout, blocks []Block, p bloom.FilterPolicy
 	}
 	fpr.Measured = float64(fpr.FalsePositives) / float64(samples)
 	return fpr
+}
+
+// ExpectFilters sets fpr.Expected, the false-positive rate expected of
+// LevelDB's own probe scheme for the filter block's filters, averaged over
+// the filters MeasureFPR queries: for each, what policy p's filters for
+// the same number of keys (and of distinct keys) give on random key sets
+// and random absent keys (ExpectedFPR). Call it only for a block that p
+// writes byte for byte from the table's keys (a check that passed): then
+// p's filters have the stored ones' sizes and k, and cost no more memory.
+// Filters of a size or k that p does not give leave Expected NaN.
+func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []Block, p bloom.FilterPolicy, seed uint64) {
+	keys := KeysPerFilter(blocks, l.BaseLg, len(l.Filters))
+	distinct := distinctKeysPerFilter(blocks, l.BaseLg, len(l.Filters))
+	type shape struct{ n, distinct int }
+	type sim struct {
+		rate      float64
+		length, k int
+	}
+	sims := map[shape]sim{}
+	var sum float64
+	n := 0
+	for i, f := range l.Filters {
+		if f.Len <= 1 || keys[i] == 0 {
+			continue
+		}
+		n++
+		k := f.K(contents)
+		if k > maxProbes {
+			sum++ // upstream treats such filters as matching everything
+			continue
+		}
+		sh := shape{keys[i], distinct[i]}
+		sm, ok := sims[sh]
+		if !ok {
+			sm.rate, sm.length, sm.k = ExpectedFPR(p, sh.n, sh.distinct, seed)
+			sims[sh] = sm
+		}
+		if sm.length != f.Len || sm.k != k {
+			fpr.Expected = math.NaN()
+			return
+		}
+		sum += sm.rate
+	}
+	fpr.Expected = math.NaN()
+	if n > 0 {
+		fpr.Expected = sum / float64(n)
+	}
 }
 
 // distinctKeysPerFilter is KeysPerFilter counting each user key once per

@@ -50,6 +50,41 @@ func probes(bitsPerKey int) int {
 	return min(max(int(float64(bitsPerKey)*0.69), 1), maxProbes)
 }
 
+// ProbesFor is the number of probes, k, that util/bloom.cc uses for
+// bitsPerKey: int(bitsPerKey * 0.69), clamped to 1..30.
+func ProbesFor(bitsPerKey int) int { return probes(max(bitsPerKey, 0)) }
+
+// BitsPerKeyForProbes returns the bits-per-key values, lo..hi with hi at
+// most limit, for which util/bloom.cc uses k probes; ok is false when
+// there are none.
+func BitsPerKeyForProbes(k, limit int) (lo, hi int, ok bool) {
+	iv, ok := probeRange(k, limit)
+	return iv.lo, iv.hi, ok
+}
+
+// FilterLen is the length, k byte included, of the filter util/bloom.cc
+// writes for n keys at bitsPerKey: n*bitsPerKey bits, at least 64,
+// rounded up to whole bytes.
+func FilterLen(n, bitsPerKey int) int {
+	bits := max(n*max(bitsPerKey, 0), 64)
+	return (bits+7)/8 + 1
+}
+
+// BitsPerKeyForLen returns the bits-per-key values lo..hi for which
+// util/bloom.cc writes a filter of flen bytes (k byte included) for n > 0
+// keys; ok is false when none does.
+func BitsPerKeyForLen(n, flen int) (lo, hi int, ok bool) {
+	if n <= 0 || flen < 9 {
+		return 0, 0, false
+	}
+	bits := (flen - 1) * 8
+	if bits == 64 {
+		return 0, 64 / n, true
+	}
+	lo, hi = (bits-8)/n+1, bits/n
+	return lo, hi, lo <= hi
+}
+
 // interval is a closed range of bits-per-key values.
 type interval struct{ lo, hi int }
 

@@ -25,14 +25,28 @@ const (
 	// compression type byte and a masked CRC-32C.
 	TrailerSize = 5
 
-	// rocksDBMagic ends tables in RocksDB's newer block-based format; it is
-	// recognised only to give a better error.
-	rocksDBMagic = 0x88e241b785f4cff7
 	// maxSnappyRatio bounds a snappy block's decoded length by its encoded
 	// length: the densest snappy element is a 3-byte copy of 64 bytes, so no
 	// valid block decodes to more than 64/3 times its size.
 	maxSnappyRatio = 22
 )
+
+// Magic numbers of other table formats (as little-endian uint64s, as
+// LevelDB reads its own): RocksDB's (table/block_based, table/plain,
+// table/cuckoo) and Pebble's ("\xf0\x9f\xaa\xb3" twice). RocksDB's
+// oldest block-based format ends in LevelDB's own Magic, as do the tables
+// Pebble writes in its TableFormatLevelDB.
+var foreignMagics = map[uint64]string{
+	0x88e241b785f4cff7: "a RocksDB table (block-based format, which Pebble writes too)",
+	0x8242229663bf9564: "a RocksDB plain table",
+	0x4f3418eb7a8f13b8: "a RocksDB plain table (legacy format)",
+	0x926789d0c5f17873: "a RocksDB cuckoo table",
+	0xb3aa9ff0b3aa9ff0: "a Pebble table",
+}
+
+// ForeignTable names the table format whose magic number is magic, when it
+// is another LevelDB-like store's ("a Pebble table"), or returns "".
+func ForeignTable(magic uint64) string { return foreignMagics[magic] }
 
 // Compression types stored in block trailers.
 const (
@@ -328,8 +342,8 @@ func (t *Table) readFooter() error {
 	magic := binary.LittleEndian.Uint64(footer[FooterSize-8:])
 	if magic != Magic {
 		msg := "not a LevelDB table: bad magic number: want 0x%016x, got 0x%016x"
-		if magic == rocksDBMagic {
-			msg += " (a RocksDB table)"
+		if kind := ForeignTable(magic); kind != "" {
+			msg += " (" + kind + ", which upstream LevelDB cannot open)"
 		}
 		return t.statusErrorf(off+FooterSize-8, "Corruption: not an sstable (bad magic number)", msg, uint64(Magic), magic)
 	}

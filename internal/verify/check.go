@@ -47,10 +47,11 @@ type Report struct {
 	// Verdict is what upstream does with the table; "" when Skipped.
 	Verdict Verdict
 	// Skipped says why the file was not examined: it is not a live table
-	// of its database.
-	Skipped string
-	DB      *Database      // the table's database, or nil
-	Live    *manifest.File // the MANIFEST's record of it, when live
+	// of its database, or (NotTable) a file named that is not a table.
+	Skipped  string
+	NotTable bool
+	DB       *Database      // the table's database, or nil
+	Live     *manifest.File // the MANIFEST's record of it, when live
 	// FileSize is the file's size when it was opened, or -1.
 	FileSize int64
 	// Err says why the table is Unreadable, Missing or Unchecked, naming
@@ -118,7 +119,7 @@ func Check(tg *Target, o Options) *Report {
 	rep := &Report{Path: tg.Path, DB: tg.DB, Live: tg.Live, FileSize: -1}
 	switch {
 	case tg.Skip != "":
-		rep.Skipped = tg.Skip
+		rep.Skipped, rep.NotTable = tg.Skip, tg.NotTable
 		return rep
 	case tg.missing:
 		rep.Verdict = Missing

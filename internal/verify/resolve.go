@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,18 +13,23 @@ import (
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
+	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
 // Item is one entry of what verify reports, in order: a database
-// directory (before its tables), a table file to examine or skip, or a
-// path that is neither.
+// directory (before its tables), a table file to examine or skip, a path
+// that is neither or cannot be looked at, or a note about a path.
 type Item struct {
 	Database *Database // a database directory
 	Table    *Target   // a table file
 	// PathErr is the error for a path that is neither a table file nor a
-	// database directory (or cannot be looked at), with Path.
+	// database directory, has none below it, or cannot be looked at, with
+	// Path.
 	PathErr error
-	Path    string
+	// Note is a remark about Path that changes no outcome: a symbolic link
+	// to a directory that a search did not follow.
+	Note string
+	Path string
 }
 
 // Database is a database directory as upstream LevelDB 1.23 would open it
@@ -56,6 +62,11 @@ type Database struct {
 	Missing []uint64
 	// Live counts the live tables the MANIFEST lists.
 	Live int
+	// Kind names the store that wrote the directory when it is not
+	// LevelDB but a database of its lineage ("Pebble", "RocksDB"), and
+	// KindEvidence says how it was told ("OPTIONS-000005 records
+	// rocksdb_version=8.1.1").
+	Kind, KindEvidence string
 }
 
 // Opens tells whether upstream opens the database (with the comparator
@@ -87,22 +98,37 @@ type Target struct {
 	Live *manifest.File
 	// Skip says why the file is not examined, when it is not.
 	Skip string
+	// NotTable is set for a file named on the command line that is no
+	// table, by its name or its contents (Skip says so).
+	NotTable bool
 	// missing is set for a live table that is not in the directory.
 	missing bool
 }
 
-// errNotDatabase is wrapped by the error for a directory that is not a
-// LevelDB database.
-var errNotDatabase = errors.New("not a LevelDB database")
+// Resolve expands paths into what verify reports, in order (ResolveWith
+// without progress).
+func Resolve(paths []string) []Item { return ResolveWith(paths, nil) }
 
-// Resolve expands paths into what verify reports, in order. A directory
-// must be a LevelDB database (have a CURRENT file): it is read as upstream
-// opens it (see Database); its live tables, as the MANIFEST lists them,
-// are examined, other table files in it skipped, and live tables that are
-// missing reported. When the MANIFEST cannot be read, every *.ldb and
-// *.sst file in it is examined at its own size. Any other path is a table
-// file; a path that does not exist is an error.
-func Resolve(paths []string) []Item {
+// ResolveWith expands paths into what verify reports, in order.
+//
+// A directory with a CURRENT file is a LevelDB database: it is read as
+// upstream opens it (see Database); its live tables, as the MANIFEST lists
+// them, are examined, other table files in it skipped, and live tables
+// that are missing reported. When the MANIFEST cannot be read, every *.ldb
+// and *.sst file in it is examined at its own size. A directory without
+// CURRENT that a database of another store (Pebble, RocksDB), or a LevelDB
+// database that lost its CURRENT file, holds is a database upstream cannot
+// open; its table files are examined at their own size. Any other
+// directory is searched for databases, at any depth, without following
+// symbolic links: each database found is reported as above; a directory
+// that cannot be read is an error, the search going on around it.
+//
+// A file named like a table (*.ldb or *.sst), or ending in a table's magic
+// number, is a table file; any other file is reported as not a table. A path that does not exist is an error.
+//
+// progress, when not nil, is called now and then during a search with the
+// directories searched and the databases found so far.
+func ResolveWith(paths []string, progress func(dirs, databases int)) []Item {
 	var items []Item
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -111,20 +137,73 @@ func Resolve(paths []string) []Item {
 			continue
 		}
 		if !fi.IsDir() {
-			items = append(items, Item{Table: &Target{Path: p}})
+			items = append(items, Item{Table: namedTable(p, fi), Path: p})
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(p, "CURRENT")); err != nil {
-			items = append(items, Item{Path: p, PathErr: fmt.Errorf("%s: %w: no CURRENT file", p, errNotDatabase)})
+		if it, ok := resolveDir(filepath.Clean(p)); ok {
+			items = append(items, it...)
 			continue
 		}
-		db, ts := resolveDB(filepath.Clean(p))
-		items = append(items, Item{Database: db, Path: db.Dir})
-		for _, t := range ts {
-			items = append(items, Item{Table: t, Path: t.Path})
-		}
+		items = append(items, search(filepath.Clean(p), progress)...)
 	}
 	return items
+}
+
+// resolveDir returns the items of dir when it is a database: LevelDB's
+// (it has a CURRENT file), one that lost its CURRENT file, or another
+// store's.
+func resolveDir(dir string) ([]Item, bool) {
+	var db *Database
+	var ts []*Target
+	if _, err := os.Lstat(filepath.Join(dir, "CURRENT")); err == nil {
+		db, ts = resolveDB(dir)
+	} else if ents, err := os.ReadDir(dir); err == nil {
+		db, ts = resolveNoCurrent(dir, ents)
+	}
+	if db == nil {
+		return nil, false
+	}
+	items := []Item{{Database: db, Path: db.Dir}}
+	for _, t := range ts {
+		items = append(items, Item{Table: t, Path: t.Path})
+	}
+	return items, true
+}
+
+// namedTable is the target for a file named on the command line: a table
+// file if named like one or ending in a table's magic number (LevelDB's,
+// or another store's, which upstream cannot open), otherwise a file
+// reported as no table.
+func namedTable(path string, fi fs.FileInfo) *Target {
+	tg := &Target{Path: path}
+	if ext := filepath.Ext(path); ext == ".ldb" || ext == ".sst" || !fi.Mode().IsRegular() {
+		return tg // Check says why a non-regular file is unreadable
+	}
+	magic, err := readMagic(path, fi.Size())
+	if err != nil || magic == table.Magic || table.ForeignTable(magic) != "" {
+		return tg // Check reports the read error, or the table
+	}
+	tg.NotTable = true
+	tg.Skip = "not a table: its name does not end in .ldb or .sst, nor its contents in a table's magic number"
+	return tg
+}
+
+// readMagic reads the last 8 bytes of the file at path, of the given size,
+// as a little-endian magic number (0 for a shorter file).
+func readMagic(path string, size int64) (uint64, error) {
+	if size < 8 {
+		return 0, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var b [8]byte
+	if _, err := f.ReadAt(b[:], size-8); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
 }
 
 // tableName matches LevelDB's table file names: the file number, then
@@ -150,6 +229,7 @@ func resolveDB(dir string) (*Database, []*Target) {
 		}
 	}
 	sort.Strings(files)
+	db.Kind, db.KindEvidence = foreignKind(dir, ents)
 	v, err := manifest.Read(dir)
 	var me *manifest.Error
 	if errors.Is(err, manifest.ErrComparator) && errors.As(err, &me) {
@@ -182,6 +262,12 @@ func resolveDB(dir string) (*Database, []*Target) {
 		db.Err = fmt.Errorf("%s lists %d live tables that are not in %s: %s", db.manifestName(), len(db.Missing), dir, tableList(db.Missing))
 	}
 	return db, ts
+}
+
+// notLiveText says why a table file of a database is skipped: its MANIFEST
+// does not list it.
+func notLiveText(db *Database) string {
+	return "not listed in " + db.manifestName() + ", so upstream never reads it: a table LevelDB is still writing (if the database is open), or an obsolete one, which LevelDB deletes when it next opens the database"
 }
 
 // tableList lists table numbers as file names, at most 5.
@@ -217,7 +303,7 @@ func liveTargets(db *Database, files []string, present map[uint64]bool) []*Targe
 		f, live := v.Live(num)
 		switch {
 		case err != nil || !live:
-			ts = append(ts, &Target{Path: path, DB: db, Skip: "not a live table of " + db.manifestName() + ": LevelDB is still writing it, or has yet to delete it"})
+			ts = append(ts, &Target{Path: path, DB: db, Skip: notLiveText(db)})
 		case found[num]:
 			// TableCache opens NNNNNN.ldb, and NNNNNN.sst only without it.
 			ts = append(ts, &Target{Path: path, DB: db, Skip: fmt.Sprintf("LevelDB reads table %d from %06d.ldb", num, num)})

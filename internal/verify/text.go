@@ -152,6 +152,9 @@ func (r *Report) sizeText() string {
 // upstream opens it, and what its MANIFEST records.
 func (d *Database) Detail() string {
 	var b strings.Builder
+	if d.Kind != "" {
+		fmt.Fprintf(&b, "a %s database, not LevelDB's (%s); ", d.Kind, d.KindEvidence)
+	}
 	if d.Opens() {
 		b.WriteString("upstream opens it")
 		if d.DefaultStatus != "" {
@@ -203,12 +206,14 @@ type Summary struct {
 	// Verdicts.
 	Tables   int
 	Verdicts map[Verdict]int
-	// Skipped counts the table files not examined (not live).
-	Skipped int
+	// Skipped counts the table files of databases not examined (not
+	// live), NotTables the files named that are not tables.
+	Skipped, NotTables int
 	// Databases counts the database directories, and NotOpened those that
 	// upstream cannot open.
 	Databases, NotOpened int
-	// PathErrors counts the paths that are neither tables nor databases.
+	// PathErrors counts the paths that could not be examined: missing,
+	// unreadable, or neither a table nor a database with none below.
 	PathErrors int
 }
 
@@ -225,6 +230,8 @@ func (s *Summary) Add(it Item, rep *Report) {
 		}
 	case it.PathErr != nil:
 		s.PathErrors++
+	case rep != nil && rep.NotTable:
+		s.NotTables++
 	case rep != nil && rep.Verdict == "":
 		s.Skipped++
 	case rep != nil:
@@ -234,8 +241,9 @@ func (s *Summary) Add(it Item, rep *Report) {
 }
 
 // ExitCode is the exit code of `ldbcompat verify`: the highest of the
-// verdicts', and ExitError when a database cannot be opened or a path is
-// neither a table nor a database.
+// verdicts', ExitError when a database cannot be opened, ExitPath when a
+// path could not be examined or nothing was (neither a table nor a
+// database among the paths).
 func (s Summary) ExitCode() int {
 	code := ExitOK
 	for v, n := range s.Verdicts {
@@ -243,8 +251,11 @@ func (s Summary) ExitCode() int {
 			code = max(code, v.Exit())
 		}
 	}
-	if s.NotOpened > 0 || s.PathErrors > 0 {
-		code = ExitError
+	if s.NotOpened > 0 {
+		code = max(code, ExitError)
+	}
+	if s.PathErrors > 0 || s.Tables+s.Skipped+s.Databases == 0 {
+		code = ExitPath
 	}
 	return code
 }
@@ -266,12 +277,15 @@ func (s Summary) String() string {
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, "; %s skipped (not live)", plural(s.Skipped, "table file"))
 	}
+	if s.NotTables > 0 {
+		fmt.Fprintf(&b, "; %s skipped (not a table)", plural(s.NotTables, "file"))
+	}
 	if s.NotOpened > 0 {
 		n := plural(s.NotOpened, "database")
 		fmt.Fprintf(&b, "; %s upstream cannot open", n)
 	}
 	if s.PathErrors > 0 {
-		fmt.Fprintf(&b, "; %s neither a table nor a database", plural(s.PathErrors, "path"))
+		fmt.Fprintf(&b, "; %s not examined", plural(s.PathErrors, "path"))
 	}
 	return b.String()
 }

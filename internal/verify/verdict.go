@@ -48,18 +48,24 @@ const (
 	Unchecked Verdict = "unchecked"
 )
 
-// Exit codes of `ldbcompat verify`.
+// Exit codes of `ldbcompat verify` and `dump`: the highest that applies.
 const (
 	// ExitOK: every table examined is ok, old-filter, no-filter or
 	// other-filter, and every database opens.
 	ExitOK = 0
-	// ExitDamage: some table is a mismatch or filter-unusable, and nothing
-	// is worse.
+	// ExitDamage: some table is a mismatch or filter-unusable (a filter
+	// finding), and nothing is worse.
 	ExitDamage = 1
-	// ExitError: some table is unreadable, missing or unchecked, some
-	// database cannot be opened by upstream, or some path is neither a
-	// table nor a database (or the command line is wrong).
+	// ExitError: some table is unreadable, missing or unchecked, or some
+	// database cannot be opened by upstream.
 	ExitError = 2
+	// ExitPath: some path could not be examined at all: it does not exist,
+	// cannot be read or searched, or is neither a table nor a database and
+	// has no database below it; or no path named anything to examine.
+	ExitPath = 3
+	// ExitUsage: the command line is wrong (an unknown command or flag, no
+	// path); nothing was examined.
+	ExitUsage = 4
 )
 
 // VerdictInfo documents a verdict: what it means, what upstream does, and
@@ -124,9 +130,10 @@ var extraRows = []struct {
 	what, meaning, upstream string
 	exit                    int
 }{
-	{"skipped", "not a live table; counted apart", "never reads it", ExitOK},
-	{"database", "CURRENT or the MANIFEST unreadable, or two comparators; its tables are still checked", "refuses to open it", ExitError},
-	{"path", "usage error, or neither a table nor a database", "", ExitError},
+	{"skipped", "not a live table, or a named file that is not a table; counted apart", "never reads it", ExitOK},
+	{"database", "CURRENT or the MANIFEST unreadable, two comparators, or a Pebble or RocksDB database; its tables are still checked", "refuses to open it", ExitError},
+	{"path", "missing, unreadable, or neither a table nor a database with none below it; or nothing to examine", "", ExitPath},
+	{"usage", "an unknown command or flag, or no path", "", ExitUsage},
 }
 
 // VerdictText returns Verdicts as plain text for `ldbcompat help`: the same

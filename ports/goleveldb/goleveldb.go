@@ -11,6 +11,11 @@
 //     data block offsets itself, so the arbitrary builder calls of the suite
 //     cannot be replayed (the end-to-end write check covers the builder);
 //   - ReadDB and WriteDB: leveldb.OpenFile with Options.Filter set.
+//
+// The ports module builds it with the newest syndtr/goleveldb; the modules
+// under ports/versions build this same package with another version, or
+// with a fork that keeps syndtr's module path, through a replace
+// directive (one version of a module per build).
 package goleveldb
 
 import (
@@ -26,6 +31,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
 )
 
@@ -49,7 +55,7 @@ func Port() compat.Port {
 		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return Policy{filter.NewBloomFilter(bitsPerKey)} },
 		Hash:      util.Hash,
 		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) compat.FilterBlockReader {
-			return &tableReader{f: asFilter(p), contents: contents, byOffset: map[uint64]*table.Reader{}, reads: map[uint64]*sstcraft.Reads{}}
+			return adapt.NewBlockReader(p.Name(), contents, openTable(asFilter(p)), notFound)
 		},
 		ReadDB:  readDB,
 		WriteDB: writeDB,
@@ -104,39 +110,23 @@ func (g *generator) Generate(b filter.Buffer) {
 	g.keys = g.keys[:0]
 }
 
-// tableReader answers KeyMayMatch through goleveldb's table reader: a
-// table per offset asked, whose only data block sits at that offset; the
-// filter said "may match" when the reader went on to read the data block.
-type tableReader struct {
-	f        filter.Filter
-	contents []byte
-	byOffset map[uint64]*table.Reader
-	reads    map[uint64]*sstcraft.Reads
+// openTable opens a table with goleveldb's table reader, verifying block
+// checksums, with filter f; its Finder calls Find with filtering on.
+func openTable(f filter.Filter) adapt.OpenTable {
+	return func(rd *sstcraft.Reads) (adapt.Finder, error) {
+		tr, err := table.NewReader(rd, rd.Size(), storage.FileDesc{Type: storage.TypeTable, Num: 1}, nil, util.NewBufferPool(4096), &opt.Options{Filter: f, Strict: opt.StrictBlockChecksum})
+		if err != nil {
+			return nil, err
+		}
+		return func(key []byte) error {
+			_, _, err := tr.Find(key, true, nil)
+			return err
+		}, nil
+	}
 }
 
-func (r *tableReader) KeyMayMatch(offset uint64, key []byte) bool {
-	tr, ok := r.byOffset[offset]
-	rd := r.reads[offset]
-	if !ok {
-		rd = sstcraft.NewReads(sstcraft.Table(r.f.Name(), r.contents, offset))
-		var err error
-		tr, err = table.NewReader(rd, rd.Size(), storage.FileDesc{Type: storage.TypeTable, Num: 1}, nil, util.NewBufferPool(4096), &opt.Options{Filter: r.f, Strict: opt.StrictBlockChecksum})
-		if err != nil {
-			panic(compat.Refusal{Err: err})
-		}
-		rd.Arm()
-		r.byOffset[offset], r.reads[offset] = tr, rd
-	}
-	before := rd.Count()
-	_, _, err := tr.Find(key, true, nil)
-	switch {
-	case rd.Count() > before:
-		return true
-	case errors.Is(err, leveldb.ErrNotFound) || errors.Is(err, lerrors.ErrNotFound):
-		return false
-	default:
-		panic(compat.Refusal{Err: err})
-	}
+func notFound(err error) bool {
+	return errors.Is(err, leveldb.ErrNotFound) || errors.Is(err, lerrors.ErrNotFound)
 }
 
 func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
@@ -145,18 +135,13 @@ func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
 		return nil, err
 	}
 	defer db.Close()
-	found := make([]bool, len(keys))
-	for i, k := range keys {
+	return adapt.ReadKeys(func(k []byte) (bool, error) {
 		_, err := db.Get(k, nil)
-		switch {
-		case err == nil:
-			found[i] = true
-		case errors.Is(err, leveldb.ErrNotFound):
-		default:
-			return nil, err
+		if err != nil && notFound(err) {
+			return false, nil
 		}
-	}
-	return found, nil
+		return err == nil, err
+	}, keys)
 }
 
 func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+)
+
+// upstreamRelease is the upstream LevelDB release whose behaviour the
+// verdicts describe.
+const upstreamRelease = "LevelDB 1.23"
+
+// jsonSchema is the version of the JSON documents `verify --json` and
+// `dump --json` print (docs/verify.md describes every field). It changes
+// whenever a field is renamed, removed or changes meaning; new fields may
+// be added without a change.
+const jsonSchema = 2
+
+// toolInfo is what `ldbcompat version` prints, and the JSON's "tool".
+type toolInfo struct {
+	Name string `json:"name"`
+	// Version is the module version the binary was built at ("(devel)"
+	// for a build in a clone), Revision and Time the VCS revision and its
+	// commit time when the build recorded them, Modified whether the
+	// working tree had changes.
+	Version  string `json:"version"`
+	Revision string `json:"revision,omitempty"`
+	Time     string `json:"time,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+	Go       string `json:"go"`
+	// Upstream is the upstream release the verdicts follow.
+	Upstream string `json:"upstream"`
+}
+
+// buildInfo reads the binary's build information.
+func buildInfo() toolInfo {
+	t := toolInfo{Name: "ldbcompat", Version: "unknown", Go: "unknown", Upstream: upstreamRelease}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return t
+	}
+	t.Version, t.Go = bi.Main.Version, bi.GoVersion
+	if t.Version == "" {
+		t.Version = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			t.Revision = s.Value
+		case "vcs.time":
+			t.Time = s.Value
+		case "vcs.modified":
+			t.Modified = s.Value == "true"
+		}
+	}
+	return t
+}
+
+// printVersion prints the version, one fact per line.
+func printVersion(w io.Writer) {
+	t := buildInfo()
+	fmt.Fprintf(w, "ldbcompat %s\n", t.Version)
+	if t.Revision != "" {
+		rev := t.Revision
+		if t.Modified {
+			rev += " (with uncommitted changes)"
+		}
+		if t.Time != "" {
+			rev += ", committed " + t.Time
+		}
+		fmt.Fprintf(w, "revision %s\n", rev)
+	}
+	fmt.Fprintf(w, "built with %s\n", t.Go)
+	fmt.Fprintf(w, "verdicts follow upstream %s; JSON schema %d\n", t.Upstream, jsonSchema)
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/ports/internal/row"
+	"github.com/ldbcompat/ldbcompat/ports/internal/users"
+)
+
+func group(h compat.Harm, effect, c string, n int) row.Group {
+	return row.Group{Effect: effect, Harm: h, N: n, First: compat.Failure{Case: c, Detail: "d " + c, Repro: "r " + c}}
+}
+
+// TestFindingsOrder: findings sort by harm, false negatives first; among
+// equally harmful ones those measured on databases first, then the larger
+// share of failing cases; the same failure on two rows is one finding.
+func TestFindingsOrder(t *testing.T) {
+	rows := []row.Row{
+		{Module: "a", Version: "v1", Checks: []row.Check{
+			{Property: compat.PropName, Status: compat.StatusFail, Cases: 1, Failures: 1, Groups: []row.Group{group(compat.HarmSlower, "slow", "name", 1)}},
+			{Property: compat.PropKeyMayMatch, Status: compat.StatusFail, Cases: 10, Failures: 5, Groups: []row.Group{group(compat.HarmFalseNegatives, "fn", "kmm", 5)}},
+		}},
+		{Module: "b", Version: "v1", Checks: []row.Check{
+			{Property: compat.PropName, Status: compat.StatusFail, Cases: 1, Failures: 1, Groups: []row.Group{group(compat.HarmSlower, "slow", "name", 1)}},
+			{Property: compat.PropReadDB, Status: compat.StatusFail, Cases: 8, Failures: 2, Groups: []row.Group{group(compat.HarmFalseNegatives, "fn", "db1", 2)}},
+			{Property: compat.PropWriteDB, Status: compat.StatusFail, Cases: 2, Failures: 2, Groups: []row.Group{group(compat.HarmFalseNegatives, "fn", "db2", 2)}},
+			{Property: compat.PropHash, Status: compat.StatusFail, Cases: 3, Failures: 3, Groups: []row.Group{group(compat.HarmCrash, "crash", "h", 3)}},
+		}},
+	}
+	fs := collect(rows)
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.first.Case)
+	}
+	want := []string{"db2", "db1", "kmm", "h", "name"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("findings in order %v, want %v", got, want)
+	}
+	if last := fs[len(fs)-1]; len(last.rows) != 2 {
+		t.Errorf("the filter name finding of both rows is on rows %v, want both", last.rows)
+	}
+}
+
+// TestUsersOf: a row's users are the requires of its module at its
+// version (noting a user that replaces it in its own builds) and the
+// replaces by the row's module and version; nothing else.
+func TestUsersOf(t *testing.T) {
+	const m, v1, v2, fork = "example.com/db", "v1.0.0", "v2.0.0", "example.com/fork"
+	uf := &users.File{Facts: []users.Fact{
+		{User: "example.com/a@v1.0.0", Directive: users.Require, Module: m, Version: v1, Line: 5},
+		{User: "example.com/b@v1.0.0", Directive: users.Require, Module: m, Version: v2, Line: 6},
+		{User: "example.com/b@v1.0.0", Directive: users.Replace, Module: m, By: m, Version: v1, Line: 9},
+		{User: "example.com/c@v1.0.0", Directive: users.Replace, Module: m, By: fork, Version: v1, Line: 7},
+		{User: "example.com/d@v1.0.0", Directive: users.NoReplace, Module: m},
+	}}
+	texts := func(r row.Row) string {
+		var out []string
+		for _, u := range usersOf(r, uf) {
+			out = append(out, u.text(false))
+		}
+		return strings.Join(out, ", ")
+	}
+	if got, want := texts(row.Row{Module: m, Version: v1}), "`example.com/a@v1.0.0`, `example.com/b@v1.0.0` (replace)"; got != want {
+		t.Errorf("users of %s %s: %s, want %s", m, v1, got, want)
+	}
+	if got := texts(row.Row{Module: m, Version: v2}); !strings.HasPrefix(got, "`example.com/b@v1.0.0` (requires it, but its own builds run its replace: example.com/db v1.0.0") {
+		t.Errorf("users of %s %s: %s, want b, noting its replace", m, v2, got)
+	}
+	if got, want := texts(row.Row{Module: m, Version: "v0.1.0", Fork: fork, ForkVersion: v1}), "`example.com/c@v1.0.0` (replace)"; got != want {
+		t.Errorf("users of the fork: %s, want %s", got, want)
+	}
+}
+
+// TestTidyModCache: a panic's frames name files in the module cache by
+// module path and version, wherever GOMODCACHE is, and files of this
+// repository by their path in it: the report is the same in every
+// checkout and with every module cache.
+func TestTidyModCache(t *testing.T) {
+	old := modCache
+	defer func() { modCache = old }()
+	modCache = "/tmp/elsewhere/mods"
+	// The kit's panic details: frames without their offsets.
+	d := "port panics: boom\n" +
+		"    example.com/x.F(...)\n    /tmp/elsewhere/mods/example.com/x@v1.0.0/x.go:37\n" +
+		"    example.com/y.G(...)\n    /root/go/pkg/mod/example.com/y@v1.2.0/y.go:5\n"
+	if root != "" {
+		d += "    github.com/ldbcompat/ldbcompat/compat.H(...)\n    " + root + "compat/port.go:162\n"
+	}
+	got := tidy(d)
+	for _, want := range []string{"    example.com/x@v1.0.0/x.go:37", "    example.com/y@v1.2.0/y.go:5"} {
+		if !strings.Contains(got, want+"\n") && !strings.HasSuffix(got, want) {
+			t.Errorf("tidy gives\n%s\nwant a line %q", got, want)
+		}
+	}
+	if root != "" && !strings.HasSuffix(got, "    compat/port.go:162") {
+		t.Errorf("tidy gives\n%s\nwant the repository's file as compat/port.go:162", got)
+	}
+	if strings.Contains(got, "/tmp/") || strings.Contains(got, "/root/") {
+		t.Errorf("tidy keeps a path that varies:\n%s", got)
+	}
+}

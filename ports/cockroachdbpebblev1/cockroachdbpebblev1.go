@@ -1,0 +1,185 @@
+// Package cockroachdbpebblev1 describes github.com/cockroachdb/pebble at
+// v1 (the module go-ethereum requires beside pebble/v2) as a compat.Port,
+// through its public API and configured as its documentation says (a
+// bloom.FilterPolicy in Options.Levels[0], which the other levels
+// inherit):
+//
+//   - NewPolicy: bloom.FilterPolicy, its pebble.FilterPolicy. Pebble v1's
+//     only filter type is pebble.TableFilter: one filter for a whole
+//     table, in RocksDB's full-filter format, stored under the metaindex
+//     key "fullfilter.rocksdb.BuiltinBloomFilter", whatever the table
+//     format, sstable.TableFormatLevelDB included. CreateFilter is its
+//     FilterWriter (AddKey each key, Finish(dst)), KeyMayMatch its
+//     MayContain(TableFilter, ...);
+//   - Hash: not exported (bloom's hash function is unexported);
+//   - filter block builder and reader: pebble v1 has none for LevelDB's
+//     filter block; its table reader looks only for "fullfilter." blocks;
+//   - ReadDB and WriteDB: pebble.Open and DB.Get; DB.Set, DB.Flush and
+//     DB.Compact. A DB writes its tables at its format major version's
+//     table format (sstable.TableFormatRocksDBv2 at the default,
+//     pebble.FormatMostCompatible), never sstable.TableFormatLevelDB:
+//     only sstable.NewWriter writes that one (see MoveTables).
+package cockroachdbpebblev1
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/cockroachdb/pebble"
+	pbloom "github.com/cockroachdb/pebble/bloom"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+)
+
+// Module is the module this adapter checks.
+const Module = "github.com/cockroachdb/pebble"
+
+// batchBytes is how many bytes WriteDB puts (keys, values and
+// entryOverhead for each) before it flushes the memtable: a quarter of the
+// smallest memtable pebble makes (256 KiB, its first), so that no flush
+// runs in the background.
+const batchBytes = 64 << 10
+
+// entryOverhead is about what a memtable entry takes beyond its key and
+// value (skiplist node and the key's 8-byte trailer).
+const entryOverhead = 64
+
+// Notes say how each property is reached, or why it is not.
+var Notes = map[compat.Property]string{
+	compat.PropName:        `bloom.FilterPolicy(bits).Name(); pebble's table writer stores the filter under "fullfilter." and that name, with sstable.TableFormatLevelDB too`,
+	compat.PropHash:        "not exported: bloom's hash function is unexported (read in its source, not measured: it adds the 1 to 3 tail bytes sign-extended, as RocksDB does, where LevelDB 1.18 and later add them unsigned)",
+	compat.PropFilterBytes: "bloom.FilterPolicy(bits).NewWriter(pebble.TableFilter): AddKey, Finish(dst); pebble v1's only filter type is one filter per table, in RocksDB's full-filter format (cache-line blocked bits, then 1 byte of probe count and 4 of line count)",
+	compat.PropKeyMayMatch: `bloom.FilterPolicy(bits).MayContain(pebble.TableFilter, filter, key); pebble's table reader calls it only on "fullfilter." blocks, never on a LevelDB filter, so its answers on upstream's filters below matter only to a program that hands it one`,
+	compat.PropBlockBytes:  "does not exist: pebble v1 writes no LevelDB filter block (a filter per 2 KiB of data block offsets and an offset array), only one whole-table filter, with sstable.TableFormatLevelDB too",
+	compat.PropReader:      `does not exist: pebble v1's table reader looks up only "fullfilter."+name, so it never reads a LevelDB filter block`,
+	compat.PropReadDB:      "pebble.Open with Options{ErrorIfNotExists: true, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
+	compat.PropWriteDB:     "pebble.Open with Options{ErrorIfExists: true, DisableAutomaticCompactions: true, L0StopWritesThreshold: math.MaxInt32, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)} at the default format major version (FormatMostCompatible, whose tables are sstable.TableFormatRocksDBv2), DB.Set, DB.Flush after every 64 KiB put, DB.Compact of the whole key range, DB.Close",
+}
+
+// Port returns pebble v1 described as a compat.Port.
+func Port() compat.Port {
+	return compat.Port{
+		Name:      Module,
+		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return Policy{pbloom.FilterPolicy(bitsPerKey)} },
+		ReadDB:    readDB,
+		WriteDB:   writeDB,
+	}
+}
+
+// Policy is a pebble.FilterPolicy, used for pebble.TableFilter filters, as
+// a bloom.FilterPolicy.
+type Policy struct{ P pebble.FilterPolicy }
+
+// Name returns the policy's name.
+func (p Policy) Name() string { return p.P.Name() }
+
+// CreateFilter adds keys to a new TableFilter writer and appends its
+// filter to dst.
+func (p Policy) CreateFilter(keys [][]byte, dst []byte) []byte {
+	w := p.P.NewWriter(pebble.TableFilter)
+	for _, k := range keys {
+		w.AddKey(k)
+	}
+	return w.Finish(dst)
+}
+
+// KeyMayMatch asks MayContain about a TableFilter.
+func (p Policy) KeyMayMatch(key, f []byte) bool { return p.P.MayContain(pebble.TableFilter, f, key) }
+
+// options returns the options a pebble user sets for a bloom filter of
+// bitsPerKey on every level.
+func options(bitsPerKey int) *pebble.Options {
+	o := &pebble.Options{Logger: quiet{}}
+	o.Levels = make([]pebble.LevelOptions, 1)
+	o.Levels[0].FilterPolicy = pbloom.FilterPolicy(bitsPerKey)
+	return o
+}
+
+// quiet drops pebble's informational messages (it logs every Open; v1's
+// logger has no other level). A fatal error panics, so that the kit
+// reports it as a crash and goes on, where pebble's default logger would
+// end the process.
+type quiet struct{}
+
+func (quiet) Infof(string, ...any) {}
+
+func (quiet) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+
+func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
+	o := options(bitsPerKey)
+	o.ErrorIfNotExists = true
+	d, err := pebble.Open(dir, o)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return adapt.ReadKeys(func(k []byte) (bool, error) {
+		_, closer, err := d.Get(k)
+		switch {
+		case err == nil:
+			return true, closer.Close()
+		case errors.Is(err, pebble.ErrNotFound):
+			return false, nil
+		}
+		return false, err
+	}, keys)
+}
+
+// writeDB puts the keys in batches of about batchBytes, flushing the
+// memtable after each, then compacts the whole key range. Automatic
+// compactions are off, so that the tables the compaction starts from, and
+// so the tables it leaves, are the same on every run; with them off, the
+// level-0 tables pile up, so the write stall at 12 of them is lifted.
+func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
+	o := options(bitsPerKey)
+	o.ErrorIfExists = true
+	o.DisableAutomaticCompactions = true
+	o.L0StopWritesThreshold = math.MaxInt32
+	d, err := pebble.Open(dir, o)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		d.Close()
+		return err
+	}
+	if len(kvs) == 0 {
+		return d.Close()
+	}
+	size := 0
+	lo, hi := kvs[0][0], kvs[0][0]
+	for _, kv := range kvs {
+		n := len(kv[0]) + len(kv[1]) + entryOverhead
+		if size > 0 && size+n > batchBytes {
+			if err := d.Flush(); err != nil {
+				return fail(err)
+			}
+			size = 0
+		}
+		size += n
+		if err := d.Set(kv[0], kv[1], pebble.NoSync); err != nil {
+			return fail(err)
+		}
+		if bytes.Compare(kv[0], lo) < 0 {
+			lo = kv[0]
+		}
+		if bytes.Compare(kv[0], hi) > 0 {
+			hi = kv[0]
+		}
+	}
+	if err := d.Flush(); err != nil {
+		return fail(err)
+	}
+	if bytes.Equal(lo, hi) {
+		// Compact needs start < end; one key is one table already.
+		return d.Close()
+	}
+	if err := d.Compact(lo, hi, false); err != nil {
+		return fail(err)
+	}
+	return d.Close()
+}

@@ -1,0 +1,103 @@
+// Package kezhuwleveldb describes github.com/kezhuw/leveldb (its master
+// of February 2020, reached by its pseudo-version: the module has no
+// tag, and the module proxy refuses its version list but serves that
+// version) as a compat.Port, through its public API. Its README says it
+// exports only the top-level package; everything else is internal:
+//
+//   - NewPolicy: leveldb.NewBloomFilter, its leveldb.Filter: Name,
+//     Append(*bytes.Buffer, keys) and Contains;
+//   - Hash: internal (internal/hash), not reachable;
+//   - filter block builder and reader: internal (internal/table/filter),
+//     and so is its table reader, so neither can be reached;
+//   - ReadDB and WriteDB: leveldb.Open with Options.Filter set; DB.Get;
+//     DB.Put and DB.CompactRange over every key, which writes the memtable
+//     to a table and compacts.
+package kezhuwleveldb
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/kezhuw/leveldb"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+)
+
+// Module is the module this adapter checks.
+const Module = "github.com/kezhuw/leveldb"
+
+// Notes say how each property is reached, or why it is not.
+var Notes = map[compat.Property]string{
+	compat.PropName:        "leveldb.NewBloomFilter(bits).Name()",
+	compat.PropHash:        "internal: its hash is in internal/hash, which other modules cannot import",
+	compat.PropFilterBytes: "leveldb.NewBloomFilter(bits).Append(buf, keys), into a bytes.Buffer holding dst",
+	compat.PropKeyMayMatch: "leveldb.NewBloomFilter(bits).Contains(filter, key)",
+	compat.PropBlockBytes:  "internal: the filter block writer is in internal/table/filter, and its table writer too",
+	compat.PropReader:      "internal: the filter block reader is in internal/table/filter, and the table reader that calls it in internal/table; only DB.Get reaches it (see reads upstream's DBs)",
+	compat.PropReadDB:      "leveldb.Open with Options{Filter: leveldb.NewBloomFilter(bits)}, DB.Get",
+	compat.PropWriteDB:     "leveldb.Open with Options{CreateIfMissing: true, ErrorIfExists: true, Filter: leveldb.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(nil, nil), DB.Close",
+}
+
+// Port returns kezhuw/leveldb described as a compat.Port.
+func Port() compat.Port {
+	return compat.Port{
+		Name:      Module,
+		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return Policy{leveldb.NewBloomFilter(bitsPerKey)} },
+		ReadDB:    readDB,
+		WriteDB:   writeDB,
+	}
+}
+
+// Policy is a kezhuw/leveldb Filter as a bloom.FilterPolicy.
+type Policy struct{ F leveldb.Filter }
+
+// Name returns the filter's name.
+func (p Policy) Name() string { return p.F.Name() }
+
+// CreateFilter appends the filter of keys to dst with the filter's Append.
+func (p Policy) CreateFilter(keys [][]byte, dst []byte) []byte {
+	b := bytes.NewBuffer(dst)
+	p.F.Append(b, keys)
+	return b.Bytes()
+}
+
+// KeyMayMatch asks the filter's Contains.
+func (p Policy) KeyMayMatch(key, f []byte) bool { return p.F.Contains(f, key) }
+
+func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
+	db, err := leveldb.Open(dir, &leveldb.Options{Filter: leveldb.NewBloomFilter(bitsPerKey)})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return adapt.ReadKeys(func(k []byte) (bool, error) {
+		_, err := db.Get(k, nil)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, leveldb.ErrNotFound):
+			return false, nil
+		}
+		return false, err
+	}, keys)
+}
+
+func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
+	db, err := leveldb.Open(dir, &leveldb.Options{CreateIfMissing: true, ErrorIfExists: true, Filter: leveldb.NewBloomFilter(bitsPerKey)})
+	if err != nil {
+		return err
+	}
+	for _, kv := range kvs {
+		if err := db.Put(kv[0], kv[1], nil); err != nil {
+			db.Close()
+			return err
+		}
+	}
+	if err := db.CompactRange(nil, nil); err != nil {
+		db.Close()
+		return err
+	}
+	return db.Close()
+}
