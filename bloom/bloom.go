@@ -135,13 +135,47 @@ func (p *bloomPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
 				hashes[i] = HashSignedTail(key, bloomSeed)
 			}
 		} else {
-			for i, key := range chunk {
-				hashes[i] = Hash(key, bloomSeed)
-			}
+			hashKeys(chunk, hashes)
 		}
 		addHashes(array, p.k, hashes)
 	}
 	return dst
+}
+
+// hashKeys sets hashes[i] to Hash(keys[i], bloomSeed) for each key: Hash
+// written out (as in KeyMayMatch) in a loop that calls nothing, so that
+// nothing is spilled and reloaded around a call per key.
+// TestHashKeys holds it equal to Hash.
+func hashKeys(keys [][]byte, hashes []uint32) {
+	hashes = hashes[:len(keys)]
+	for x, key := range keys {
+		kp := unsafe.Pointer(unsafe.SliceData(key))
+		kn := len(key)
+		h := bloomSeed ^ uint32(kn)*hashM
+		i := 0
+		for ; kn-i >= 16; i += 16 {
+			w0 := le64(kp, i)
+			w1 := le64(kp, i+8)
+			h = mixWord(h, uint32(w0))
+			h = mixWord(h, uint32(w0>>32))
+			h = mixWord(h, uint32(w1))
+			h = mixWord(h, uint32(w1>>32))
+		}
+		if kn-i >= 8 {
+			w := le64(kp, i)
+			h = mixWord(h, uint32(w))
+			h = mixWord(h, uint32(w>>32))
+			i += 8
+		}
+		if kn-i >= 4 {
+			h = mixWord(h, le32(kp, i))
+			i += 4
+		}
+		if i < kn {
+			h = mixTail(h, key[i:])
+		}
+		hashes[x] = h
+	}
 }
 
 // appendFilterFlat is CreateFilter for keys stored back to back in flat:
@@ -150,6 +184,7 @@ func (p *bloomPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
 func (p *bloomPolicy) appendFilterFlat(dst, flat []byte, ends []int) []byte {
 	dst, array := p.appendEmpty(dst, len(ends))
 	var hs [hashChunk]uint32
+	var keys [hashChunk][]byte
 	start := 0
 	for len(ends) > 0 {
 		chunk := ends[:min(len(ends), hashChunk)]
@@ -162,9 +197,10 @@ func (p *bloomPolicy) appendFilterFlat(dst, flat []byte, ends []int) []byte {
 			}
 		} else {
 			for i, end := range chunk {
-				hashes[i] = Hash(flat[start:end], bloomSeed)
+				keys[i] = flat[start:end]
 				start = end
 			}
+			hashKeys(keys[:len(chunk)], hashes)
 		}
 		addHashes(array, p.k, hashes)
 	}

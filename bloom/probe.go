@@ -102,6 +102,19 @@ func addHashes(array []byte, k int, hashes []uint32) {
 	}
 	r := newReducer(len(array))
 	base := unsafe.Pointer(unsafe.SliceData(array))
+	if k == 6 {
+		// 10 bits per key, written out.
+		for _, h := range hashes {
+			delta := h>>17 | h<<15
+			r.set(base, h)
+			r.set(base, h+delta)
+			r.set(base, h+2*delta)
+			r.set(base, h+3*delta)
+			r.set(base, h+4*delta)
+			r.set(base, h+5*delta)
+		}
+		return
+	}
 	for _, h := range hashes {
 		delta := h>>17 | h<<15
 		for j := 0; j < k; j++ {
