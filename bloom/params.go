@@ -6,7 +6,7 @@ package bloom
 // settings give a stored filter's probe count or length, and the start of
 // a filter made without the rest of it.
 
-// MaxProbes is the largest number of probes util/bloom.cc uses; a filter
+// MaxProbes is the largest number of probes util/bloom.cc uses, 30; a filter
 // whose k byte is larger matches every key (KeyMayMatch), the encoding
 // being reserved for other filters.
 const MaxProbes = maxK
