@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// The kit's report on a port: a result per property, each failure with
+// what upstream does, a reproducer and what it means for users.
+
 // Property is one property of a port that the kit checks. Its value names
 // the property in reports and is the name of TestPort's subtest for it.
 type Property string
