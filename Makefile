@@ -42,7 +42,8 @@ help:
 	@echo "make fixtures-other regenerate testdata/other (databases other LevelDB implementations write)"
 	@echo "make fixtures-foreign regenerate testdata/foreign (Pebble and RocksDB databases, which LevelDB cannot open)"
 	@echo "make ports          run the kit on the Go ports in ports/ and write docs/ports.md"
-	@echo "make bench          time bloom against upstream C++ (and the ports) side by side;"
+	@echo "make bench          time bloom against upstream C++ (and the ports) side by side, and verify"
+	@echo "                    against upstream's full scan of the same databases;"
 	@echo "                    benchstat samples in $(BENCH_OUT)"
 	@echo "make fprate         plot the measured false-positive rate against theory (docs/fprate.*)"
 	@echo "make fuzz           run every fuzz target for FUZZTIME (default 60s) each; compat's against upstream"
@@ -116,7 +117,7 @@ lint:
 	$(LEVELDB_ENV); $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && \
 		$(GO) vet -tags leveldb ./... && $(GO) run $(STATICCHECK) -tags leveldb ./...
 
-# Runs the conformance kit (compat.Check) on every Go implementation of
+# Runs the conformance kit (internal/kit.Check) on every Go implementation of
 # LevelDB in ports/, a module of its own, at each version people run (the
 # other versions in the modules under ports/versions), with -tags leveldb,
 # and writes docs/ports.md from the results: first the go.mod facts of
@@ -128,10 +129,12 @@ ports: deps
 
 # Times package bloom against upstream C++ LevelDB 1.23 on the same keys and
 # filter (upstream's loops timed inside C++), alternating in one process,
-# and `ldbcompat verify` over a database upstream writes; with ports/ present
-# its Go ports join in (ports/cmd/bench). Prints the table and writes
-# benchstat-compatible $(BENCH_OUT) (ignored by git). BENCHFLAGS passes
-# flags, e.g. BENCHFLAGS='-rounds 9 -time 50ms' (see internal/bench).
+# and `ldbcompat verify`'s CPU time beside upstream's own full scan (DB::Open
+# and one iterator, timed inside C++) of two databases upstream writes; with
+# ports/ present its Go ports join in (ports/cmd/bench). Prints the table,
+# the ratios and the CPU, and writes benchstat-compatible $(BENCH_OUT)
+# (ignored by git). BENCHFLAGS passes flags, e.g. BENCHFLAGS='-rounds 9
+# -time 50ms -db /tmp/benchdb -smalldb /tmp/smalldb' (see internal/bench).
 BENCH_OUT := .cache/bench/bench.txt
 
 .PHONY: bench

@@ -149,7 +149,7 @@ func TestCreateFilterReference(t *testing.T) {
 				keys[i] = bytes.Repeat([]byte{byte(0xf0 + i)}, i%19)
 			}
 			got := NewPolicy(bpk).CreateFilter(keys, nil)
-			want := refFilter(keys, bpk, probesFor(bpk), false)
+			want := refFilter(keys, bpk, ProbesFor(bpk), false)
 			if !bytes.Equal(got, want) {
 				t.Errorf("bits/key %d, n %d: filter differs from the reference", bpk, n)
 			}
@@ -296,32 +296,47 @@ func TestLegacyPolicy(t *testing.T) {
 	}
 }
 
-// TestKeyMayMatchInlineHash checks KeyMayMatch, which computes Hash inline
-// and writes the probes of k = 6 out, against probes of Hash's value, for
-// keys of every length to 70: a key matches a filter holding only its own
-// probe bits, and misses once any one of them is cleared.
+// TestKeyMayMatchInlineHash checks KeyMayMatch, which computes Hash (or
+// HashSignedTail) inline and writes the probes of k = 6 out, against probes
+// of the hash's value, for keys of every length to 70, tail bytes high and
+// low, both ways of testing the bits (earlyExit) whatever this processor
+// uses: a key matches a filter holding only its own probe bits, and misses
+// once any one of them is cleared.
 func TestKeyMayMatchInlineHash(t *testing.T) {
-	p := NewPolicy(10)
 	rng := rand.New(rand.NewSource(9))
 	for n := 0; n <= 70; n++ {
 		key := make([]byte, n)
 		rng.Read(key)
-		h := Hash(key, bloomSeed)
-		delta := h>>17 | h<<15
-		for _, k := range []int{1, 6, 7, 30} {
-			for _, nbytes := range []int{1, 8, 13, 12500} {
-				filter := make([]byte, nbytes+1)
-				filter[nbytes] = byte(k)
-				addHashes(filter[:nbytes], k, []uint32{h})
-				if !p.KeyMayMatch(key, filter) {
-					t.Fatalf("key of %d bytes, k %d: misses a filter of its own bits", n, k)
-				}
-				for j := 0; j < k; j++ {
-					pos := uint64(h+uint32(j)*delta) % uint64(nbytes*8)
-					f := append([]byte(nil), filter...)
-					f[pos/8] &^= 1 << (pos % 8)
-					if p.KeyMayMatch(key, f) {
-						t.Fatalf("key of %d bytes, k %d: matches with probe %d cleared", n, k, j)
+		if n%2 == 0 {
+			for i := range key {
+				key[i] |= 0x80 // tail bytes a signed char would sign-extend
+			}
+		}
+		for _, signed := range []bool{false, true} {
+			h := Hash(key, bloomSeed)
+			if signed {
+				h = HashSignedTail(key, bloomSeed)
+			}
+			delta := h>>17 | h<<15
+			for _, early := range []bool{false, true} {
+				p := newBloom(10, PolicyName, signed)
+				p.earlyExit = early
+				for _, k := range []int{1, 6, 7, 30} {
+					for _, nbytes := range []int{1, 8, 13, 12500} {
+						filter := make([]byte, nbytes+1)
+						filter[nbytes] = byte(k)
+						addHashes(filter[:nbytes], k, []uint32{h})
+						if !p.KeyMayMatch(key, filter) {
+							t.Fatalf("key of %d bytes, signed %v, early %v, k %d: misses a filter of its own bits", n, signed, early, k)
+						}
+						for j := 0; j < k; j++ {
+							pos := uint64(h+uint32(j)*delta) % uint64(nbytes*8)
+							f := append([]byte(nil), filter...)
+							f[pos/8] &^= 1 << (pos % 8)
+							if p.KeyMayMatch(key, f) {
+								t.Fatalf("key of %d bytes, signed %v, early %v, k %d: matches with probe %d cleared", n, signed, early, k, j)
+							}
+						}
 					}
 				}
 			}

@@ -17,5 +17,7 @@
 // filter blocks.
 //
 // The package has no dependencies beyond the standard library and uses no
-// cgo.
+// cgo. On amd64 it asks the processor its vendor (CPUID, cpu_amd64.s) to
+// pick the faster of two equivalent ways of testing a filter's bits; the
+// purego build tag leaves the assembly out.
 package bloom

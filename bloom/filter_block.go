@@ -25,9 +25,10 @@ import (
 // Filter i spans from its offset to the next filter's offset; the last one
 // ends where the offset array starts.
 
-// filterBaseLg is upstream's kFilterBaseLg: one filter per 2 KiB of
-// data-block offsets.
-const filterBaseLg = 11
+// FilterBaseLg is upstream's kFilterBaseLg: the builder makes one filter
+// per 2^FilterBaseLg bytes (2 KiB) of data-block offsets, and stores it as
+// the block's last byte.
+const FilterBaseLg = 11
 
 // FilterBlockBuilder builds the filter block of a table, as
 // leveldb::FilterBlockBuilder does.
@@ -87,7 +88,7 @@ func (b *FilterBlockBuilder) Reset() {
 // blockOffset. It finishes the filters of every 2 KiB range before the one
 // holding blockOffset; ranges without keys get empty filters.
 func (b *FilterBlockBuilder) StartBlock(blockOffset uint64) {
-	index := blockOffset >> filterBaseLg
+	index := blockOffset >> FilterBaseLg
 	if index <= uint64(len(b.filterOffsets)) {
 		return
 	}
@@ -123,7 +124,7 @@ func (b *FilterBlockBuilder) Finish() []byte {
 		b.result = binary.LittleEndian.AppendUint32(b.result, off)
 	}
 	b.result = binary.LittleEndian.AppendUint32(b.result, arrayOffset)
-	b.result = append(b.result, filterBaseLg)
+	b.result = append(b.result, FilterBaseLg)
 	return b.result
 }
 

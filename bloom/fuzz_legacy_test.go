@@ -33,7 +33,7 @@ func FuzzLegacyPolicy(f *testing.F) {
 			t.Fatal("CreateFilter changed dst[:len(dst)]")
 		}
 		filter := out[len(prefix):]
-		if want := refFilter(keys, bitsPerKey, probesFor(bitsPerKey), signed); !bytes.Equal(filter, want) {
+		if want := refFilter(keys, bitsPerKey, ProbesFor(bitsPerKey), signed); !bytes.Equal(filter, want) {
 			t.Fatalf("signed %v, bits/key %d, keys %q: filter differs from the reference\n got % x\nwant % x", signed, bitsPerKey, keys, filter, want)
 		}
 		if !signed {

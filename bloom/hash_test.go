@@ -1,6 +1,9 @@
 package bloom
 
-import "testing"
+import (
+	"math/rand"
+	"testing"
+)
 
 // Cases of upstream's util/hash_test.cc (SignedUnsignedIssue).
 var upstreamHashCases = []struct {
@@ -85,6 +88,25 @@ func TestHashSignedTail(t *testing.T) {
 		same := HashSignedTail(c.data, c.seed) == Hash(c.data, c.seed)
 		if same == signedDiffers {
 			t.Errorf("% x: HashSignedTail==Hash is %v, want %v", c.data, same, !signedDiffers)
+		}
+	}
+}
+
+// TestHashKeys checks hashKeys, CreateFilter's copy of Hash, against Hash
+// for keys of every length to 70, in runs longer and shorter than a chunk.
+func TestHashKeys(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	var keys [][]byte
+	for n := 0; n <= 70; n++ {
+		key := make([]byte, n)
+		rng.Read(key)
+		keys = append(keys, key, key[:n/2])
+	}
+	hashes := make([]uint32, len(keys))
+	hashKeys(keys, hashes)
+	for i, key := range keys {
+		if want := Hash(key, bloomSeed); hashes[i] != want {
+			t.Fatalf("hashKeys: key % x hashes to %#x, Hash %#x", key, hashes[i], want)
 		}
 	}
 }

@@ -9,10 +9,11 @@ import (
 
 	"github.com/ldbcompat/ldbcompat"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // TestPort checks port p against upstream LevelDB 1.23, with one subtest per
-// property (see Properties). A failing subtest prints its first five
+// property (listed in the package documentation). A failing subtest prints its first five
 // failures, each with what upstream does and a reproducer, and what the
 // difference means for users; properties whose hooks p leaves nil are
 // skipped. A port that panics fails the property; the test binary goes on.
@@ -26,11 +27,11 @@ import (
 // Built with -tags leveldb (and cgo flags for upstream LevelDB 1.23, see the
 // package documentation), it also asks the C++ library live and writes and
 // reads databases with it. Against a release before v1.18, whose bloom
-// filter is another, that live part does not run, and the test log and
-// Report.LiveNotRun say so.
+// filter is another, that live part does not run, and the test log says
+// so.
 func TestPort(t *testing.T, p Port) {
 	t.Helper()
-	r := Check(p)
+	r := checkPort(p)
 	t.Logf("%s against %s", r.Port, r.Upstream)
 	if r.LiveNotRun != "" {
 		t.Logf("live part not run: %s", r.LiveNotRun)
@@ -42,28 +43,28 @@ func TestPort(t *testing.T, p Port) {
 	// test's log appears only with -v, its standard output whenever go
 	// test shows the package's output (running one package, or a failure).
 	var skipped []string
-	for _, c := range r.Checks {
-		if c.Status == StatusSkip {
+	for _, c := range r.Results {
+		if c.Outcome == kit.Skip {
 			skipped = append(skipped, fmt.Sprintf("%s (%s)", c.Property, c.Note))
 		}
 	}
 	if len(skipped) > 0 {
-		fmt.Printf("compat: %s: %d of %d properties not checked: %s\n", r.Port, len(skipped), len(r.Checks), strings.Join(skipped, "; "))
+		fmt.Printf("compat: %s: %d of %d properties not checked: %s\n", r.Port, len(skipped), len(r.Results), strings.Join(skipped, "; "))
 	}
-	for _, c := range r.Checks {
+	for _, c := range r.Results {
 		t.Run(string(c.Property), func(t *testing.T) {
 			if c.Uncompared > 0 {
 				t.Logf("%d cases could not be compared (see the suite errors)", c.Uncompared)
 			}
-			switch c.Status {
-			case StatusSkip:
+			switch c.Outcome {
+			case kit.Skip:
 				t.Skip(c.Note)
-			case StatusPass:
+			case kit.Pass:
 				t.Logf("%d cases agree with upstream", c.Cases)
 			default:
 				for i, f := range c.Failures {
-					if i == maxShown {
-						t.Errorf("... and %d more failures (%d of %d cases differ)", len(c.Failures)-maxShown, len(c.Failures), c.Cases)
+					if i == kit.MaxShown {
+						t.Errorf("... and %d more failures (%d of %d cases differ)", len(c.Failures)-kit.MaxShown, len(c.Failures), c.Cases)
 						break
 					}
 					t.Error(f)
@@ -74,11 +75,25 @@ func TestPort(t *testing.T, p Port) {
 	}
 }
 
-// Check checks port p against upstream LevelDB 1.23, as TestPort does, and
-// returns the outcome of every property.
-func Check(p Port) Report {
-	return check(p, kitConfig{tables: committedTables(), live: Live})
+// checkPort checks port p against upstream LevelDB 1.23, as TestPort does,
+// and returns the outcome of every property: kit.Check, for programs.
+func checkPort(p Port) kit.Report {
+	return check(p, kitConfig{tables: committedTables(), live: kit.Live})
 }
+
+func init() {
+	kit.SetCheck(func(port any) (kit.Report, bool) {
+		p, ok := port.(Port)
+		if !ok {
+			return kit.Report{}, false
+		}
+		return checkPort(p), true
+	})
+}
+
+// caseProperties are the properties checked case by case against the
+// golden vectors or live upstream; the others are end to end.
+var caseProperties = []kit.Property{kit.PropName, kit.PropHash, kit.PropFilterBytes, kit.PropKeyMayMatch, kit.PropBlockBytes, kit.PropReader}
 
 // kitConfig is what a check runs with.
 type kitConfig struct {
@@ -108,8 +123,8 @@ func committedTables() fs.FS {
 }
 
 // check runs every property of p.
-func check(p Port, cfg kitConfig) Report {
-	rep := Report{Port: p.Name}
+func check(p Port, cfg kitConfig) kit.Report {
+	rep := kit.Report{Port: p.Name}
 	if cfg.live {
 		// A port is checked for 1.23's bloom filter: upstream's answers
 		// count only when the linked release gives them.
@@ -119,10 +134,10 @@ func check(p Port, cfg kitConfig) Report {
 		}
 	}
 	res := newResults()
-	skip := map[Property]string{}
+	skip := map[kit.Property]string{}
 	if p.NewPolicy == nil {
 		res.suiteError("Port.NewPolicy is nil: it is required")
-		for _, prop := range Properties() {
+		for _, prop := range kit.Properties() {
 			skip[prop] = "Port.NewPolicy is nil"
 		}
 	} else {
@@ -134,19 +149,19 @@ func check(p Port, cfg kitConfig) Report {
 			rep.Upstream = runCases(p, cfg, res)
 		}
 		if p.Hash == nil {
-			skip[PropHash] = "the port has no Hash hook (it does not export its hash)"
+			skip[kit.PropHash] = "the port has no Hash hook (it does not export its hash)"
 		}
 		if p.NewFilterBlockBuilder == nil {
-			skip[PropBlockBytes] = "the port has no NewFilterBlockBuilder hook"
+			skip[kit.PropBlockBytes] = "the port has no NewFilterBlockBuilder hook"
 		}
 		if p.NewFilterBlockReader == nil {
-			skip[PropReader] = "the port has no NewFilterBlockReader hook"
+			skip[kit.PropReader] = "the port has no NewFilterBlockReader hook"
 		}
 		if note := checkReadDB(p, cfg, res); note != "" {
-			skip[PropReadDB] = note
+			skip[kit.PropReadDB] = note
 		}
 		if note := checkWriteDB(p, cfg, res); note != "" {
-			skip[PropWriteDB] = note
+			skip[kit.PropWriteDB] = note
 		}
 	}
 	for _, prop := range caseProperties {
@@ -155,22 +170,24 @@ func check(p Port, cfg kitConfig) Report {
 		}
 	}
 	rep.Errors = res.errs
-	for _, prop := range Properties() {
+	for _, prop := range kit.Properties() {
 		compared, uncompared := res.counts(prop)
-		c := CheckResult{Property: prop, Cases: compared, Uncompared: uncompared, Failures: res.byProp[prop]}
-		for i := range c.Failures {
-			c.Failures[i].Effect = c.Failures[i].kind.effect()
+		c := kit.PropertyResult{Property: prop, Cases: compared, Uncompared: uncompared}
+		fs := res.byProp[prop]
+		for _, f := range fs {
+			f.Effect, f.Harm = f.kind.effect(), f.kind.harm()
+			c.Failures = append(c.Failures, f.Failure)
 		}
 		switch {
-		case len(c.Failures) > 0:
-			c.Status = StatusFail
-			c.Effect = summarize(c.Failures)
+		case len(fs) > 0:
+			c.Outcome = kit.Fail
+			c.Effect = summarize(fs)
 		case skip[prop] != "":
-			c.Status, c.Note = StatusSkip, skip[prop]
+			c.Outcome, c.Note = kit.Skip, skip[prop]
 		default:
-			c.Status = StatusPass
+			c.Outcome = kit.Pass
 		}
-		rep.Checks = append(rep.Checks, c)
+		rep.Results = append(rep.Results, c)
 	}
 	return rep
 }
@@ -200,6 +217,6 @@ func runCases(p Port, cfg kitConfig, res *results) string {
 
 // sortBySeverity orders fs the most harmful first, keeping the order of
 // equally harmful ones.
-func sortBySeverity(fs []Failure) {
+func sortBySeverity(fs []caseFailure) {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].kind.severity() < fs[j].kind.severity() })
 }

@@ -9,13 +9,14 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
@@ -82,7 +83,7 @@ func tableNames(fsys fs.FS) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		if n := e.Name(); e.Type().IsRegular() && (strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst")) {
+		if n := e.Name(); e.Type().IsRegular() && base.HasTableExt(n) {
 			out = append(out, n)
 		}
 	}
@@ -115,7 +116,7 @@ func dbContents(fsys fs.FS) ([]dbKey, error) {
 		return nil, err
 	}
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".log") {
+		if _, typ, _ := base.ParseFileName(e.Name()); typ == base.LogFile {
 			if info, err := e.Info(); err != nil || info.Size() != 0 {
 				return nil, fmt.Errorf("log %s is not empty: its contents are not known without replaying it", e.Name())
 			}
@@ -213,16 +214,16 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 			k.suiteError(err.Error())
 			continue
 		}
-		k.compared[PropReadDB]++
+		k.compared[kit.PropReadDB]++
 		repro := fmt.Sprintf("ReadDB(<copy of %s>, %d, <its %d user keys and %d absent ones>)", db.name, db.bits, len(contents), len(absent))
-		k.guard(PropReadDB, db.name, repro, func() {
+		k.guard(kit.PropReadDB, db.name, repro, func() {
 			found, err := p.ReadDB(dir, db.bits, queries)
 			if err != nil {
-				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("port cannot read the database upstream wrote (%d tables, bloom filter of %d bits/key): %s", tableCount(db.fsys), db.bits, scrub(err, dir)), repro))
+				k.fail(failure(kit.PropReadDB, db.name, kindReadFails, fmt.Sprintf("port cannot read the database upstream wrote (%d tables, bloom filter of %d bits/key): %s", tableCount(db.fsys), db.bits, scrub(err, dir)), repro))
 				return
 			}
 			if len(found) != len(queries) {
-				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("ReadDB answered %d keys of %d", len(found), len(queries)), repro))
+				k.fail(failure(kit.PropReadDB, db.name, kindReadFails, fmt.Sprintf("ReadDB answered %d keys of %d", len(found), len(queries)), repro))
 				return
 			}
 			var missing, extra []int
@@ -262,7 +263,7 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(q)))
 			}
 			if len(problems) > 0 {
-				k.fail(failure(PropReadDB, db.name, kinds[0], strings.Join(problems, "; "),
+				k.fail(failure(kit.PropReadDB, db.name, kinds[0], strings.Join(problems, "; "),
 					fmt.Sprintf("ReadDB(<copy of %s>, %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
 			}
 		})
@@ -301,14 +302,14 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 			continue
 		}
 		write := fmt.Sprintf("WriteDB(dir, %s, %d)", caseInput("the KVs", c.Name, "internal/cases.DBCases()"), c.BitsPerKey)
-		var found []Failure
+		var found []caseFailure
 		returned := false
-		k.guard(PropWriteDB, c.Name, write, func() {
+		k.guard(kit.PropWriteDB, c.Name, write, func() {
 			err := p.WriteDB(dir, c.KVs, c.BitsPerKey)
 			returned = true
 			if err != nil {
-				k.compared[PropWriteDB]++
-				found = append(found, failure(PropWriteDB, c.Name, kindWriteFails, fmt.Sprintf("port cannot write the database: %s", scrub(err, dir)), write))
+				k.compared[kit.PropWriteDB]++
+				found = append(found, failure(kit.PropWriteDB, c.Name, kindWriteFails, fmt.Sprintf("port cannot write the database: %s", scrub(err, dir)), write))
 				return
 			}
 			found = append(found, checkTables(c, dir, write, k)...)
@@ -317,7 +318,7 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 			}
 		})
 		if !returned {
-			k.compared[PropWriteDB]++ // WriteDB panicked: the guard recorded it
+			k.compared[kit.PropWriteDB]++ // WriteDB panicked: the guard recorded it
 		}
 		sortBySeverity(found)
 		for _, f := range found {
@@ -332,7 +333,7 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 // blocks, and counts the keys upstream's filter check would reject. Each
 // table is a case, and so is the MANIFEST when upstream could not read the
 // tables by it.
-func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
+func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 	fsys := os.DirFS(dir)
 	names, err := tableNames(fsys)
 	if err != nil {
@@ -341,31 +342,31 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 	}
 	names, out := liveTables(c, dir, names, write)
 	if len(out) > 0 {
-		k.compared[PropWriteDB]++
+		k.compared[kit.PropWriteDB]++
 	}
 	if len(names) == 0 {
-		k.compared[PropWriteDB]++
-		return append(out, failure(PropWriteDB, c.Name, kindNoTable, "the port left no table in the database (its data stayed in the log), so no filter block could be checked", write))
+		k.compared[kit.PropWriteDB]++
+		return append(out, failure(kit.PropWriteDB, c.Name, kindNoTable, "the port left no table in the database (its data stayed in the log), so no filter block could be checked", write))
 	}
 	for _, name := range names {
-		k.compared[PropWriteDB]++
+		k.compared[kit.PropWriteDB]++
 		repro := write + "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify " + path.Join("dir", name)
 		caseName := c.Name + "/" + name
 		fail := func(kind failureKind, format string, args ...any) {
-			out = append(out, failure(PropWriteDB, caseName, kind, fmt.Sprintf(format, args...), repro))
+			out = append(out, failure(kit.PropWriteDB, caseName, kind, fmt.Sprintf(format, args...), repro))
 		}
 		t, err := openTable(fsys, name)
 		if err != nil {
 			fail(kindTableFormat, "table is not in upstream's format: %v", err)
 			continue
 		}
-		r, err := filtercheck.Check(t)
+		r, err := filtercheck.CompareTable(t)
 		if err != nil {
 			fail(kindTableFormat, "table is not in upstream's format: %v", err)
 			continue
 		}
 		switch {
-		case r.Status == filtercheck.StatusNoFilter:
+		case r.Match == filtercheck.MatchNoFilter:
 			fail(kindNoFilter, "table of %d keys has no filter block; upstream writes one in every table when a filter policy is set", r.Keys)
 			continue
 		case r.Policy != bloom.PolicyName:
@@ -377,7 +378,7 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 			continue
 		}
 		var problems []string
-		if r.Status == filtercheck.StatusMismatch {
+		if r.Match == filtercheck.MatchDiffers {
 			params := "layout: " + r.LayoutError
 			if r.Params != nil && r.LayoutError == "" {
 				params = r.Params.String()
@@ -409,17 +410,17 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []Failure {
 // when its background work runs) and upstream never reads them. When the
 // MANIFEST cannot be read, or lists tables upstream could not read as they
 // are, it returns every table of names and a failure saying so.
-func liveTables(c cases.DBCase, dir string, names []string, write string) ([]string, []Failure) {
+func liveTables(c cases.DBCase, dir string, names []string, write string) ([]string, []caseFailure) {
 	caseName := c.Name + "/MANIFEST"
 	write += "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"
 	v, err := manifest.Read(dir)
 	if err != nil {
-		return names, []Failure{failure(PropWriteDB, caseName, kindTableFormat,
+		return names, []caseFailure{failure(kit.PropWriteDB, caseName, kindTableFormat,
 			fmt.Sprintf("upstream cannot read the port's MANIFEST: %s; every table file is checked instead", scrub(err, dir)), write)}
 	}
 	byNumber := map[uint64]string{}
 	for _, n := range names {
-		if num, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSuffix(n, ".ldb"), ".sst"), 10, 64); err == nil {
+		if num, typ, ok := base.ParseFileName(n); ok && typ == base.TableFile {
 			byNumber[num] = n
 		}
 	}
@@ -439,12 +440,12 @@ func liveTables(c cases.DBCase, dir string, names []string, write string) ([]str
 	if len(problems) == 0 {
 		return live, nil
 	}
-	return live, []Failure{failure(PropWriteDB, caseName, kindTableFormat, strings.Join(problems, "; "), write)}
+	return live, []caseFailure{failure(kit.PropWriteDB, caseName, kindTableFormat, strings.Join(problems, "; "), write)}
 }
 
 // checkUpstreamReads has upstream open a copy of the database in dir with
 // a bloom filter and read every key.
-func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []Failure {
+func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []caseFailure {
 	cp := filepath.Join(tmp, "upstream-reads-"+strings.ReplaceAll(c.Name, "/", "-"))
 	if err := copyDB(os.DirFS(dir), cp); err != nil {
 		k.suiteError(err.Error())
@@ -455,10 +456,10 @@ func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []Fa
 		keys[i] = kv[0]
 	}
 	name := c.Name + " read by upstream"
-	k.compared[PropWriteDB]++
+	k.compared[kit.PropWriteDB]++
 	vals, errs, err := upstreamGet(cp, c.BitsPerKey, keys)
 	if err != nil {
-		return []Failure{failure(PropWriteDB, name, kindUpstreamOpen, fmt.Sprintf("upstream LevelDB cannot open the database the port wrote: %s", scrub(err, cp)), write)}
+		return []caseFailure{failure(kit.PropWriteDB, name, kindUpstreamOpen, fmt.Sprintf("upstream LevelDB cannot open the database the port wrote: %s", scrub(err, cp)), write)}
 	}
 	var missing, wrong, failed []int
 	for i, kv := range c.KVs {
@@ -501,6 +502,6 @@ func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []Fa
 	if len(problems) == 0 {
 		return nil
 	}
-	return []Failure{failure(PropWriteDB, name, kinds[0], strings.Join(problems, "; "),
+	return []caseFailure{failure(kit.PropWriteDB, name, kinds[0], strings.Join(problems, "; "),
 		write+fmt.Sprintf("; then upstream's DB::Get of compat.HexBytes(%q)", hex.EncodeToString(first)))}
 }

@@ -20,26 +20,28 @@
 //
 // Port.Name and Port.NewPolicy are required; every other hook is optional,
 // and the properties it serves are skipped without it. TestPort runs one
-// subtest per Property:
+// subtest per property, named as below:
 //
-//   - PropName: NewPolicy(10).Name() is "leveldb.BuiltinBloomFilter2".
-//   - PropHash (Hash): util/hash.cc's Hash, for every length 0..64.
-//   - PropFilterBytes: CreateFilter's bytes, for bits/key 0..64 and up to
+//   - "filter name": NewPolicy(10).Name() is "leveldb.BuiltinBloomFilter2".
+//   - "hash" (Hash): util/hash.cc's Hash, for every length 0..64.
+//   - "filter bytes": CreateFilter's bytes, for bits/key 0..64 and up to
 //     1000, 0 to 100000 keys, duplicate, empty and long keys, and a dst to
 //     append to.
-//   - PropKeyMayMatch: KeyMayMatch on upstream's filters and on arbitrary
-//     and malformed ones (0 to 1001 bytes, k bytes from 0 to 255).
-//   - PropBlockBytes (NewFilterBlockBuilder): the filter block of
+//   - "KeyMayMatch on upstream filters": KeyMayMatch on upstream's filters
+//     and on arbitrary and malformed ones (0 to 1001 bytes, k bytes from 0
+//     to 255).
+//   - "filter block bytes" (NewFilterBlockBuilder): the filter block of
 //     upstream's own test sequences, random tables, backward and huge
 //     offsets, and calls after Finish, with upstream's test policy
 //     (TestHashPolicy) and bloom policies.
-//   - PropReader (NewFilterBlockReader): answers on upstream's blocks and
-//     on damaged ones (truncated, every lg byte, bad offsets).
-//   - PropReadDB (ReadDB): the port reads every key of databases that
-//     upstream wrote, and finds no deleted or absent key.
-//   - PropWriteDB (WriteDB): every table of a database the port writes
-//     holds the filter block upstream's TableBuilder writes for its keys
-//     and, live, upstream reads every key back.
+//   - "filter block reader" (NewFilterBlockReader): answers on upstream's
+//     blocks and on damaged ones (truncated, every lg byte, bad offsets).
+//   - "reads upstream's databases" (ReadDB): the port reads every key of
+//     databases that upstream wrote, and finds no deleted or absent key.
+//   - "writes databases upstream reads" (WriteDB): every table of a
+//     database the port writes holds the filter block upstream's
+//     TableBuilder writes for its keys and, live, upstream reads every key
+//     back.
 //
 // Upstream's answers come from golden vectors that upstream LevelDB 1.23
 // generated and that this module embeds, so a plain `go test` needs
@@ -47,11 +49,12 @@
 // and cgo flags pointing at a LevelDB 1.23 build (in a clone of this
 // module, `eval "$(docker/build-leveldb.sh --print-env)"` makes one and
 // prints them), the kit also asks the C++ library live, on larger cases,
-// and writes and reads databases with it (Live is then true). Built against
+// and writes and reads databases with it (the test log says what the port
+// was compared with). Built against
 // a release before v1.18 (LEVELDB_VERSION=v1.4 ... v1.17), whose bloom
 // filter is another (leveldb.BuiltinBloomFilter, hashing tail bytes as
-// plain char), the kit does not ask it: Report.LiveNotRun says why, and
-// only the golden vectors and committed databases count.
+// plain char), the kit does not ask it: the test log says why, and only
+// the golden vectors and committed databases count.
 //
 // Each failure names its case and says what upstream does: the first
 // differing byte, with the bytes around it, or the first differing answer.
@@ -65,9 +68,11 @@
 // false negatives (present keys reported missing), tables read without
 // their filters, or only extra reads. A hook that panics fails its
 // property, and the test goes on; a port that cannot take an input
-// upstream accepts may panic with a Refusal instead.
+// upstream accepts may panic with a Refusal instead. A panic's stack shows
+// the port's frames, from the panicking call down to the hook the kit
+// called.
 //
-// Check runs the same checks and returns a Report, for programs; the
-// ports/ module of this repository uses it to write docs/ports.md, the
-// report on the Go ports of LevelDB.
+// This repository's ports module runs the same checks on every Go
+// implementation of LevelDB people run, and writes docs/ports.md, the
+// report on them, from the outcome.
 package compat

@@ -3,11 +3,13 @@ package compat
 import (
 	"sort"
 	"strings"
+
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // failureKind is what kind of difference a failure is. The check that
 // finds the difference gives it its kind; the kind decides what the
-// failure means for the port's users (Failure.Effect) and how harmful that
+// failure means for the port's users (kit.Failure.Effect) and how harmful that
 // is.
 type failureKind uint8
 
@@ -88,8 +90,29 @@ func (k failureKind) effect() string { return kinds[k].effect }
 
 func (k failureKind) severity() int { return kinds[k].severity }
 
+// harm is what a failure of kind k does to the port's users.
+func (k failureKind) harm() kit.Harm {
+	switch k {
+	case kindFalseNegative, kindReadMissing, kindRejectsKeys, kindUpstreamMisses:
+		return kit.HarmFalseNegatives
+	case kindReadExtra, kindUpstreamValue:
+		return kit.HarmWrongAnswers
+	case kindPanic:
+		return kit.HarmCrash
+	case kindRefusal, kindReadFails, kindWriteFails, kindTableFormat, kindUpstreamOpen, kindUpstreamGet:
+		return kit.HarmFails
+	case kindHash, kindFilterBytes, kindBlockBytes:
+		return kit.HarmMayLoseKeys
+	case kindDamagedNegative:
+		return kit.HarmDamagedOnly
+	case kindName, kindExtraMatch, kindNoFilter, kindFilterName, kindOtherFilters:
+		return kit.HarmSlower
+	}
+	return kit.HarmOther
+}
+
 // summarize joins the distinct effects of fs, the most harmful first.
-func summarize(fs []Failure) string {
+func summarize(fs []caseFailure) string {
 	var out []failureKind
 	seen := map[string]bool{}
 	for _, f := range fs {

@@ -3,6 +3,8 @@ package compat
 import (
 	"strings"
 	"testing"
+
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // TestHarmFollowsEffect: each kind's harm says what its effect says: the
@@ -14,48 +16,32 @@ func TestHarmFollowsEffect(t *testing.T) {
 		e, h := k.effect(), k.harm()
 		switch {
 		case strings.HasPrefix(e, "false negatives on damaged"):
-			if h != HarmDamagedOnly {
-				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, HarmDamagedOnly)
+			if h != kit.HarmDamagedOnly {
+				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, kit.HarmDamagedOnly)
 			}
 		case strings.HasPrefix(e, "false negatives"):
-			if h != HarmFalseNegatives {
-				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, HarmFalseNegatives)
+			if h != kit.HarmFalseNegatives {
+				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, kit.HarmFalseNegatives)
 			}
 		case strings.Contains(e, "panics"):
-			if h != HarmCrash {
-				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, HarmCrash)
+			if h != kit.HarmCrash {
+				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, kit.HarmCrash)
 			}
 		case strings.Contains(e, "no wrong answers"):
-			if h != HarmSlower {
-				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, HarmSlower)
+			if h != kit.HarmSlower {
+				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, kit.HarmSlower)
 			}
 		case k == kindNoTable:
-			if h != HarmOther {
-				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, HarmOther)
+			if h != kit.HarmOther {
+				t.Errorf("kind %d (%q): harm %v, want %v", k, e, h, kit.HarmOther)
 			}
 		default:
-			if h == HarmOther || h == HarmFalseNegatives || h == HarmDamagedOnly || h == HarmSlower {
+			if h == kit.HarmOther || h == kit.HarmFalseNegatives || h == kit.HarmDamagedOnly || h == kit.HarmSlower {
 				t.Errorf("kind %d (%q): harm %v, which its effect does not say", k, e, h)
 			}
 		}
 	}
-	if kindNone.harm() != HarmOther {
-		t.Errorf("kindNone: harm %v, want %v", kindNone.harm(), HarmOther)
-	}
-}
-
-// TestHarmOrder: the harms sort the way their names say: false negatives
-// first, slower reads last, each with a name of its own.
-func TestHarmOrder(t *testing.T) {
-	order := []Harm{HarmFalseNegatives, HarmWrongAnswers, HarmCrash, HarmFails, HarmMayLoseKeys, HarmDamagedOnly, HarmSlower, HarmOther}
-	seen := map[string]bool{}
-	for i, h := range order {
-		if i > 0 && !(order[i-1] < h) {
-			t.Errorf("%v does not sort before %v", order[i-1], h)
-		}
-		if seen[h.String()] {
-			t.Errorf("two harms named %q", h)
-		}
-		seen[h.String()] = true
+	if kindNone.harm() != kit.HarmOther {
+		t.Errorf("kindNone: harm %v, want %v", kindNone.harm(), kit.HarmOther)
 	}
 }

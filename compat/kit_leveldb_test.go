@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jmhodges/levigo"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // levigoPort is upstream itself, through levigo, described as a port: the
@@ -61,7 +63,8 @@ func TestLevigoPort(t *testing.T) {
 	if !snappyAvailable(t) {
 		t.Skip("the linked LevelDB was built without snappy (LEVELDB_SNAPPY=OFF, or no snappy to be had): it cannot read the committed snappy tables")
 	}
-	r := check(levigoPort(func(b int) int { return b }), kitConfig{tables: os.DirFS("../testdata/tables"), live: true})
+	p := levigoPort(func(b int) int { return b })
+	r := check(p, kitConfig{tables: os.DirFS("../testdata/tables"), live: true})
 	if legacyLive() {
 		checkLegacyLevigoPort(t, r)
 		return
@@ -69,15 +72,15 @@ func TestLevigoPort(t *testing.T) {
 	if r.LiveNotRun != "" {
 		t.Errorf("the live part did not run against LevelDB %s: %s", upstream.Release(), r.LiveNotRun)
 	}
-	if !r.Passed() {
-		t.Fatalf("upstream fails the kit:\n%s", r)
+	if diff := cmp.Diff(allPass(p), outcomes(r)); diff != "" || !r.Passed() {
+		t.Fatalf("upstream, as a port, fails the kit (-upstream's outcomes +got):\n%s\n%s", diff, r)
 	}
-	for _, prop := range []Property{PropReadDB, PropWriteDB} {
-		if c, _ := r.Result(prop); c.Status != StatusPass || c.Cases == 0 {
-			t.Errorf("%s: %s after %d cases, want pass", prop, c.Status, c.Cases)
+	for _, prop := range []kit.Property{kit.PropReadDB, kit.PropWriteDB} {
+		if c, _ := r.Result(prop); c.Outcome != kit.Pass || c.Cases == 0 {
+			t.Errorf("%s: %s after %d cases, want pass", prop, c.Outcome, c.Cases)
 		}
 	}
-	if c, _ := r.Result(PropReadDB); c.Cases != 6+len(liveDBOptions) {
+	if c, _ := r.Result(kit.PropReadDB); c.Cases != 6+len(liveDBOptions) {
 		t.Errorf("read %d databases, want the 6 committed and %d fresh ones", c.Cases, len(liveDBOptions))
 	}
 }
@@ -87,7 +90,7 @@ func TestLevigoPort(t *testing.T) {
 // reads the committed 1.23 databases (it ignores their filters, as 1.23
 // ignores its own); the databases it writes fail, their filters being
 // named leveldb.BuiltinBloomFilter and hashed as the target's plain char.
-func checkLegacyLevigoPort(t *testing.T, r Report) {
+func checkLegacyLevigoPort(t *testing.T, r kit.Report) {
 	t.Helper()
 	major, minor := upstream.Version()
 	t.Logf("LevelDB %d.%d: %s", major, minor, r.LiveNotRun)
@@ -97,13 +100,13 @@ func checkLegacyLevigoPort(t *testing.T, r Report) {
 	if strings.Contains(r.Upstream, "live") {
 		t.Errorf("the report claims a live comparison: %q", r.Upstream)
 	}
-	if c, _ := r.Result(PropReadDB); minor >= 14 && (c.Status != StatusPass || c.Cases != 6) {
-		t.Errorf("%s: %s after %d cases, want pass on the 6 committed databases", PropReadDB, c.Status, c.Cases)
+	if c, _ := r.Result(kit.PropReadDB); minor >= 14 && (c.Outcome != kit.Pass || c.Cases != 6) {
+		t.Errorf("%s: %s after %d cases, want pass on the 6 committed databases", kit.PropReadDB, c.Outcome, c.Cases)
 	} else if minor <= 13 {
 		// v1.4 to v1.13 open NNNNNN.sst only: the committed databases'
 		// NNNNNN.ldb tables (1.14 onward) are missing to them.
-		if c.Status != StatusFail || len(c.Failures) != 6 {
-			t.Errorf("%s: %s, %d of %d databases failed; want all 6 committed ones unreadable (their tables are .ldb)", PropReadDB, c.Status, len(c.Failures), c.Cases)
+		if c.Outcome != kit.Fail || len(c.Failures) != 6 {
+			t.Errorf("%s: %s, %d of %d databases failed; want all 6 committed ones unreadable (their tables are .ldb)", kit.PropReadDB, c.Outcome, len(c.Failures), c.Cases)
 		}
 		for _, f := range c.Failures {
 			if !strings.Contains(f.Detail, ".sst") {
@@ -111,13 +114,13 @@ func checkLegacyLevigoPort(t *testing.T, r Report) {
 			}
 		}
 	}
-	c, _ := r.Result(PropWriteDB)
-	if c.Status != StatusFail || len(c.Failures) == 0 {
-		t.Fatalf("%s: %s, want the old filter name reported:\n%s", PropWriteDB, c.Status, r)
+	c, _ := r.Result(kit.PropWriteDB)
+	if c.Outcome != kit.Fail || len(c.Failures) == 0 {
+		t.Fatalf("%s: %s, want the old filter name reported:\n%s", kit.PropWriteDB, c.Outcome, r)
 	}
 	hash := fmt.Sprintf("that era's %s hash", liveLegacyHash())
 	for _, f := range c.Failures {
-		if f.kind != kindFilterName || !strings.Contains(f.Detail, bloom.LegacyPolicyName) || !strings.Contains(f.Detail, hash) {
+		if f.Effect != kindFilterName.effect() || !strings.Contains(f.Detail, bloom.LegacyPolicyName) || !strings.Contains(f.Detail, hash) {
 			t.Errorf("want every failure to name the old filter and %q: %s", hash, f)
 		}
 	}
@@ -141,8 +144,8 @@ func TestLevigoPortMistakes(t *testing.T) {
 			p := levigoPort(c.writeBits)
 			p.ReadDB = nil
 			r := check(p, kitConfig{live: true, endToEndOnly: true})
-			res, _ := r.Result(PropWriteDB)
-			if res.Status != StatusFail || !strings.Contains(r.String(), c.want) {
+			res, _ := r.Result(kit.PropWriteDB)
+			if res.Outcome != kit.Fail || !strings.Contains(r.String(), c.want) {
 				t.Fatalf("want a write failure saying %q:\n%s", c.want, r)
 			}
 		})
@@ -184,15 +187,15 @@ func TestLiveCountsEachCaseOnce(t *testing.T) {
 		}
 		return out
 	}
-	want := map[Property]int{
-		PropHash:        distinct(hashNames(vec.Hash), hashNames(live.Hash)),
-		PropFilterBytes: distinct(filterNames(vec.Filter), filterNames(live.Filter)),
-		PropBlockBytes:  distinct(blockNames(vec.Block), blockNames(live.Block)),
+	want := map[kit.Property]int{
+		kit.PropHash:        distinct(hashNames(vec.Hash), hashNames(live.Hash)),
+		kit.PropFilterBytes: distinct(filterNames(vec.Filter), filterNames(live.Filter)),
+		kit.PropBlockBytes:  distinct(blockNames(vec.Block), blockNames(live.Block)),
 	}
-	if want[PropFilterBytes] >= len(vec.Filter)+len(live.Filter) {
-		t.Fatalf("the live set repeats no vector case (%d distinct of %d+%d): the test checks nothing", want[PropFilterBytes], len(vec.Filter), len(live.Filter))
+	if want[kit.PropFilterBytes] >= len(vec.Filter)+len(live.Filter) {
+		t.Fatalf("the live set repeats no vector case (%d distinct of %d+%d): the test checks nothing", want[kit.PropFilterBytes], len(vec.Filter), len(live.Filter))
 	}
-	r := Check(bloomPort())
+	r := checkPort(bloomPort())
 	for prop, n := range want {
 		c, ok := r.Result(prop)
 		if !ok {

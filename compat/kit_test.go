@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -20,22 +21,6 @@ func TestBloomPort(t *testing.T) {
 	TestPort(t, bloomPort())
 }
 
-// TestBloomTablePort runs the kit, end-to-end properties included, on a
-// port made of package bloom and a table reader and writer, with the
-// committed upstream databases and without cgo. Its writer leaves table
-// files that its MANIFEST does not list, which upstream never reads.
-func TestBloomTablePort(t *testing.T) {
-	r := check(withLeftovers(tablePort(bloom.NewPolicy, bloom.NewPolicy)), kitConfig{tables: os.DirFS("../testdata/tables")})
-	if !r.Passed() {
-		t.Fatalf("bloom with a table reader and writer fails the kit:\n%s", r)
-	}
-	for _, prop := range []Property{PropReadDB, PropWriteDB} {
-		if c, _ := r.Result(prop); c.Status != StatusPass || c.Cases == 0 {
-			t.Errorf("%s: %s after %d cases, want pass", prop, c.Status, c.Cases)
-		}
-	}
-}
-
 // TestCheckCatchesBrokenPorts gives the kit ports with known mistakes and
 // checks that each is reported under the right property, with an effect,
 // and that panics are failures, not crashes.
@@ -45,38 +30,38 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 	cases := []struct {
 		name   string
 		port   Port
-		fail   []Property // properties that must fail
-		effect string     // a phrase one of the effects must hold
+		fail   []kit.Property // properties that must fail
+		effect string         // a phrase one of the effects must hold
 	}{
 		{"panicking NewPolicy", Port{Name: "x", NewPolicy: func(int) bloom.FilterPolicy { panic("boom") }},
-			[]Property{PropName, PropFilterBytes, PropKeyMayMatch}, "panics"},
+			[]kit.Property{kit.PropName, kit.PropFilterBytes, kit.PropKeyMayMatch}, "panics"},
 		{"panicking hash", Port{Name: "x", NewPolicy: bloom.NewPolicy, Hash: func(d []byte, s uint32) uint32 {
 			if len(d) == 3 {
 				panic("three")
 			}
 			return bloom.Hash(d, s)
-		}}, []Property{PropHash}, "panics"},
+		}}, []kit.Property{kit.PropHash}, "panics"},
 		{"reader that refuses damaged blocks", Port{Name: "x", NewPolicy: bloom.NewPolicy,
 			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
 				if len(c) < 5 {
 					panic(Refusal{fmt.Errorf("filter block of %d bytes", len(c))})
 				}
 				return bloom.NewFilterBlockReader(p, c)
-			}}, []Property{PropReader}, "refuses"},
+			}}, []kit.Property{kit.PropReader}, "refuses"},
 		{"reader that never matches an empty filter range", Port{Name: "x", NewPolicy: bloom.NewPolicy,
 			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
 				return allFalseAbove{bloom.NewFilterBlockReader(p, c)}
-			}}, []Property{PropReader}, "false negatives"},
-		{"signed hash in the read path", tablePort(signed, bloom.NewPolicy), []Property{PropFilterBytes, PropKeyMayMatch, PropReadDB}, "Get on the port reports keys missing"},
+			}}, []kit.Property{kit.PropReader}, "false negatives"},
+		{"signed hash in the read path", tablePort(signed, bloom.NewPolicy), []kit.Property{kit.PropFilterBytes, kit.PropKeyMayMatch, kit.PropReadDB}, "Get on the port reports keys missing"},
 		{"filters over internal keys", tablePort(bloom.NewPolicy, func(b int) bloom.FilterPolicy { return tagPolicy{bloom.NewPolicy(b)} }),
-			[]Property{PropWriteDB}, "upstream's Get reports keys missing"},
-		{"no filter blocks", tablePort(bloom.NewPolicy, func(int) bloom.FilterPolicy { return nil }), []Property{PropWriteDB}, "without a filter"},
+			[]kit.Property{kit.PropWriteDB}, "upstream's Get reports keys missing"},
+		{"no filter blocks", tablePort(bloom.NewPolicy, func(int) bloom.FilterPolicy { return nil }), []kit.Property{kit.PropWriteDB}, "without a filter"},
 		{"old filter name", tablePort(bloom.NewPolicy, func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }),
-			[]Property{PropWriteDB}, "looks only for filter.leveldb.BuiltinBloomFilter2"},
+			[]kit.Property{kit.PropWriteDB}, "looks only for filter.leveldb.BuiltinBloomFilter2"},
 		{"panicking ReadDB", Port{Name: "x", NewPolicy: bloom.NewPolicy, ReadDB: func(string, int, [][]byte) ([]bool, error) { panic("read") }},
-			[]Property{PropReadDB}, "panics"},
+			[]kit.Property{kit.PropReadDB}, "panics"},
 		{"MANIFEST with another table size", withManifestSize(tablePort(bloom.NewPolicy, bloom.NewPolicy), 1),
-			[]Property{PropWriteDB}, "upstream cannot open the databases the port writes"},
+			[]kit.Property{kit.PropWriteDB}, "upstream cannot open the databases the port writes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -87,8 +72,8 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 			var effects []string
 			for _, prop := range c.fail {
 				res, _ := r.Result(prop)
-				if res.Status != StatusFail {
-					t.Errorf("%s: %s, want fail", prop, res.Status)
+				if res.Outcome != kit.Fail {
+					t.Errorf("%s: %s, want fail", prop, res.Outcome)
 					continue
 				}
 				if res.Effect == "" {
@@ -96,8 +81,11 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 				}
 				effects = append(effects, res.Effect)
 				for _, f := range res.Failures {
-					if f.Repro == "" && prop != PropName {
+					if f.Repro == "" && prop != kit.PropName {
 						t.Errorf("%s %s: no reproducer", prop, f.Case)
+					}
+					if f.Effect == "" || f.Harm == 0 || !strings.Contains(res.Effect, f.Effect) {
+						t.Errorf("%s %s: effect %q, harm %v; want both, the effect among the property's %q", prop, f.Case, f.Effect, f.Harm, res.Effect)
 					}
 				}
 			}
@@ -105,9 +93,9 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 				t.Errorf("no effect mentions %q:\n%s", c.effect, strings.Join(effects, "\n"))
 			}
 			s := r.String()
-			for _, res := range r.Checks {
-				if len(res.Failures) > maxShown && !strings.Contains(s, fmt.Sprintf("... and %d more", len(res.Failures)-maxShown)) {
-					t.Errorf("%s: %d failures, report does not cut them at %d", res.Property, len(res.Failures), maxShown)
+			for _, res := range r.Results {
+				if len(res.Failures) > kit.MaxShown && !strings.Contains(s, fmt.Sprintf("... and %d more", len(res.Failures)-kit.MaxShown)) {
+					t.Errorf("%s: %d failures, report does not cut them at %d", res.Property, len(res.Failures), kit.MaxShown)
 				}
 			}
 			if testing.Verbose() {
@@ -120,7 +108,7 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 // TestCheckRequiresNewPolicy: a port without NewPolicy is a suite error,
 // not a crash.
 func TestCheckRequiresNewPolicy(t *testing.T) {
-	r := Check(Port{Name: "empty"})
+	r := checkPort(Port{Name: "empty"})
 	if r.Passed() || len(r.Errors) == 0 {
 		t.Fatalf("a port without NewPolicy passes:\n%s", r)
 	}
@@ -235,25 +223,25 @@ func TestFailuresNameTheCause(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		port Port
-		prop Property
+		prop kit.Property
 		want []string
 	}{
 		{"k one too high", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy { return kPlusOne{bloom.NewPolicy(b), b} }},
 			// 10 bits/key: int(6.9) = 6; k 7 is int(b*0.69) for b = 11..11
 			// (7.59) and 12 (8.28 is 8): bits/key 11 only.
-			PropFilterBytes, []string{"the k byte", "upstream k 6, port k 7", "6 for 10 bits/key", "the port's k is what bits/key 11 gives"}},
+			kit.PropFilterBytes, []string{"the k byte", "upstream k 6, port k 7", "6 for 10 bits/key", "the port's k is what bits/key 11 gives"}},
 		{"no 64-bit minimum", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy { return noMinimum{bloom.NewPolicy(b), b} }},
-			PropFilterBytes, []string{"the filter's size differs", "at least 64", "at 10 bits/key: 64 bits", "under the 64-bit minimum"}},
+			kit.PropFilterBytes, []string{"the filter's size differs", "at least 64", "at 10 bits/key: 64 bits", "under the 64-bit minimum"}},
 		{"signed-char hash", Port{Name: "x", NewPolicy: bloom.NewPolicy, Hash: bloom.HashSignedTail},
-			PropHash, []string{"signed char", "bloom.HashSignedTail gives the port's value", "google/leveldb#243"}},
+			kit.PropHash, []string{"signed char", "bloom.HashSignedTail gives the port's value", "google/leveldb#243"}},
 		{"old filter name", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }},
-			PropName, []string{`"leveldb.BuiltinBloomFilter" (the name LevelDB v1.4 to v1.17 gave the filter`}},
+			kit.PropName, []string{`"leveldb.BuiltinBloomFilter" (the name LevelDB v1.4 to v1.17 gave the filter`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := check(c.port, kitConfig{tables: tables})
 			res, _ := r.Result(c.prop)
-			if res.Status != StatusFail || len(res.Failures) == 0 {
-				t.Fatalf("%s: %s, want fail", c.prop, res.Status)
+			if res.Outcome != kit.Fail || len(res.Failures) == 0 {
+				t.Fatalf("%s: %s, want fail", c.prop, res.Outcome)
 			}
 			// A failure at 10 bits/key (a case of upstream's own tests'
 			// size, the kit's most common) names the cause.

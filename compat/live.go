@@ -17,11 +17,6 @@ import (
 // The kit's live half: upstream LevelDB through cgo (the case suite's live
 // oracle) and through levigo (databases).
 
-// Live reports whether this build of the kit asks upstream LevelDB itself,
-// through cgo, besides the golden vectors: whether it was built with the
-// leveldb tag.
-const Live = true
-
 func upstreamOracle() cases.Oracle { return cases.UpstreamOracle }
 
 // liveNotRun says why the kit cannot ask the linked LevelDB live, or "":

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jmhodges/levigo"
 
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
@@ -112,15 +112,15 @@ func TestManifestAgainstUpstream(t *testing.T) {
 			want = sortedVersion(upstreamVersion(t, db))
 			got = sortedVersion(ourVersion(t, dir))
 			problem = statLive(dir)
-			if reflect.DeepEqual(got, want) && problem == "" && reflect.DeepEqual(sortedVersion(upstreamVersion(t, db)), want) {
+			if cmp.Equal(got, want) && problem == "" && cmp.Equal(sortedVersion(upstreamVersion(t, db)), want) {
 				break
 			}
 		}
 		if len(want) == 0 {
 			t.Fatalf("%s: upstream lists no tables", when)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: manifest.Read lists (level:number:size)\n%v\nupstream's leveldb.sstables\n%v", when, got, want)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%s: live tables, level:number:size, upstream's leveldb.sstables against manifest.Read's (-upstream +got):\n%s", when, diff)
 		}
 		if problem != "" {
 			t.Fatalf("%s: %s", when, problem)

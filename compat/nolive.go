@@ -11,11 +11,6 @@ import (
 // Without the leveldb tag the kit has no upstream library to ask: these
 // stand in for live.go.
 
-// Live reports whether this build of the kit asks upstream LevelDB itself,
-// through cgo, besides the golden vectors: whether it was built with the
-// leveldb tag.
-const Live = false
-
 func upstreamOracle() cases.Oracle { return nil }
 
 func liveNotRun() string { return "" }

@@ -3,11 +3,12 @@ package compat
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
+	"runtime"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // The case runner: it runs each case of a cases.Set on a port, asks an
@@ -16,32 +17,34 @@ import (
 
 // results collects what the runs and the end-to-end checks found.
 type results struct {
-	byProp map[Property][]Failure // in case order
-	seen   map[string]bool        // property and case of each failure kept
+	byProp map[kit.Property][]caseFailure // in case order
+	seen   map[string]bool                // property and case of each failure kept
 	// compared counts the end-to-end cases compared with upstream;
 	// casesCompared and casesUncompared hold, by name, the suite's cases
 	// compared with upstream and those that could not be. The live run
 	// asks the vector cases again: a case counts once.
-	compared        map[Property]int
-	casesCompared   map[Property]map[string]bool
-	casesUncompared map[Property]map[string]bool
+	compared        map[kit.Property]int
+	casesCompared   map[kit.Property]map[string]bool
+	casesUncompared map[kit.Property]map[string]bool
 	errs            []string // errors of the suite itself
 	errSeen         map[string]bool
 }
 
 func newResults() *results {
-	return &results{byProp: map[Property][]Failure{}, seen: map[string]bool{},
-		compared: map[Property]int{}, casesCompared: map[Property]map[string]bool{},
-		casesUncompared: map[Property]map[string]bool{}, errSeen: map[string]bool{}}
+	return &results{byProp: map[kit.Property][]caseFailure{}, seen: map[string]bool{},
+		compared: map[kit.Property]int{}, casesCompared: map[kit.Property]map[string]bool{},
+		casesUncompared: map[kit.Property]map[string]bool{}, errSeen: map[string]bool{}}
 }
 
 // compare records that case name of prop is compared with upstream.
-func (r *results) compare(prop Property, name string) { addName(r.casesCompared, prop, name) }
+func (r *results) compare(prop kit.Property, name string) { addName(r.casesCompared, prop, name) }
 
 // cannotCompare records that case name of prop could not be compared.
-func (r *results) cannotCompare(prop Property, name string) { addName(r.casesUncompared, prop, name) }
+func (r *results) cannotCompare(prop kit.Property, name string) {
+	addName(r.casesUncompared, prop, name)
+}
 
-func addName(m map[Property]map[string]bool, prop Property, name string) {
+func addName(m map[kit.Property]map[string]bool, prop kit.Property, name string) {
 	if m[prop] == nil {
 		m[prop] = map[string]bool{}
 	}
@@ -51,7 +54,7 @@ func addName(m map[Property]map[string]bool, prop Property, name string) {
 // counts returns how many cases of prop were compared with upstream, and
 // how many could not be, each case counted once: one compared in any run
 // counts as compared.
-func (r *results) counts(prop Property) (compared, uncompared int) {
+func (r *results) counts(prop kit.Property) (compared, uncompared int) {
 	compared = r.compared[prop] + len(r.casesCompared[prop])
 	for name := range r.casesUncompared[prop] {
 		if !r.casesCompared[prop][name] {
@@ -63,7 +66,7 @@ func (r *results) counts(prop Property) (compared, uncompared int) {
 
 // fail records f, unless a failure of the same property and case is
 // recorded already: the live run asks the vector cases again.
-func (r *results) fail(f Failure) {
+func (r *results) fail(f caseFailure) {
 	key := string(f.Property) + "\x00" + f.Case
 	if r.seen[key] {
 		return
@@ -80,14 +83,21 @@ func (r *results) suiteError(s string) {
 	}
 }
 
+// caseFailure is a failure of one case, with its kind, from which it gets
+// its effect and harm once the run is over.
+type caseFailure struct {
+	kit.Failure
+	kind failureKind
+}
+
 // failure makes a failure of kind k.
-func failure(prop Property, name string, k failureKind, detail, repro string) Failure {
-	return Failure{Property: prop, Case: name, Detail: detail, Repro: repro, kind: k}
+func failure(prop kit.Property, name string, k failureKind, detail, repro string) caseFailure {
+	return caseFailure{kit.Failure{Property: prop, Case: name, Detail: detail, Repro: repro}, k}
 }
 
 // guard runs f, turning a panic in the port into a failure: a refusal
 // when the port panics with a Refusal, else a panic with its stack.
-func (r *results) guard(prop Property, name, repro string, f func()) {
+func (r *results) guard(prop kit.Property, name, repro string, f func()) {
 	defer func() {
 		e := recover()
 		if e == nil {
@@ -102,7 +112,9 @@ func (r *results) guard(prop Property, name, repro string, f func()) {
 			r.fail(failure(prop, name, kindRefusal, p.Error(), repro))
 			return
 		}
-		r.fail(failure(prop, name, kindPanic, fmt.Sprintf("port panics: %v\n%s", e, indent(panicStack(debug.Stack()))), repro))
+		var pcs [64]uintptr
+		n := runtime.Callers(1, pcs[:]) // this function, then the panic
+		r.fail(failure(prop, name, kindPanic, fmt.Sprintf("port panics: %v\n%s", e, panicStack(pcs[:n])), repro))
 	}()
 	f()
 }
@@ -113,74 +125,53 @@ var kitFrames = []string{
 	"github.com/ldbcompat/ldbcompat/internal/cases.",
 }
 
-// panicStack keeps the frames of stack, a goroutine's trace taken in a
-// deferred recover, from the panicking call down to the kit's call of the
-// port (at most eight frames), without what varies from run to run
-// (argument values, program counter offsets), so that a report is the
-// same on every run.
-func panicStack(stack []byte) string {
-	lines := strings.Split(strings.TrimRight(string(stack), "\n"), "\n")
-	start := -1
-	for i, l := range lines {
-		if strings.HasPrefix(l, "panic(") {
-			start = i + 2 // past panic's own frame and its file line
-			break
-		}
-	}
-	if start < 0 || start >= len(lines) {
-		return "(no stack)"
-	}
+// maxFrames is how many frames of a port's panic a failure shows.
+const maxFrames = 8
+
+// panicStack writes the frames of pcs, the callers of a deferred recover
+// of a panic (runtime.Callers), from the panicking call down to the last
+// before the kit's (at most maxFrames), as a traceback shows them: each as
+// its function, then its file and line after a tab, all indented. The
+// runtime's frames (the panic itself, a division by zero's or a nil
+// dereference's) are left out, and the kit's, so that a report is the same
+// on every run and whatever the kit's own line numbers.
+func panicStack(pcs []uintptr) string {
+	frames := runtime.CallersFrames(pcs)
 	var out []string
-	frames := 0
-	for i := start; i < len(lines); i++ {
-		l := lines[i]
-		if strings.HasPrefix(l, "\t") {
-			if j := strings.LastIndex(l, " +0x"); j >= 0 {
-				l = l[:j]
-			}
-			out = append(out, l)
-			continue
+	panicking, n := false, 0
+	for more := true; more; {
+		var fr runtime.Frame
+		fr, more = frames.Next()
+		switch {
+		case !panicking:
+			panicking = fr.Function == "runtime.gopanic"
+		case strings.HasPrefix(fr.Function, "runtime."):
+			// The runtime's frames between the panic and the port's.
+		case isKitFrame(fr):
+			more = false
+		case n == maxFrames:
+			out = append(out, "      ...")
+			more = false
+		default:
+			n++
+			out = append(out, fmt.Sprintf("      %s(...)\n      \t%s:%d", fr.Function, fr.File, fr.Line))
 		}
-		if frames == 8 {
-			out = append(out, "...")
-			break
-		}
-		if frames > 0 && isKitFrame(lines[i-2]) {
-			break // the frame above was the kit's: the port's are done
-		}
-		frames++
-		out = append(out, withoutArgs(l))
+	}
+	if len(out) == 0 {
+		return "      (no stack)"
 	}
 	return strings.Join(out, "\n")
 }
 
-func isKitFrame(l string) bool {
+// isKitFrame tells whether fr is the kit's own code, not its tests' (whose
+// ports stand for a port's code).
+func isKitFrame(fr runtime.Frame) bool {
 	for _, p := range kitFrames {
-		if strings.HasPrefix(l, p) && !strings.Contains(l, "_test.") && !strings.Contains(l, ".Test") {
+		if strings.HasPrefix(fr.Function, p) && !strings.HasSuffix(fr.File, "_test.go") {
 			return true
 		}
 	}
 	return false
-}
-
-// withoutArgs replaces the argument list that ends a stack frame's
-// function line with "(...)".
-func withoutArgs(l string) string {
-	if !strings.HasSuffix(l, ")") {
-		return l
-	}
-	depth := 0
-	for i := len(l) - 1; i >= 0; i-- {
-		switch l[i] {
-		case ')':
-			depth++
-		case '(':
-			if depth--; depth == 0 {
-				return l[:i] + "(...)"
-			}
-		}
-	}
-	return l
 }
 
 // nameCase is the case of PropName.
@@ -199,10 +190,10 @@ func run(p Port, o cases.Oracle, cs cases.Set, res *results) {
 	if n, ok := o.(policyNamer); ok {
 		want = n.PolicyName()
 	}
-	res.compare(PropName, nameCase)
-	res.guard(PropName, nameCase, nameCase, func() {
+	res.compare(kit.PropName, nameCase)
+	res.guard(kit.PropName, nameCase, nameCase, func() {
 		if got := p.NewPolicy(10).Name(); got != want {
-			res.fail(failure(PropName, nameCase, kindName, fmt.Sprintf("port names its filter %q%s, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, olderName(got), want), nameCase))
+			res.fail(failure(kit.PropName, nameCase, kindName, fmt.Sprintf("port names its filter %q%s, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, olderName(got), want), nameCase))
 		}
 	})
 	if p.Hash != nil {
@@ -237,15 +228,15 @@ func runHash(im portImpl, o cases.Oracle, c cases.HashCase, res *results) {
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(PropHash, c.Name)
+	res.compare(kit.PropHash, c.Name)
 	repro := reproHash(c)
-	res.guard(PropHash, c.Name, repro, func() {
+	res.guard(kit.PropHash, c.Name, repro, func() {
 		if got := cases.HashRecord(im, c); got.Out != want.Rec.Out {
 			d := fmt.Sprintf("upstream %s, port %s", want.Rec.Out, got.Out)
 			if why := explainHash(c.Data, c.Seed, want.Rec.Out, got.Out); why != "" {
 				d += ": " + why
 			}
-			res.fail(failure(PropHash, c.Name, kindHash, d, repro))
+			res.fail(failure(kit.PropHash, c.Name, kindHash, d, repro))
 		}
 	})
 }
@@ -258,9 +249,9 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(PropFilterBytes, c.Name)
+	res.compare(kit.PropFilterBytes, c.Name)
 	repro := reproFilter(c, origin)
-	res.guard(PropFilterBytes, c.Name, repro, func() {
+	res.guard(kit.PropFilterBytes, c.Name, repro, func() {
 		out := cases.FilterOut(im, c)
 		if cases.EncodeBytes(out) != want.Rec.Out {
 			d := fmt.Sprintf("filter differs from upstream (%s), port %s", want.Rec.Out, cases.EncodeBytes(out))
@@ -270,20 +261,20 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 					d = why + "\n    " + d
 				}
 			}
-			res.fail(failure(PropFilterBytes, c.Name, kindFilterBytes, d, repro))
+			res.fail(failure(kit.PropFilterBytes, c.Name, kindFilterBytes, d, repro))
 		}
 	})
 	if want.Raw == nil {
 		// Upstream's filter is known only by its digest: there is
 		// nothing to ask the port's KeyMayMatch.
-		res.cannotCompare(PropKeyMayMatch, c.Name)
+		res.cannotCompare(kit.PropKeyMayMatch, c.Name)
 		return
 	}
-	res.compare(PropKeyMayMatch, c.Name)
+	res.compare(kit.PropKeyMayMatch, c.Name)
 	ref := want.Raw[0][len(c.Dst):]
-	res.guard(PropKeyMayMatch, c.Name, repro, func() {
+	res.guard(kit.PropKeyMayMatch, c.Name, repro, func() {
 		got := cases.EncodeBools(im.MatchAll(c.BitsPerKey, c.Queries, ref))
-		res.answers(PropKeyMayMatch, c.Name, "KeyMayMatch on upstream's filter", want.Rec.Ans, got, true, queryKey(c.Queries),
+		res.answers(kit.PropKeyMayMatch, c.Name, "KeyMayMatch on upstream's filter", want.Rec.Ans, got, true, queryKey(c.Queries),
 			func(i int) string {
 				return reproMatchOn(c.BitsPerKey, c.Queries[i], ref, caseInput("upstream's filter", c.Name, origin+".Filter"))
 			})
@@ -296,13 +287,13 @@ func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(PropKeyMayMatch, c.Name)
+	res.compare(kit.PropKeyMayMatch, c.Name)
 	repro := func(i int) string {
 		return reproMatchOn(c.BitsPerKey, c.Queries[i], c.Filter, caseInput("the filter", c.Name, origin+".Match"))
 	}
-	res.guard(PropKeyMayMatch, c.Name, repro(0), func() {
+	res.guard(kit.PropKeyMayMatch, c.Name, repro(0), func() {
 		got := cases.MatchRecord(im, c)
-		res.answers(PropKeyMayMatch, c.Name, "KeyMayMatch", want.Rec.Ans, got.Ans, false, queryKey(c.Queries), repro)
+		res.answers(kit.PropKeyMayMatch, c.Name, "KeyMayMatch", want.Rec.Ans, got.Ans, false, queryKey(c.Queries), repro)
 	})
 }
 
@@ -312,9 +303,9 @@ func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(PropBlockBytes, c.Name)
+	res.compare(kit.PropBlockBytes, c.Name)
 	repro := reproBlock(c, origin)
-	res.guard(PropBlockBytes, c.Name, repro, func() {
+	res.guard(kit.PropBlockBytes, c.Name, repro, func() {
 		outs := im.BuildBlock(c.Policy, c.Ops)
 		if cases.EncodeList(outs) == want.Rec.Out {
 			return
@@ -331,7 +322,7 @@ func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res
 				}
 			}
 		}
-		res.fail(failure(PropBlockBytes, c.Name, kindBlockBytes, d, repro))
+		res.fail(failure(kit.PropBlockBytes, c.Name, kindBlockBytes, d, repro))
 	})
 }
 
@@ -345,14 +336,14 @@ func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin strin
 	}
 	if want.Raw == nil {
 		// Upstream's block is known only by its digest.
-		res.cannotCompare(PropReader, c.Name)
+		res.cannotCompare(kit.PropReader, c.Name)
 		return
 	}
-	res.compare(PropReader, c.Name)
+	res.compare(kit.PropReader, c.Name)
 	ref := cases.LastFinish(want.Raw)
-	res.guard(PropReader, c.Name, reproBlock(c, origin), func() {
+	res.guard(kit.PropReader, c.Name, reproBlock(c, origin), func() {
 		got := cases.EncodeBools(im.ReadBlock(c.Policy, ref, c.Queries))
-		res.answers(PropReader, c.Name, "reader on upstream's block", want.Rec.Ans, got, true, queryAt(c.Queries),
+		res.answers(kit.PropReader, c.Name, "reader on upstream's block", want.Rec.Ans, got, true, queryAt(c.Queries),
 			func(i int) string {
 				return reproReaderOn(c.Policy, ref, c.Queries[i], caseInput("upstream's last block", c.Name, origin+".Block"))
 			})
@@ -365,13 +356,13 @@ func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, r
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(PropReader, c.Name)
+	res.compare(kit.PropReader, c.Name)
 	repro := func(i int) string {
 		return reproReaderOn(c.Policy, c.Contents, c.Queries[i], caseInput("the contents", c.Name, origin+".Reader"))
 	}
-	res.guard(PropReader, c.Name, repro(0), func() {
+	res.guard(kit.PropReader, c.Name, repro(0), func() {
 		got := cases.ReaderRecord(im, c)
-		res.answers(PropReader, c.Name, "reader", want.Rec.Ans, got.Ans, c.UpstreamWrites, queryAt(c.Queries), repro)
+		res.answers(kit.PropReader, c.Name, "reader", want.Rec.Ans, got.Ans, c.UpstreamWrites, queryAt(c.Queries), repro)
 	})
 }
 
@@ -381,7 +372,7 @@ func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, r
 // writes when upstreamWrites, on damaged or arbitrary data otherwise, or
 // else an extra match. The failure shows the first false negative, or the
 // first difference when there is none, with its reproducer.
-func (r *results) answers(prop Property, name, what, want, got string, upstreamWrites bool, query, repro func(int) string) {
+func (r *results) answers(prop kit.Property, name, what, want, got string, upstreamWrites bool, query, repro func(int) string) {
 	if want == got {
 		return
 	}

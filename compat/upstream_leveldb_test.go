@@ -41,7 +41,7 @@ func livePolicy(bits int) bloom.FilterPolicy { return upstream.GoBloomPolicy(bit
 // liveHash is the linked upstream's leveldb::Hash in Go.
 func liveHash(data []byte, seed uint32) uint32 { return upstream.GoHash(data, seed) }
 
-// liveLegacyHash is the filtercheck.Result.Legacy an old release's tables
+// liveLegacyHash is the filtercheck.Comparison.Legacy an old release's tables
 // must show: the signed-char hash where plain char is signed (x86), the
 // unsigned one elsewhere (arm64); either one when no key tells them apart.
 func liveLegacyHash() string {

@@ -9,6 +9,7 @@ import (
 	"github.com/ldbcompat/ldbcompat"
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 func loadTestVectors(t *testing.T) *cases.Vectors {
@@ -83,25 +84,25 @@ func TestGoldenVectorsCatchBrokenPorts(t *testing.T) {
 	broken := []struct {
 		name  string
 		port  Port
-		props []Property
+		props []kit.Property
 	}{
 		{"wrong name", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return brokenPolicy{bloom.NewPolicy(b), "leveldb.BuiltinBloomFilter", func(f []byte) []byte { return f }}
-		}}, []Property{PropName}},
+		}}, []kit.Property{kit.PropName}},
 		{"bits/key kept in a byte", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return bloom.NewPolicy(int(uint8(b)))
-		}}, []Property{PropFilterBytes}},
+		}}, []kit.Property{kit.PropFilterBytes}},
 		{"no trailing k byte check", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return brokenPolicy{bloom.NewPolicy(b), bloom.PolicyName, func(f []byte) []byte { f[len(f)-1] = 6; return f }}
-		}}, []Property{PropFilterBytes}},
+		}}, []kit.Property{kit.PropFilterBytes}},
 		{"signed hash", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return bloom.NewLegacyPolicy(b, true)
-		}, Hash: bloom.HashSignedTail}, []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch}},
+		}, Hash: bloom.HashSignedTail}, []kit.Property{kit.PropName, kit.PropHash, kit.PropFilterBytes, kit.PropKeyMayMatch}},
 		{"reader without lg masking", Port{Name: "x", NewPolicy: bloom.NewPolicy,
 			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
 				return noMaskReader{bloom.NewFilterBlockReader(p, c), c}
 			},
-		}, []Property{PropReader}},
+		}, []kit.Property{kit.PropReader}},
 	}
 	for _, c := range broken {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,7 +114,7 @@ func TestGoldenVectorsCatchBrokenPorts(t *testing.T) {
 			}
 			for prop, fs := range res.byProp {
 				for _, f := range fs {
-					if !strings.Contains(f.String(), "upstream") && prop != PropName {
+					if !strings.Contains(f.String(), "upstream") && prop != kit.PropName {
 						t.Errorf("failure does not say what upstream does: %s", f)
 					}
 				}

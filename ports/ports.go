@@ -1,8 +1,8 @@
 // Package ports lists the Go implementations of LevelDB that ldbcompat
 // checks, each described as a compat.Port by an adapter package that uses
 // only the port's public API, and who runs each (users.json). `make
-// ports` runs compat.Check on each and writes docs/ports.md (see
-// cmd/report).
+// ports` runs the kit (internal/kit.Check) on each and writes
+// docs/ports.md (see cmd/report).
 //
 // This is a module of its own, so that the ldbcompat module does not
 // depend on the ports. Go builds one version of a module per build, so

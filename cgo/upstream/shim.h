@@ -103,6 +103,17 @@ ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
 ldbc_result* ldbc_manifest_recover(const char* dir, const char* cmp_name,
                                    int cmp_reverse);
 
+// ldbc_time_db_scan opens the database directory dir with DB::Open
+// (default options, create_if_missing off), reads it with one iterator
+// (verify_checksums on, fill_cache off) from first to last, and closes it;
+// it reports the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) and the wall
+// time that took, the entries read and their key and value bytes. The
+// result holds the status's text when it is not OK, and nothing otherwise.
+// DB::Open writes to dir as it always does (a new log and MANIFEST).
+ldbc_result* ldbc_time_db_scan(const char* dir, int64_t* cpu_nanos,
+                               int64_t* wall_nanos, uint64_t* entries,
+                               uint64_t* bytes);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif

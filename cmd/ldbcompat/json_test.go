@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -169,8 +168,8 @@ func TestJSONFieldNames(t *testing.T) {
 		// named like a table, and not one
 		".tables[1]": cat(head, []string{"file_size", "error", "status", "offset"}),
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("verify --json: field names\n got %v\nwant %v\n%s", got, want, stdout)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verify --json: field names by object (-want +got):\n%s\n%s", diff, stdout)
 	}
 	// A filter that rejects keys of its table names the first.
 	mk := func(name string) string {
@@ -184,13 +183,13 @@ func TestJSONFieldNames(t *testing.T) {
 		return p
 	}
 	_, stdout, _ = runCmd(t, "verify", "--json", mk("000005.ldb"))
-	if got := objectKeys(t, stdout)[".tables[0].false_negatives"]; !reflect.DeepEqual(got, []string{"keys", "rejected", "first_key", "first_data_block_offset"}) {
-		t.Errorf("verify --json, false negatives: fields %v\n%s", got, stdout)
+	if diff := cmp.Diff([]string{"keys", "rejected", "first_key", "first_data_block_offset"}, objectKeys(t, stdout)[".tables[0].false_negatives"]); diff != "" {
+		t.Errorf("verify --json, false negatives: fields (-want +got):\n%s\n%s", diff, stdout)
 	}
 
 	_, stdout, _ = runCmd(t, "verify", "--json", badManifest)
-	if got := objectKeys(t, stdout)[".databases[0]"]; !reflect.DeepEqual(got, []string{"path", "opened", "status", "error", "manifest", "live_tables", "missing_tables", "detail", "tables"}) {
-		t.Errorf("verify --json, a database upstream cannot open: fields %v\n%s", got, stdout)
+	if diff := cmp.Diff([]string{"path", "opened", "status", "error", "manifest", "live_tables", "missing_tables", "detail", "tables"}, objectKeys(t, stdout)[".databases[0]"]); diff != "" {
+		t.Errorf("verify --json, a database upstream cannot open: fields (-want +got):\n%s\n%s", diff, stdout)
 	}
 
 	_, stdout, _ = runCmd(t, "dump", "--json", "--samples", "100", filepath.Join(dir, "000012.ldb"), garbage)
@@ -210,35 +209,36 @@ func TestJSONFieldNames(t *testing.T) {
 	}
 	for p := range got {
 		if strings.HasPrefix(p, ".tables[0].layout.filters[") && p != ".tables[0].layout.filters[0]" {
-			if !reflect.DeepEqual(got[p], want[".tables[0].layout.filters[0]"]) {
-				t.Errorf("dump --json: %s has fields %v", p, got[p])
+			if diff := cmp.Diff(want[".tables[0].layout.filters[0]"], got[p]); diff != "" {
+				t.Errorf("dump --json: %s: fields (-want +got):\n%s", p, diff)
 			}
 			delete(got, p)
 		}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("dump --json: field names\n got %v\nwant %v\n%s", got, want, stdout)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dump --json: field names by object (-want +got):\n%s\n%s", diff, stdout)
 	}
 	_, stdout, _ = runCmd(t, "dump", "--json", badManifest)
-	if got := objectKeys(t, stdout); !reflect.DeepEqual(got[""], top) || len(got[".databases[0]"]) != 9 {
-		t.Errorf("dump --json, a database upstream cannot open: fields %v\n%s", got, stdout)
+	got = objectKeys(t, stdout)
+	if diff := cmp.Diff(top, got[""]); diff != "" || len(got[".databases[0]"]) != 9 {
+		t.Errorf("dump --json, a database upstream cannot open: %d database fields, want 9; document's fields (-want +got):\n%s\n%s", len(got[".databases[0]"]), diff, stdout)
 	}
 }
 
 // TestJSONValues checks that the JSON carries filtercheck's result
 // unchanged: each field of a mismatch's Result, Params and Diff, read back
-// from `verify --json`, equals what filtercheck.Check says of the table.
+// from `verify --json`, equals what filtercheck.CompareTable says of the table.
 func TestJSONValues(t *testing.T) {
 	dir := copyDB(t, "b16-bs128-snappy")
 	path := firstTable(t, dir)
 	tamper(t, path)
 	tb, _ := openTable(t, path)
-	r, err := filtercheck.Check(tb)
+	r, err := filtercheck.CompareTable(tb)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Diff == nil || r.Params == nil {
-		t.Fatalf("tampered table checks %v", r.Status)
+		t.Fatalf("tampered table checks %v", r.Match)
 	}
 	_, stdout, _ := runCmd(t, "verify", "--json", path)
 	var v struct {
@@ -260,7 +260,7 @@ func TestJSONValues(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
 	j := v.Tables[0]
-	if j.Verdict != string(r.Status) || j.Filter.Policy != r.Policy || j.DataBlocks != r.DataBlocks || j.Keys != r.Keys || j.Filter.Filters != r.Filters ||
+	if j.Verdict != string(r.Match) || j.Filter.Policy != r.Policy || j.DataBlocks != r.DataBlocks || j.Keys != r.Keys || j.Filter.Filters != r.Filters ||
 		j.Filter.Offset != r.FilterBlockOffset || j.Filter.Size != r.FilterBlockSize {
 		t.Errorf("JSON %+v, result %+v", j, r)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 const fixtures = "../../testdata/tables"
@@ -332,8 +333,8 @@ func verifyJSONOf(t *testing.T, args ...string) (int, verifyJSON, string) {
 	if err := json.Unmarshal([]byte(stdout), &raw); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
 	}
-	if raw.Schema != jsonSchema {
-		t.Errorf("schema %d, want %d", raw.Schema, jsonSchema)
+	if raw.Schema != verify.JSONSchema {
+		t.Errorf("schema %d, want %d", raw.Schema, verify.JSONSchema)
 	}
 	v := verifyJSON{ExitCode: raw.ExitCode, Errors: raw.PathErrors}
 	if err := json.Unmarshal(raw.Summary, &v.Summary); err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -433,14 +434,14 @@ func TestBitFlipCLI(t *testing.T) {
 }
 
 // TestErrorsUnwrap checks that a table's error keeps the underlying
-// *table.Error for callers that look for it.
+// *base.Error for callers that look for it.
 func TestErrorsUnwrap(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.ldb")
 	writeFile(t, p, []byte("short"))
-	rep := verify.Check(&verify.Target{Path: p}, options(false))
-	var te *table.Error
+	rep := verify.Examine(&verify.Target{Path: p}, options(false))
+	var te *base.Error
 	if rep.Verdict != verify.Unreadable || !errors.As(rep.Err, &te) || te.File != p {
-		t.Fatalf("verdict %s, error %v (%T): want a *table.Error for %s", rep.Verdict, rep.Err, rep.Err, p)
+		t.Fatalf("verdict %s, error %v (%T): want a *base.Error for %s", rep.Verdict, rep.Err, rep.Err, p)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -20,40 +19,35 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return exitOK // --help
 	}
 	items := resolve(paths, stderr)
-	var doc document[tableJSON]
+	var js verify.VerifyJSON
 	var sum verify.Summary
 	prog := newProgress(stderr, "verified", countTables(items))
-	first := true
-	verify.Each(items, options(false), func(it verify.Item, rep *verify.Report) {
+	text := verify.TextWriter{Out: stdout, Err: stderr}
+	verify.Each(items, options(false), func(it verify.Item, rep *verify.TableReport) {
 		sum.Add(it, rep)
 		if rep != nil {
 			prog.tick()
 		}
 		if *asJSON {
-			doc.add(it, func() tableJSON { return tableOf(rep) })
+			js.Add(it, rep)
 			return
 		}
 		prog.clear()
-		printItem(stdout, stderr, it, rep, &first)
+		text.Item(it, rep)
 	})
 	prog.finish()
 	code := sum.ExitCode()
 	if *asJSON {
-		doc.init()
-		out := verifyOutput{Schema: jsonSchema, Tool: buildInfo(), Databases: doc.Databases, Tables: doc.Tables,
-			PathErrors: doc.PathErrors, Notes: doc.Notes, Summary: summaryOf(sum), ExitCode: code}
-		return encodeJSON(stdout, stderr, out, code)
+		return writeJSON(stderr, js.Write(stdout, buildInfo(), sum, code), code)
 	}
 	fmt.Fprintln(stdout, sum)
 	return code
 }
 
-// encodeJSON prints v, indented, and returns code, or exitPath when
-// stdout fails.
-func encodeJSON(stdout, stderr io.Writer, v any, code int) int {
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+// writeJSON returns code, or exitPath when err, from writing the JSON to
+// stdout, is not nil.
+func writeJSON(stderr io.Writer, err error, code int) int {
+	if err != nil {
 		fmt.Fprintf(stderr, "ldbcompat: writing the JSON: %v\n", err)
 		return max(code, exitPath)
 	}
@@ -80,33 +74,4 @@ func countTables(items []verify.Item) int {
 		}
 	}
 	return n
-}
-
-// printItem prints one item as text: a line on stdout for a database (a
-// blank line before all but the first) or a table, a line on stderr for a
-// path that could not be examined or a note.
-func printItem(stdout, stderr io.Writer, it verify.Item, rep *verify.Report, first *bool) {
-	switch {
-	case it.Database != nil:
-		if !*first {
-			fmt.Fprintln(stdout)
-		}
-		*first = false
-		fmt.Fprintf(stdout, "%s: database: %s\n", it.Database.Dir, it.Database.Detail())
-	case it.PathErr != nil:
-		fmt.Fprintf(stderr, "ldbcompat: %v\n", it.PathErr)
-	case it.Note != "":
-		fmt.Fprintf(stderr, "ldbcompat: %s: %s\n", it.Path, it.Note)
-	case rep != nil:
-		fmt.Fprintln(stdout, tableLine(rep))
-	}
-}
-
-// tableLine is a table's line: its path, verdict and details.
-func tableLine(rep *verify.Report) string {
-	verdict := string(rep.Verdict)
-	if rep.Verdict == "" {
-		verdict = "skipped"
-	}
-	return fmt.Sprintf("%s: %s: %s", rep.Path, verdict, rep.Detail())
 }

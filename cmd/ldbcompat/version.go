@@ -4,17 +4,13 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // upstreamRelease is the upstream LevelDB release whose behaviour the
 // verdicts describe.
 const upstreamRelease = "LevelDB 1.23"
-
-// jsonSchema is the version of the JSON documents `verify --json` and
-// `dump --json` print (docs/verify.md describes every field). It changes
-// whenever a field is renamed, removed or changes meaning; new fields may
-// be added without a change.
-const jsonSchema = 2
 
 // toolInfo is what `ldbcompat version` prints, and the JSON's "tool".
 type toolInfo struct {
@@ -71,5 +67,5 @@ func printVersion(w io.Writer) {
 		fmt.Fprintf(w, "revision %s\n", rev)
 	}
 	fmt.Fprintf(w, "built with %s\n", t.Go)
-	fmt.Fprintf(w, "verdicts follow upstream %s; JSON schema %d\n", t.Upstream, jsonSchema)
+	fmt.Fprintf(w, "verdicts follow upstream %s; JSON schema %d\n", t.Upstream, verify.JSONSchema)
 }

@@ -15,7 +15,8 @@
 // with upstream LevelDB 1.23 (package cgo/upstream, build tag leveldb).
 // A Go port of LevelDB joins the comparison by passing its own Impl to
 // Main; the ports module does this from ports/cmd/bench, which `make bench`
-// runs when it exists.
+// runs when it exists. Both also run Verify: `ldbcompat verify`'s CPU time
+// beside upstream's own full scan of the same databases, as a ratio.
 //
 // Output is benchstat-compatible: one line per round and implementation,
 //
@@ -429,7 +430,7 @@ type Extra struct {
 func WriteBenchstat(w io.Writer, results []*Result, extra []Extra) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "goos: %s\ngoarch: %s\npkg: github.com/ldbcompat/ldbcompat/internal/bench\ncpu: %s\n",
-		runtime.GOOS, runtime.GOARCH, CPUModel())
+		runtime.GOOS, runtime.GOARCH, CPUName())
 	for _, r := range results {
 		for _, ns := range r.NsPerKey {
 			fmt.Fprintf(&b, "Benchmark%s/impl=%s \t%d\t%.3f ns/key", r.Bench, r.Impl, r.Iters, ns)
@@ -449,17 +450,51 @@ func WriteBenchstat(w io.Writer, results []*Result, extra []Extra) error {
 	return err
 }
 
-// CPUModel returns the processor's model name from /proc/cpuinfo (what
-// lscpu prints as "Model name"), or "unknown".
-func CPUModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
+// CPUName names the processor as precisely as /proc/cpuinfo allows: the
+// model name, then the vendor, family and model numbers, which a virtual
+// machine shows even where it masks the name, e.g. "AMD EPYC (AuthenticAMD
+// cpu family 25 model 17)"; on arm64, the implementer and part numbers.
+func CPUName() string {
+	return cpuName(cpuInfo())
+}
+
+func cpuName(info map[string]string) string {
+	name := info["model name"]
+	var ids []string
+	if v := info["vendor_id"]; v != "" {
+		ids = append(ids, v)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
+	for _, f := range []string{"cpu family", "model", "CPU implementer", "CPU part"} {
+		if v := info[f]; v != "" {
+			ids = append(ids, strings.ToLower(f)+" "+v)
 		}
 	}
-	return "unknown"
+	switch {
+	case name == "" && len(ids) == 0:
+		return "unknown"
+	case len(ids) == 0:
+		return name
+	case name == "":
+		return strings.Join(ids, " ")
+	}
+	return name + " (" + strings.Join(ids, " ") + ")"
+}
+
+// cpuInfo returns the fields of the first processor in /proc/cpuinfo
+// (none when it cannot be read).
+func cpuInfo() map[string]string {
+	info := map[string]string{}
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return info
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" && len(info) > 0 {
+			break // the end of the first processor's block
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			info[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return info
 }

@@ -96,3 +96,25 @@ func TestRunDifferentFilter(t *testing.T) {
 		t.Fatal("Run accepted a different filter")
 	}
 }
+
+// TestCPUName checks the name given to the processors of /proc/cpuinfo's
+// two layouts, x86 (vendor, family, model) and arm64 (implementer, part).
+func TestCPUName(t *testing.T) {
+	for _, c := range []struct {
+		info map[string]string
+		want string
+	}{
+		{map[string]string{"vendor_id": "AuthenticAMD", "cpu family": "25", "model": "17", "model name": "AMD EPYC"},
+			"AMD EPYC (AuthenticAMD cpu family 25 model 17)"},
+		{map[string]string{"vendor_id": "GenuineIntel", "cpu family": "6", "model": "207"},
+			"GenuineIntel cpu family 6 model 207"},
+		{map[string]string{"CPU implementer": "0x41", "CPU part": "0xd0c"},
+			"cpu implementer 0x41 cpu part 0xd0c"},
+		{map[string]string{"model name": "Some CPU"}, "Some CPU"},
+		{map[string]string{}, "unknown"},
+	} {
+		if got := cpuName(c.info); got != c.want {
+			t.Errorf("cpuName(%v) = %q, want %q", c.info, got, c.want)
+		}
+	}
+}

@@ -10,8 +10,8 @@ import (
 )
 
 // ExtraFunc measures something outside the table (such as verify
-// throughput) with the given number of rounds.
-type ExtraFunc func(rounds int) (Extra, error)
+// against upstream's scan) with the given number of rounds.
+type ExtraFunc func(rounds int) ([]Extra, error)
 
 // Main is the body of a comparison program: it parses the command line,
 // runs impls and extras, prints the table on standard output and writes
@@ -22,6 +22,9 @@ type ExtraFunc func(rounds int) (Extra, error)
 //	-n n        keys per filter (default 10000)
 //	-bits n     bits per key (default 10)
 //	-out file   benchstat output (default .cache/bench/bench.txt; "" for none)
+//
+// and, with the leveldb build tag, Verify's (-db, -entries, -smalldb,
+// -smallentries: the databases it measures verify and upstream's scan on).
 func Main(impls []Impl, extras ...ExtraFunc) {
 	var cfg Config
 	flag.IntVar(&cfg.Rounds, "rounds", 7, "samples per benchmark and implementation")
@@ -38,7 +41,7 @@ func Main(impls []Impl, extras ...ExtraFunc) {
 
 func run(cfg Config, out string, impls []Impl, extras []ExtraFunc) error {
 	fmt.Printf("cpu: %s, %d keys of %d bytes, %d bits/key, median of %d rounds\n",
-		CPUModel(), cfg.N, KeyLen, cfg.BitsPerKey, cfg.Rounds)
+		CPUName(), cfg.N, KeyLen, cfg.BitsPerKey, cfg.Rounds)
 	results, err := Run(cfg, impls)
 	if err != nil {
 		return err
@@ -49,7 +52,7 @@ func run(cfg Config, out string, impls []Impl, extras []ExtraFunc) error {
 		if err != nil {
 			return err
 		}
-		ex = append(ex, e)
+		ex = append(ex, e...)
 	}
 	if err := WriteTable(os.Stdout, results, ex); err != nil {
 		return err

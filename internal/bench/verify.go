@@ -5,75 +5,135 @@ package bench
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/jmhodges/levigo"
 
+	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
 var (
-	dbDir   = flag.String("db", "", "database to verify; written there with upstream if it does not exist (default: a temporary one)")
-	entries = flag.Int("entries", 300000, "entries of the generated database")
+	dbDir        = flag.String("db", "", "the database of 16-byte keys and 100-byte values; written there with upstream if it does not exist (default: a temporary one)")
+	entries      = flag.Int("entries", 300000, "entries of the generated -db database")
+	smallDBDir   = flag.String("smalldb", "", "the database of small keys (1 to 30 bytes); written there with upstream if it does not exist (default: a temporary one)")
+	smallEntries = flag.Int("smallentries", 1000000, "keys written into the generated -smalldb database")
 )
 
-// Verify measures, over a database upstream wrote, how many megabytes of
-// table files per second of CPU time one core checks: first in this process
-// (table.Open and filtercheck.Check on each table, what `ldbcompat verify`
-// does per table), then with the `ldbcompat verify` command itself, run
-// with GOMAXPROCS=1.
-func Verify(rounds int) (Extra, error) {
-	dir := *dbDir
+// A benchDB is a database that Verify measures, and how to write it.
+type benchDB struct {
+	name  string // in benchmark names: db=<name>
+	dir   string // "" for a temporary one
+	shape string // what it holds, for the report
+	write func(dir string) error
+}
+
+func benchDBs() []benchDB {
+	return []benchDB{
+		{
+			name:  "values",
+			dir:   *dbDir,
+			shape: fmt.Sprintf("%d puts of 16-byte keys and 100-byte values", *entries),
+			write: func(dir string) error { return WriteDB(dir, *entries) },
+		},
+		{
+			name:  "smallkeys",
+			dir:   *smallDBDir,
+			shape: fmt.Sprintf("%d puts of random 1- to 30-byte keys and %d-byte values", *smallEntries, SmallValueLen),
+			write: func(dir string) error { return WriteSmallDB(dir, *smallEntries) },
+		},
+	}
+}
+
+// Verify measures, over each database of benchDBs (upstream writes them
+// when they do not exist yet), what `ldbcompat verify` costs against what
+// upstream spends reading the same database once:
+//
+//   - in this process, table.Open and filtercheck.CompareTable on each
+//     table (what `ldbcompat verify` does per table), in MB of table files
+//     per second of this process's CPU time;
+//   - the `ldbcompat verify` command, run with GOMAXPROCS=1, in CPU time
+//     (user and system) of the whole command;
+//   - upstream's full scan (upstream.TimeDBScan: DB::Open, one iterator
+//     over everything with verify_checksums on and fill_cache off), in CPU
+//     time of this process taken inside C++, on a copy of the database
+//     whose tables are hard links to the same files;
+//
+// and reports the ratio verify / upstream scan: the median of each round's
+// ratio, the command and the scan alternating round by round, and the
+// ratio of the fastest runs.
+func Verify(rounds int) ([]Extra, error) {
+	var out []Extra
+	for _, db := range benchDBs() {
+		e, err := verifyDB(db, rounds)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func verifyDB(db benchDB, rounds int) (Extra, error) {
+	e := Extra{Name: "verify, db=" + db.name}
+	dir := db.dir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "benchcmp-db-")
 		if err != nil {
-			return Extra{}, err
+			return e, err
 		}
 		defer os.RemoveAll(tmp)
 		dir = filepath.Join(tmp, "db")
 	}
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		if err := WriteDB(dir, *entries); err != nil {
-			return Extra{}, fmt.Errorf("bench: writing the database: %w", err)
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		start := time.Now()
+		if err := db.write(dir); err != nil {
+			return e, fmt.Errorf("bench: writing the database %s: %w", dir, err)
 		}
+		fmt.Fprintf(os.Stderr, "bench: wrote %s (%s) in %v\n", dir, db.shape, time.Since(start).Round(time.Millisecond))
 	}
 	tables, size, err := tableFiles(dir)
 	if err != nil {
-		return Extra{}, err
+		return e, err
 	}
 	mb := float64(size) / 1e6
-	e := Extra{Name: "verify"}
+	name := "db=" + db.name
 
 	// In process, one goroutine and GOMAXPROCS=1, timed in CPU time of
 	// the whole process (the garbage collector's included), so that other
 	// programs on the machine do not count.
 	var inproc []float64
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // as the command below
+	prev := runtime.GOMAXPROCS(1) // as the command below
 	runtime.GC()
 	for r := 0; r < rounds; r++ {
 		start := cpuTime()
 		for _, path := range tables {
 			if err := checkTable(path); err != nil {
+				runtime.GOMAXPROCS(prev)
 				return e, err
 			}
 		}
 		s := (cpuTime() - start).Seconds()
 		inproc = append(inproc, mb/s)
-		e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkVerifyTables/impl=go \t1\t%.1f MB/s", mb/s))
+		e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkVerifyTables/%s/impl=go \t1\t%.1f MB/s", name, mb/s))
 	}
-	e.Text = fmt.Sprintf("%d tables, %.1f MB (written by upstream, snappy, 10 bits/key): "+
-		"table read + filter rebuild in process %.0f MB per CPU-second",
-		len(tables), mb, median(inproc))
+	runtime.GOMAXPROCS(prev)
+	e.Name = fmt.Sprintf("verify, db=%s (%s; %d tables, %.1f MB, snappy, 10 bits/key)",
+		db.name, db.shape, len(tables), mb)
+	inText := fmt.Sprintf("table read + filter rebuild in process %.0f MB per CPU-second", median(inproc))
 
 	// The command, if it builds. Naming it by import path works from this
 	// module and from one that replaces it, such as ports.
@@ -81,25 +141,119 @@ func Verify(rounds int) (Extra, error) {
 	defer os.Remove(bin)
 	const cmdPath = "github.com/ldbcompat/ldbcompat/cmd/ldbcompat"
 	if out, err := exec.Command("go", "build", "-o", bin, cmdPath).CombinedOutput(); err != nil {
-		e.Text += fmt.Sprintf("; `ldbcompat verify` not measured (go build %s: %s)",
-			cmdPath, strings.TrimSpace(string(out)))
+		e.Text = fmt.Sprintf("%s; `ldbcompat verify` not measured (go build %s: %s)",
+			inText, cmdPath, strings.TrimSpace(string(out)))
 		return e, nil
 	}
-	var cli []float64
-	for r := 0; r < rounds; r++ {
-		cmd := exec.Command(bin, "verify", dir)
-		cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			return e, fmt.Errorf("bench: ldbcompat verify %s: %v\n%s", dir, err, out.String())
-		}
-		cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
-		cli = append(cli, mb/cpu)
-		e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkVerifyCLI/impl=go \t1\t%.1f MB/s", mb/cpu))
+	scanDir, cleanup, err := linkCopy(dir)
+	if err != nil {
+		return e, err
 	}
-	e.Text += fmt.Sprintf("; `ldbcompat verify` (GOMAXPROCS=1) %.0f MB per CPU-second", median(cli))
+	defer cleanup()
+	var cli, scan []float64 // CPU-seconds
+	var scanned upstream.DBScan
+	for r := 0; r < rounds; r++ {
+		for i := 0; i < 2; i++ {
+			if (r+i)%2 == 0 {
+				cpu, err := runVerify(bin, dir)
+				if err != nil {
+					return e, err
+				}
+				cli = append(cli, cpu)
+				e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkReadDB/%s/impl=go-verify \t1\t%.4f cpu-sec/op\t%.1f MB/s", name, cpu, mb/cpu))
+			} else {
+				// Alone on its thread, with no garbage left to collect,
+				// so that what the Go runtime does meanwhile is little.
+				runtime.GC()
+				runtime.LockOSThread()
+				s, err := upstream.TimeDBScan(scanDir)
+				runtime.UnlockOSThread()
+				if err != nil {
+					return e, err
+				}
+				scanned = s
+				cpu := s.CPU.Seconds()
+				scan = append(scan, cpu)
+				e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkReadDB/%s/impl=c++-scan \t1\t%.4f cpu-sec/op\t%.1f MB/s", name, cpu, mb/cpu))
+			}
+		}
+	}
+	// Each round's two runs saw much the same machine: the median of the
+	// rounds' ratios is the least disturbed by other programs.
+	ratios := make([]float64, len(cli))
+	for r := range cli {
+		ratios[r] = cli[r] / scan[r]
+	}
+	e.Text = fmt.Sprintf("verify / upstream scan %.2f (median of the rounds' ratios; of the fastest runs %.2f); "+
+		"`ldbcompat verify` (GOMAXPROCS=1) %.3f CPU-s, %.0f MB per CPU-second; "+
+		"upstream scan (DB::Open, one iterator, verify_checksums, no fill_cache; %d entries) %.3f CPU-s; %s",
+		median(ratios), slices.Min(cli)/slices.Min(scan),
+		median(cli), mb/median(cli), scanned.Entries, median(scan), inText)
 	return e, nil
+}
+
+// runVerify runs `ldbcompat verify dir` with GOMAXPROCS=1 and returns the
+// CPU time (user and system) the command used, in seconds.
+func runVerify(bin, dir string) (float64, error) {
+	cmd := exec.Command(bin, "verify", dir)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("bench: ldbcompat verify %s: %v\n%s", dir, err, out.String())
+	}
+	return (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil
+}
+
+// linkCopy makes a copy of the database dir that upstream may open, since
+// DB::Open writes a new log and MANIFEST: tables are hard links to dir's
+// (copied when the file system refuses a link), the other files copies;
+// LOCK and the info logs are left out. cleanup removes the copy.
+func linkCopy(dir string) (copyDir string, cleanup func(), err error) {
+	tmp, err := os.MkdirTemp("", "benchcmp-scan-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	for _, ent := range ents {
+		n := ent.Name()
+		if !ent.Type().IsRegular() || n == "LOCK" || n == "LOG" || n == "LOG.old" {
+			continue
+		}
+		src, dst := filepath.Join(dir, n), filepath.Join(tmp, n)
+		if strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst") {
+			if os.Link(src, dst) == nil {
+				continue
+			}
+		}
+		if err := copyFile(src, dst); err != nil {
+			cleanup()
+			return "", nil, fmt.Errorf("bench: copying %s: %w", src, err)
+		}
+	}
+	return tmp, cleanup, nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // checkTable does what `ldbcompat verify` does with one table.
@@ -117,12 +271,12 @@ func checkTable(path string) error {
 	if err != nil {
 		return err
 	}
-	r, err := filtercheck.Check(t)
+	r, err := filtercheck.CompareTable(t)
 	if err != nil {
 		return err
 	}
-	if r.Status != filtercheck.StatusOK {
-		return fmt.Errorf("bench: %s: filter block %s", path, r.Status)
+	if r.Match != filtercheck.MatchOK {
+		return fmt.Errorf("bench: %s: filter block %s", path, r.Match)
 	}
 	return nil
 }
@@ -156,6 +310,48 @@ func tableFiles(dir string) ([]string, int64, error) {
 // values that snappy halves, 10 bits/key bloom filters, 4 KiB blocks; then
 // it compacts the whole range.
 func WriteDB(dir string, n int) error {
+	rng := rand.New(rand.NewPCG(1, 2))
+	val := make([]byte, 100)
+	return writeDB(dir, n, func(i int) (key, value []byte) {
+		key = fmt.Appendf(nil, "%016d", rng.Uint64N(uint64(n)*10))
+		for j := 0; j < 50; j += 8 {
+			binary.LittleEndian.PutUint64(val[j:], rng.Uint64())
+		}
+		for j := 50; j < 100; j++ {
+			val[j] = 'v'
+		}
+		return key, val
+	})
+}
+
+// SmallValueLen is the length of WriteSmallDB's values.
+const SmallValueLen = 8
+
+// WriteSmallDB writes a database of n puts of small keys with upstream:
+// keys of random bytes, 1 to 30 of them (uniformly), so the shortest ones
+// repeat; values of SmallValueLen random bytes, which snappy cannot
+// shrink; 10 bits/key bloom filters, 4 KiB blocks, snappy; then it compacts
+// the whole range.
+func WriteSmallDB(dir string, n int) error {
+	rng := rand.New(rand.NewPCG(7, 30))
+	key := make([]byte, 30)
+	val := make([]byte, SmallValueLen)
+	return writeDB(dir, n, func(i int) ([]byte, []byte) {
+		k := key[:1+rng.IntN(30)]
+		for j := range k {
+			k[j] = byte(rng.Uint32())
+		}
+		for j := range val {
+			val[j] = byte(rng.Uint32())
+		}
+		return k, val
+	})
+}
+
+// writeDB writes n puts of next's keys and values with upstream, in
+// batches of 1000, with 10 bits/key bloom filters, 4 KiB blocks and snappy,
+// then compacts the whole range.
+func writeDB(dir string, n int, next func(i int) (key, value []byte)) error {
 	opts := levigo.NewOptions()
 	defer opts.Close()
 	fp := levigo.NewBloomFilter(DefaultBitsPerKey)
@@ -164,6 +360,7 @@ func WriteDB(dir string, n int) error {
 	opts.SetErrorIfExists(true)
 	opts.SetFilterPolicy(fp)
 	opts.SetCompression(levigo.SnappyCompression)
+	opts.SetBlockSize(BlockSize)
 	db, err := levigo.Open(dir, opts)
 	if err != nil {
 		return err
@@ -171,19 +368,10 @@ func WriteDB(dir string, n int) error {
 	defer db.Close()
 	wo := levigo.NewWriteOptions()
 	defer wo.Close()
-	rng := rand.New(rand.NewPCG(1, 2))
-	val := make([]byte, 100)
 	batch := levigo.NewWriteBatch()
 	defer batch.Close()
 	for i := 0; i < n; i++ {
-		key := fmt.Appendf(nil, "%016d", rng.Uint64N(uint64(n)*10))
-		for j := 0; j < 50; j += 8 {
-			binary.LittleEndian.PutUint64(val[j:], rng.Uint64())
-		}
-		for j := 50; j < 100; j++ {
-			val[j] = 'v'
-		}
-		batch.Put(key, val)
+		batch.Put(next(i))
 		if i%1000 == 999 {
 			if err := db.Write(wo, batch); err != nil {
 				return err

@@ -44,12 +44,12 @@ func BenchmarkCheckDB(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			r, err := filtercheck.Check(t)
+			r, err := filtercheck.CompareTable(t)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if r.Status != filtercheck.StatusOK {
-				b.Fatalf("%s: %s", p, r.Status)
+			if r.Match != filtercheck.MatchOK {
+				b.Fatalf("%s: %s", p, r.Match)
 			}
 			f.Close()
 		}

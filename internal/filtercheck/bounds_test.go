@@ -80,14 +80,14 @@ func TestHugeInferredBitsPerKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var r *filtercheck.Result
+			var r *filtercheck.Comparison
 			got := alloctest.Allocated(func() {
-				r, err = filtercheck.Check(tb)
+				r, err = filtercheck.CompareTable(tb)
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Status != filtercheck.StatusMismatch || r.Params.BitsPerKey < 8*l-7 || r.Diff == nil {
+			if r.Match != filtercheck.MatchDiffers || r.Params.BitsPerKey < 8*l-7 || r.Diff == nil {
 				t.Fatalf("result %+v, params %v, diff %v; want a mismatch at about %d bits/key", r, r.Params, r.Diff, 8*l)
 			}
 			// The rebuilt block would hold n keys at that many bits/key.
@@ -122,13 +122,13 @@ func TestFarFilterOffsets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var r *filtercheck.Result
-			got := alloctest.Allocated(func() { r, err = filtercheck.Check(tb) })
+			var r *filtercheck.Comparison
+			got := alloctest.Allocated(func() { r, err = filtercheck.CompareTable(tb) })
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Status != filtercheck.StatusMismatch {
-				t.Errorf("status %s, want mismatch; %+v", r.Status, r)
+			if r.Match != filtercheck.MatchDiffers {
+				t.Errorf("status %s, want mismatch; %+v", r.Match, r)
 			}
 			if got > allocBound(len(data)) {
 				t.Errorf("Check of a %d-byte table allocated %d bytes; want at most %d", len(data), got, allocBound(len(data)))

@@ -7,15 +7,16 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Status is the outcome of checking one table.
-type Status string
+// Match says whether a table's stored filter block is the one upstream
+// writes for the table's keys.
+type Match string
 
-// The statuses Check reports.
+// The matches Compare reports.
 const (
-	StatusOK            Status = "ok"             // the stored block is what upstream writes
-	StatusMismatch      Status = "mismatch"       // it is not
-	StatusNoFilter      Status = "no-filter"      // the table has no filter block
-	StatusUnknownPolicy Status = "unknown-policy" // the filter's policy is not a bloom filter of LevelDB's
+	MatchOK            Match = "ok"             // the stored block is what upstream writes
+	MatchDiffers       Match = "mismatch"       // it is not
+	MatchNoFilter      Match = "no-filter"      // the table has no filter block
+	MatchUnknownPolicy Match = "unknown-policy" // the filter's policy is not a bloom filter of LevelDB's
 )
 
 // Legacy hash variants, for tables whose filter is named
@@ -37,9 +38,10 @@ const (
 	LegacyNeither = "neither"
 )
 
-// Result is the outcome of checking one table's filter block.
-type Result struct {
-	Status Status
+// Comparison is the outcome of comparing a table's stored filter block
+// with the one rebuilt from its keys.
+type Comparison struct {
+	Match Match
 	// Policy is the filter policy name from the metaindex ("" without a
 	// filter block).
 	Policy string
@@ -60,50 +62,50 @@ type Result struct {
 	FilterBlockSize   int
 	// LayoutError says why the stored block's layout could not be decoded.
 	LayoutError string
-	// Diff is the first difference from the rebuilt block, when the status
-	// is StatusMismatch.
+	// Diff is the first difference from the rebuilt block, when Match is
+	// MatchDiffers.
 	Diff *Diff
 	// Blocks holds the data blocks' handles and user keys, as ReadKeys
 	// returns them, for measuring the filters further (MeasureFPR).
-	Blocks []Block
+	Blocks []BlockKeys
 }
 
-// Check reads t's data blocks, rebuilds its filter block with the policy
+// CompareTable reads t's data blocks, rebuilds its filter block with the policy
 // its name and layout imply, and compares the result with the stored block.
-// A mismatch is a Result, not an error; the error reports a table that
+// A mismatch is a Comparison, not an error; the error reports a table that
 // cannot be read.
-func Check(t *table.Table) (*Result, error) {
+func CompareTable(t *table.Table) (*Comparison, error) {
 	blocks, err := ReadKeys(t)
 	if err != nil {
 		return nil, err
 	}
 	name, stored, ok := t.FilterBlock()
 	if !ok {
-		r := &Result{Status: StatusNoFilter, Blocks: blocks}
+		r := &Comparison{Match: MatchNoFilter, Blocks: blocks}
 		r.count()
 		return r, nil
 	}
 	h, _ := t.FilterHandle()
-	return CheckFilter(blocks, name, h, stored), nil
+	return Compare(blocks, name, h, stored), nil
 }
 
 // count sets r.DataBlocks and r.Keys from r.Blocks.
-func (r *Result) count() {
+func (r *Comparison) count() {
 	r.DataBlocks = len(r.Blocks)
 	for _, b := range r.Blocks {
 		r.Keys += len(b.Keys)
 	}
 }
 
-// CheckFilter compares stored, the contents of the filter block of policy
+// Compare compares stored, the contents of the filter block of policy
 // name stored at h, with the block upstream's TableBuilder writes for the
 // data blocks blocks (as ReadKeys returns them) with the policy its name
-// and layout imply: StatusOK, StatusMismatch, or StatusUnknownPolicy for
+// and layout imply: MatchOK, MatchDiffers, or MatchUnknownPolicy for
 // a name other than LevelDB's bloom filters'. Each block is rebuilt once;
 // a legacy block twice, once per hash, only when a key hashes differently
 // under the two.
-func CheckFilter(blocks []Block, name string, h table.BlockHandle, stored []byte) *Result {
-	r := &Result{Blocks: blocks}
+func Compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte) *Comparison {
+	r := &Comparison{Blocks: blocks}
 	r.count()
 	r.Policy, r.FilterBlockOffset, r.FilterBlockSize = name, h.Offset, len(stored)
 
@@ -123,13 +125,13 @@ func CheckFilter(blocks []Block, name string, h table.BlockHandle, stored []byte
 	switch name {
 	case bloom.PolicyName:
 		r.Params = &params
-		r.Diff = rebuildDiff(stored, blocks, bloom.NewPolicy(bpk), bpk, bloom.Hash)
+		r.Diff = rebuildDiff(stored, blocks, bloom.NewPolicy(bpk), bpk)
 	case bloom.LegacyPolicyName:
 		r.Params = &params
-		du := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, false), bpk, bloom.Hash)
+		du := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, false), bpk)
 		ds := du // the same block, when no key tells the hashes apart
 		if HashesDiffer(blocks) {
-			ds = rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk, bloom.HashSignedTail)
+			ds = rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk)
 		}
 		switch {
 		case du == nil && ds == nil:
@@ -146,12 +148,12 @@ func CheckFilter(blocks []Block, name string, h table.BlockHandle, stored []byte
 			}
 		}
 	default:
-		r.Status = StatusUnknownPolicy
+		r.Match = MatchUnknownPolicy
 		return r
 	}
-	r.Status = StatusOK
+	r.Match = MatchOK
 	if r.Diff != nil {
-		r.Status = StatusMismatch
+		r.Match = MatchDiffers
 	}
 	return r
 }
@@ -160,7 +162,7 @@ func CheckFilter(blocks []Block, name string, h table.BlockHandle, stored []byte
 // bloom.Hash and bloom.HashSignedTail: one whose 1 to 3 tail bytes (those
 // after its last whole 4-byte word) include one of 0x80 or more, which a
 // signed char sign-extends.
-func HashesDiffer(blocks []Block) bool {
+func HashesDiffer(blocks []BlockKeys) bool {
 	for _, b := range blocks {
 		for _, k := range b.Keys {
 			for _, c := range k[len(k)&^3:] {
@@ -192,7 +194,7 @@ type FalseNegatives struct {
 // Table::InternalGet does for a key it looks up, and counts the keys it
 // rejects. Only the policy's KeyMayMatch is used (a bloom filter's stores
 // its probe count, so any bits/key reads it).
-func CountFalseNegatives(p bloom.FilterPolicy, contents []byte, blocks []Block) FalseNegatives {
+func CountFalseNegatives(p bloom.FilterPolicy, contents []byte, blocks []BlockKeys) FalseNegatives {
 	fr := bloom.NewFilterBlockReader(p, contents)
 	var fn FalseNegatives
 	for _, b := range blocks {
@@ -238,9 +240,9 @@ func (d *Diff) String() string {
 	return s
 }
 
-// Compare returns the first difference between stored and rebuilt, or nil
+// FirstDiff returns the first difference between stored and rebuilt, or nil
 // when they are equal.
-func Compare(stored, rebuilt []byte) *Diff {
+func FirstDiff(stored, rebuilt []byte) *Diff {
 	n := min(len(stored), len(rebuilt))
 	i := 0
 	for i < n && stored[i] == rebuilt[i] {

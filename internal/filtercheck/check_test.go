@@ -43,7 +43,7 @@ func TestCompare(t *testing.T) {
 		{at(150, 0x00), string(long), "byte 150: stored 0x00, rebuilt 0xa5"},
 		{string(long), at(299, 0xff), "byte 299: stored 0xa5, rebuilt 0xff"},
 	} {
-		d := filtercheck.Compare([]byte(tc.stored), []byte(tc.rebuilt))
+		d := filtercheck.FirstDiff([]byte(tc.stored), []byte(tc.rebuilt))
 		got := ""
 		if d != nil {
 			got = d.String()
@@ -69,7 +69,7 @@ func TestCompareRandom(t *testing.T) {
 		for n := rng.IntN(40); len(rebuilt) < n; {
 			rebuilt = append(rebuilt, byte(rng.IntN(3)))
 		}
-		d := filtercheck.Compare(stored, rebuilt)
+		d := filtercheck.FirstDiff(stored, rebuilt)
 		if bytes.Equal(stored, rebuilt) {
 			if d != nil {
 				t.Fatalf("Compare(% x, % x) = %v for equal blocks", stored, rebuilt, d)
@@ -114,21 +114,21 @@ func buildTable(t *testing.T, n int, o tabletest.Options) *table.Table {
 func TestCheck(t *testing.T) {
 	for _, tc := range []struct {
 		policy bloom.FilterPolicy
-		status filtercheck.Status
+		status filtercheck.Match
 		legacy string
 	}{
-		{nil, filtercheck.StatusNoFilter, ""},
-		{bloom.NewPolicy(12), filtercheck.StatusOK, ""},
-		{bloom.NewLegacyPolicy(12, false), filtercheck.StatusOK, filtercheck.LegacyUnsigned},
-		{bloom.NewLegacyPolicy(12, true), filtercheck.StatusOK, filtercheck.LegacySigned},
-		{renamed{bloom.NewPolicy(12), "my.Filter"}, filtercheck.StatusUnknownPolicy, ""},
+		{nil, filtercheck.MatchNoFilter, ""},
+		{bloom.NewPolicy(12), filtercheck.MatchOK, ""},
+		{bloom.NewLegacyPolicy(12, false), filtercheck.MatchOK, filtercheck.LegacyUnsigned},
+		{bloom.NewLegacyPolicy(12, true), filtercheck.MatchOK, filtercheck.LegacySigned},
+		{renamed{bloom.NewPolicy(12), "my.Filter"}, filtercheck.MatchUnknownPolicy, ""},
 		// The current hash under the legacy name is what old releases
 		// wrote on ARM; the signed hash under the current name is wrong.
-		{renamed{bloom.NewPolicy(12), bloom.LegacyPolicyName}, filtercheck.StatusOK, filtercheck.LegacyUnsigned},
-		{renamed{bloom.NewLegacyPolicy(12, true), bloom.PolicyName}, filtercheck.StatusMismatch, ""},
+		{renamed{bloom.NewPolicy(12), bloom.LegacyPolicyName}, filtercheck.MatchOK, filtercheck.LegacyUnsigned},
+		{renamed{bloom.NewLegacyPolicy(12, true), bloom.PolicyName}, filtercheck.MatchDiffers, ""},
 	} {
 		tb := buildTable(t, 500, tabletest.Options{BlockSize: 700, Policy: tc.policy})
-		r, err := filtercheck.Check(tb)
+		r, err := filtercheck.CompareTable(tb)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,14 +136,14 @@ func TestCheck(t *testing.T) {
 		if tc.policy != nil {
 			name = tc.policy.Name()
 		}
-		if r.Status != tc.status || r.Legacy != tc.legacy || r.Keys != 500 || r.DataBlocks != tb.NumDataBlocks() {
+		if r.Match != tc.status || r.Legacy != tc.legacy || r.Keys != 500 || r.DataBlocks != tb.NumDataBlocks() {
 			t.Errorf("%s: %+v; want status %s, legacy %q", name, r, tc.status, tc.legacy)
 		}
-		if tc.status == filtercheck.StatusOK && (r.Params.MinBitsPerKey > 12 || r.Params.MaxBitsPerKey < 12) {
+		if tc.status == filtercheck.MatchOK && (r.Params.MinBitsPerKey > 12 || r.Params.MaxBitsPerKey < 12) {
 			t.Errorf("%s: inferred %v, built with 12", name, r.Params)
 		}
-		if (tc.status == filtercheck.StatusMismatch) != (r.Diff != nil) {
-			t.Errorf("%s: status %s with diff %v", name, r.Status, r.Diff)
+		if (tc.status == filtercheck.MatchDiffers) != (r.Diff != nil) {
+			t.Errorf("%s: status %s with diff %v", name, r.Match, r.Diff)
 		}
 	}
 }
@@ -157,7 +157,7 @@ type renamed struct {
 func (r renamed) Name() string { return r.name }
 
 // ExampleCheck checks a table written by C++ LevelDB 1.23.
-func ExampleCheck() {
+func ExampleCompareTable() {
 	path := filepath.Join("..", "..", "testdata", "tables", "b10-bs4096-snappy", "000007.ldb")
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -169,12 +169,12 @@ func ExampleCheck() {
 		fmt.Println(err)
 		return
 	}
-	r, err := filtercheck.Check(t)
+	r, err := filtercheck.CompareTable(t)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(r.Status, r.Policy)
+	fmt.Println(r.Match, r.Policy)
 	fmt.Println(r.Params)
 	// Output:
 	// ok leveldb.BuiltinBloomFilter2
@@ -194,7 +194,7 @@ func TestHashesDiffer(t *testing.T) {
 			k[j] = byte(rng.IntN(0x84))
 		}
 		want := bloom.Hash(k, 0xbc9f1d34) != bloom.HashSignedTail(k, 0xbc9f1d34)
-		if got := filtercheck.HashesDiffer([]filtercheck.Block{{Keys: [][]byte{k}}}); got != want {
+		if got := filtercheck.HashesDiffer([]filtercheck.BlockKeys{{Keys: [][]byte{k}}}); got != want {
 			t.Fatalf("HashesDiffer(%x) = %v; the hashes differ: %v", k, got, want)
 		}
 		if want {
@@ -214,8 +214,8 @@ func TestHashesDiffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := filtercheck.Check(tb)
-	if err != nil || r.Status != filtercheck.StatusOK || r.Legacy != filtercheck.LegacyEither {
+	r, err := filtercheck.CompareTable(tb)
+	if err != nil || r.Match != filtercheck.MatchOK || r.Legacy != filtercheck.LegacyEither {
 		t.Errorf("ASCII tails: %v, %+v", err, r)
 	}
 }

@@ -11,9 +11,10 @@
 //
 // The package's files follow its concerns: rebuild.go reads a table's keys
 // and rebuilds the filter block upstream would write; check.go compares it
-// with the stored block (Check, CheckFilter, Compare) and counts the
-// table's keys the stored block rejects (CountFalseNegatives); layout.go decodes a stored
-// block's structure; params.go infers the bits/key it was built with; and
-// fpr.go measures its false-positive rate. Its types carry no JSON form: the
-// CLI (cmd/ldbcompat) defines what it prints.
+// with the stored block (CompareTable, Compare, FirstDiff) and counts the
+// table's keys the stored block rejects (CountFalseNegatives); layout.go
+// decodes a stored block's structure; params.go infers the bits/key it was
+// built with (from package bloom's arithmetic, bloom/params.go); and fpr.go
+// measures its false-positive rate. Its types carry no JSON form: package
+// verify renders them (internal/verify/json.go).
 package filtercheck

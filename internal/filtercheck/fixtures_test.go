@@ -23,16 +23,16 @@ func TestFixtureRebuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := filtercheck.Compare(stored, got); d != nil {
+			if d := filtercheck.FirstDiff(stored, got); d != nil {
 				t.Fatalf("rebuilt filter block differs from the stored one at %v", d)
 			}
 
-			r, err := filtercheck.Check(tb)
+			r, err := filtercheck.CompareTable(tb)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Status != filtercheck.StatusOK {
-				t.Fatalf("Check: status %s, diff %v", r.Status, r.Diff)
+			if r.Match != filtercheck.MatchOK {
+				t.Fatalf("Check: status %s, diff %v", r.Match, r.Diff)
 			}
 			p := r.Params
 			wantK := bloom.NewPolicy(f.BitsPerKey).CreateFilter(nil, nil)[8]

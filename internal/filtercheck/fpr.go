@@ -95,7 +95,7 @@ func ExpectedFPR(p bloom.FilterPolicy, n, distinct int, seed uint64) (rate float
 // filter chosen uniformly; keys have the length of a random stored key and
 // random bytes; seed makes the choice reproducible. It returns a zero FPR
 // when no filter holds keys.
-func MeasureFPR(contents []byte, l *Layout, blocks []Block, p bloom.FilterPolicy, samples int, seed uint64) FPR {
+func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPolicy, samples int, seed uint64) FPR {
 	keys := KeysPerFilter(blocks, l.BaseLg, len(l.Filters))
 	distinct := distinctKeysPerFilter(blocks, l.BaseLg, len(l.Filters))
 	var eligible []int
@@ -104,7 +104,7 @@ func MeasureFPR(contents []byte, l *Layout, blocks []Block, p bloom.FilterPolicy
 		if f.Len > 1 && keys[i] > 0 {
 			eligible = append(eligible, i)
 			k := f.K(contents)
-			if k > maxProbes {
+			if k > bloom.MaxProbes {
 				theory++ // upstream treats such filters as matching everything
 			} else {
 				theory += TheoreticalFPR((f.Len-1)*8, distinct[i], k)
@@ -157,7 +157,7 @@ func MeasureFPR(contents []byte, l *Layout, blocks []Block, p bloom.FilterPolicy
 // writes byte for byte from the table's keys (a check that passed): then
 // p's filters have the stored ones' sizes and k, and cost no more memory.
 // Filters of a size or k that p does not give leave Expected NaN.
-func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []Block, p bloom.FilterPolicy, seed uint64) {
+func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPolicy, seed uint64) {
 	keys := KeysPerFilter(blocks, l.BaseLg, len(l.Filters))
 	distinct := distinctKeysPerFilter(blocks, l.BaseLg, len(l.Filters))
 	type shape struct{ n, distinct int }
@@ -174,7 +174,7 @@ func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []Block, p bloom
 		}
 		n++
 		k := f.K(contents)
-		if k > maxProbes {
+		if k > bloom.MaxProbes {
 			sum++ // upstream treats such filters as matching everything
 			continue
 		}
@@ -198,7 +198,7 @@ func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []Block, p bloom
 
 // distinctKeysPerFilter is KeysPerFilter counting each user key once per
 // filter.
-func distinctKeysPerFilter(blocks []Block, baseLg, num int) []int {
+func distinctKeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 	counts := make([]int, num)
 	seen := map[string]bool{}
 	cur := -1

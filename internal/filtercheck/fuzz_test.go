@@ -15,7 +15,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
 
-// fuzzTables are the tables FuzzCheck puts arbitrary filter blocks in:
+// fuzzTables are the tables FuzzCompare puts arbitrary filter blocks in:
 // ordinary ones of a few blocks per 2 KiB range, and lopsided ones with one
 // key in each of two ranges and many in a third.
 var fuzzTables = sync.OnceValue(func() [][]byte {
@@ -31,15 +31,15 @@ var fuzzTables = sync.OnceValue(func() [][]byte {
 	}
 })
 
-// fuzzPolicyNames are the filter policy names FuzzCheck stores filter
+// fuzzPolicyNames are the filter policy names FuzzCompare stores filter
 // blocks under.
 var fuzzPolicyNames = []string{bloom.PolicyName, bloom.LegacyPolicyName, "leveldb.OtherFilter"}
 
-// FuzzCheck stores arbitrary bytes as a table's filter block and checks
+// FuzzCompare stores arbitrary bytes as a table's filter block and checks
 // the table as `ldbcompat verify` and `dump` do: no panic, no allocation
 // beyond a small multiple of the file, and a result consistent with
 // rebuilding the filter block outright.
-func FuzzCheck(f *testing.F) {
+func FuzzCompare(f *testing.F) {
 	for i, data := range fuzzTables() {
 		tb, err := table.Open("seed.ldb", bytes.NewReader(data), int64(len(data)))
 		if err != nil {
@@ -66,9 +66,9 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var r *filtercheck.Result
+		var r *filtercheck.Comparison
 		got := alloctest.Allocated(func() {
-			r, err = filtercheck.Check(tb)
+			r, err = filtercheck.CompareTable(tb)
 			if err != nil {
 				return
 			}
@@ -87,13 +87,13 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("checking a %d-byte table allocated %d bytes; want at most %d", len(data), got, allocBound(len(data)))
 		}
 		if name != bloom.PolicyName && name != bloom.LegacyPolicyName {
-			if r.Status != filtercheck.StatusUnknownPolicy {
-				t.Fatalf("policy %q: status %s", name, r.Status)
+			if r.Match != filtercheck.MatchUnknownPolicy {
+				t.Fatalf("policy %q: status %s", name, r.Match)
 			}
 			return
 		}
-		if (r.Status == filtercheck.StatusMismatch) != (r.Diff != nil) || (r.Status != filtercheck.StatusOK && r.Status != filtercheck.StatusMismatch) {
-			t.Fatalf("status %s with diff %v", r.Status, r.Diff)
+		if (r.Match == filtercheck.MatchDiffers) != (r.Diff != nil) || (r.Match != filtercheck.MatchOK && r.Match != filtercheck.MatchDiffers) {
+			t.Fatalf("status %s with diff %v", r.Match, r.Diff)
 		}
 		// Rebuild outright, when that is affordable, and compare with what
 		// Check found.
@@ -109,10 +109,10 @@ func FuzzCheck(f *testing.F) {
 		if got := filtercheck.RebuiltSize(r.Blocks, bpk); got != uint64(len(rebuilt)) {
 			t.Fatalf("RebuiltSize %d, Build wrote %d bytes", got, len(rebuilt))
 		}
-		want := filtercheck.Compare(contents, rebuilt)
+		want := filtercheck.FirstDiff(contents, rebuilt)
 		if name == bloom.LegacyPolicyName && r.Legacy == filtercheck.LegacyNeither {
 			// Check reports whichever hash's difference comes later.
-			if d := filtercheck.Compare(contents, filtercheck.Build(r.Blocks, bloom.NewLegacyPolicy(bpk, true))); d != nil && want != nil && d.Offset > want.Offset {
+			if d := filtercheck.FirstDiff(contents, filtercheck.Build(r.Blocks, bloom.NewLegacyPolicy(bpk, true))); d != nil && want != nil && d.Offset > want.Offset {
 				want = d
 			}
 		}
@@ -122,7 +122,7 @@ func FuzzCheck(f *testing.F) {
 	})
 }
 
-// TestWriteFuzzSeeds writes FuzzCheck's seed corpus in testdata/fuzz:
+// TestWriteFuzzSeeds writes FuzzCompare's seed corpus in testdata/fuzz:
 //
 //	LDBCOMPAT_WRITE_SEEDS=1 go test -run TestWriteFuzzSeeds ./internal/filtercheck
 func TestWriteFuzzSeeds(t *testing.T) {
@@ -147,7 +147,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, contents, _ := tb.FilterBlock()
-		tabletest.WriteSeed(t, "FuzzCheck", fx.name, contents, fx.sel)
+		tabletest.WriteSeed(t, "FuzzCompare", fx.name, contents, fx.sel)
 	}
 	// Regression: two one-key filters of 40 KB ending in k = 30 imply
 	// about 320,000 bits/key; rebuilding the third range's 200 keys at
@@ -155,9 +155,9 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	// bytes keep the file small.
 	wide := append(bytes.Repeat([]byte("a"), 40<<10), 30)
 	narrow := []byte("aaaaaaaa\x01")
-	tabletest.WriteSeed(t, "FuzzCheck", "huge-bits-per-key", filterBlock(wide, wide, narrow), uint8(2))
-	tabletest.WriteSeed(t, "FuzzCheck", "huge-bits-per-key-legacy", filterBlock(wide[30<<10:], wide[30<<10:], narrow), uint8(5))
-	tabletest.WriteSeed(t, "FuzzCheck", "array-offset-past-end", []byte{1, 2, 3, 4, 0xff, 0xff, 0xff, 0xff, 11}, uint8(0))
-	tabletest.WriteSeed(t, "FuzzCheck", "base-lg-255", []byte{0, 0, 0, 0, 255}, uint8(0))
-	tabletest.WriteSeed(t, "FuzzCheck", "unknown-policy", []byte{0, 0, 0, 0, 11}, uint8(6))
+	tabletest.WriteSeed(t, "FuzzCompare", "huge-bits-per-key", filterBlock(wide, wide, narrow), uint8(2))
+	tabletest.WriteSeed(t, "FuzzCompare", "huge-bits-per-key-legacy", filterBlock(wide[30<<10:], wide[30<<10:], narrow), uint8(5))
+	tabletest.WriteSeed(t, "FuzzCompare", "array-offset-past-end", []byte{1, 2, 3, 4, 0xff, 0xff, 0xff, 0xff, 11}, uint8(0))
+	tabletest.WriteSeed(t, "FuzzCompare", "base-lg-255", []byte{0, 0, 0, 0, 255}, uint8(0))
+	tabletest.WriteSeed(t, "FuzzCompare", "unknown-policy", []byte{0, 0, 0, 0, 11}, uint8(6))
 }

@@ -60,7 +60,7 @@ func ParseLayout(contents []byte) (*Layout, error) {
 // KeysPerFilter returns how many keys the rebuilt filter block puts in each
 // of num filters: keys of the data block at offset o go to filter o >> baseLg.
 // Keys past the last filter are not counted.
-func KeysPerFilter(blocks []Block, baseLg, num int) []int {
+func KeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 	counts := make([]int, num)
 	for _, b := range blocks {
 		i := b.Handle.Offset >> (uint(baseLg) & 63)

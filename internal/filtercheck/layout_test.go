@@ -12,11 +12,11 @@ import (
 
 // synthBlocks returns data blocks at the offsets a table of blocks of
 // blockSize bytes would have, holding n distinct keys in total.
-func synthBlocks(n, perBlock, blockSize int) []filtercheck.Block {
-	var blocks []filtercheck.Block
+func synthBlocks(n, perBlock, blockSize int) []filtercheck.BlockKeys {
+	var blocks []filtercheck.BlockKeys
 	off := uint64(0)
 	for i := 0; i < n; i += perBlock {
-		b := filtercheck.Block{Handle: table.BlockHandle{Offset: off, Size: uint64(blockSize)}}
+		b := filtercheck.BlockKeys{Handle: table.BlockHandle{Offset: off, Size: uint64(blockSize)}}
 		for j := i; j < min(i+perBlock, n); j++ {
 			b.Keys = append(b.Keys, []byte(fmt.Sprintf("key\x80%06d", j)))
 		}

@@ -3,6 +3,8 @@ package filtercheck
 import (
 	"fmt"
 	"sort"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
 )
 
 // Params are the bloom filter parameters a filter block implies.
@@ -42,95 +44,22 @@ func (p Params) String() string {
 	return s
 }
 
-// maxProbes mirrors upstream's clamp of k to 1..30.
-const maxProbes = 30
-
-// probes is upstream's k for bitsPerKey.
-func probes(bitsPerKey int) int {
-	return min(max(int(float64(bitsPerKey)*0.69), 1), maxProbes)
-}
-
-// ProbesFor is the number of probes, k, that util/bloom.cc uses for
-// bitsPerKey: int(bitsPerKey * 0.69), clamped to 1..30.
-func ProbesFor(bitsPerKey int) int { return probes(max(bitsPerKey, 0)) }
-
-// BitsPerKeyForProbes returns the bits-per-key values, lo..hi with hi at
-// most limit, for which util/bloom.cc uses k probes; ok is false when
-// there are none.
-func BitsPerKeyForProbes(k, limit int) (lo, hi int, ok bool) {
-	iv, ok := probeRange(k, limit)
-	return iv.lo, iv.hi, ok
-}
-
-// FilterLen is the length, k byte included, of the filter util/bloom.cc
-// writes for n keys at bitsPerKey: n*bitsPerKey bits, at least 64,
-// rounded up to whole bytes.
-func FilterLen(n, bitsPerKey int) int {
-	bits := max(n*max(bitsPerKey, 0), 64)
-	return (bits+7)/8 + 1
-}
-
-// BitsPerKeyForLen returns the bits-per-key values lo..hi for which
-// util/bloom.cc writes a filter of flen bytes (k byte included) for n > 0
-// keys; ok is false when none does.
-func BitsPerKeyForLen(n, flen int) (lo, hi int, ok bool) {
-	if n <= 0 || flen < 9 {
-		return 0, 0, false
-	}
-	bits := (flen - 1) * 8
-	if bits == 64 {
-		return 0, 64 / n, true
-	}
-	lo, hi = (bits-8)/n+1, bits/n
-	return lo, hi, lo <= hi
-}
-
 // interval is a closed range of bits-per-key values.
 type interval struct{ lo, hi int }
 
-// probeRange returns the bits-per-key values whose k is k, bounded above by
-// hi; ok is false when there are none.
-func probeRange(k, hi int) (interval, bool) {
-	// k grows with bits/key and reaches its clamp (30) at 44; past that
-	// every value gives k = 30.
-	const clampAt = 44
-	lo, top := -1, -1
-	for b := 0; b <= min(hi, clampAt); b++ {
-		if probes(b) == k {
-			if lo < 0 {
-				lo = b
-			}
-			top = b
-		}
-	}
-	if k == maxProbes && top == clampAt {
-		top = hi
-	}
-	return interval{lo, top}, lo >= 0
-}
-
 // filterInterval returns the bits-per-key values that give a filter of
 // length flen (k byte included) ending in k for n > 0 keys, as
-// util/bloom.cc sizes it: max(n*b, 64) bits rounded up to whole bytes.
+// util/bloom.cc sizes it (bloom.BitsPerKeyForLen, bloom.BitsPerKeyForProbes).
 func filterInterval(n, flen, k int) (interval, bool) {
-	if flen < 9 { // at least 64 bits and the k byte
-		return interval{}, false
-	}
-	bits := (flen - 1) * 8
-	var iv interval
-	if bits == 64 {
-		iv = interval{0, 64 / n}
-	} else {
-		iv = interval{(bits-8)/n + 1, bits / n}
-	}
-	if iv.lo > iv.hi {
-		return interval{}, false
-	}
-	kr, ok := probeRange(k, iv.hi)
+	lo, hi, ok := bloom.BitsPerKeyForLen(n, flen)
 	if !ok {
 		return interval{}, false
 	}
-	iv = interval{max(iv.lo, kr.lo), min(iv.hi, kr.hi)}
+	klo, khi, ok := bloom.BitsPerKeyForProbes(k, hi)
+	if !ok {
+		return interval{}, false
+	}
+	iv := interval{max(lo, klo), min(hi, khi)}
 	return iv, iv.lo <= iv.hi
 }
 
@@ -179,8 +108,8 @@ func InferParams(contents []byte, l *Layout, keys []int) Params {
 		// constrained filter and a bits/key value that gives it.
 		for i, f := range l.Filters {
 			if i < len(keys) && keys[i] > 0 && f.Len > 0 {
-				if kr, ok := probeRange(f.K(contents), 100); ok {
-					p.MinBitsPerKey, p.MaxBitsPerKey = kr.lo, kr.lo
+				if lo, _, ok := bloom.BitsPerKeyForProbes(f.K(contents), 100); ok {
+					p.MinBitsPerKey, p.MaxBitsPerKey = lo, lo
 				}
 				break
 			}
@@ -188,6 +117,6 @@ func InferParams(contents []byte, l *Layout, keys []int) Params {
 	}
 	p.Explained = best
 	p.BitsPerKey = p.MinBitsPerKey
-	p.K = probes(p.BitsPerKey)
+	p.K = bloom.ProbesFor(p.BitsPerKey)
 	return p
 }

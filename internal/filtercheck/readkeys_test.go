@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
@@ -15,14 +16,14 @@ import (
 )
 
 // readKeysSlowly is ReadKeys written plainly, with DataBlocks.
-func readKeysSlowly(t *table.Table) ([]filtercheck.Block, error) {
-	var blocks []filtercheck.Block
+func readKeysSlowly(t *table.Table) ([]filtercheck.BlockKeys, error) {
+	var blocks []filtercheck.BlockKeys
 	err := t.DataBlocks(func(b *table.DataBlock) error {
 		keys := make([][]byte, len(b.Entries))
 		for i, e := range b.Entries {
 			keys[i] = e.Key.UserKey
 		}
-		blocks = append(blocks, filtercheck.Block{Handle: b.Handle, Keys: keys})
+		blocks = append(blocks, filtercheck.BlockKeys{Handle: b.Handle, Keys: keys})
 		return nil
 	})
 	return blocks, err
@@ -87,8 +88,8 @@ func TestReadKeysPlain(t *testing.T) {
 		if werr != nil || gerr != nil {
 			t.Fatalf("%s: errors %v, %v", name, gerr, werr)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: ReadKeys differs from reading the keys with DataBlocks", name)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: ReadKeys differs from reading the keys with DataBlocks (-DataBlocks +ReadKeys):\n%s", name, diff)
 		}
 	}
 
@@ -116,8 +117,8 @@ func TestReadKeysPlain(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: KeyStore.ReadKeys: %v", name, err)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: KeyStore.ReadKeys, its memory used before, differs from reading the keys with DataBlocks", name)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: KeyStore.ReadKeys, its memory used before, differs from reading the keys with DataBlocks (-DataBlocks +ReadKeys):\n%s", name, diff)
 		}
 	}
 }

@@ -8,16 +8,16 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Block is a data block's handle and the user keys of its entries in table
+// BlockKeys is a data block's handle and the user keys of its entries in table
 // order.
-type Block struct {
+type BlockKeys struct {
 	Handle table.BlockHandle // where the data block is stored
 	Keys   [][]byte          // its entries' user keys, in order
 }
 
 // ReadKeys reads every data block of t and returns their handles and user
 // keys.
-func ReadKeys(t *table.Table) ([]Block, error) {
+func ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	return new(KeyStore).ReadKeys(t)
 }
 
@@ -27,15 +27,15 @@ func ReadKeys(t *table.Table) ([]Block, error) {
 type KeyStore struct {
 	arenas [][]byte   // chunks the keys are copied into
 	slices [][][]byte // chunks of the blocks' key slices
-	blocks []Block
+	blocks []BlockKeys
 }
 
 // ReadKeys reads every data block of t and returns their handles and user
 // keys, in s's memory: what an earlier call returned is overwritten.
-func (s *KeyStore) ReadKeys(t *table.Table) ([]Block, error) {
+func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	blocks := s.blocks[:0]
 	if cap(blocks) < t.NumDataBlocks() {
-		blocks = make([]Block, 0, t.NumDataBlocks())
+		blocks = make([]BlockKeys, 0, t.NumDataBlocks())
 	}
 	// The keys share buffers, and their slices arrays, allocated in chunks
 	// that are never grown in place, so that earlier keys stay put; a
@@ -99,7 +99,7 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]Block, error) {
 			keys = slices[first:len(slices):len(slices)]
 		}
 		first = len(slices)
-		blocks = append(blocks, Block{Handle: h, Keys: keys})
+		blocks = append(blocks, BlockKeys{Handle: h, Keys: keys})
 		return nil
 	})
 	s.blocks = blocks
@@ -111,7 +111,7 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]Block, error) {
 
 // Build returns the filter block upstream's TableBuilder writes with policy
 // p for a table with the given data blocks.
-func Build(blocks []Block, p bloom.FilterPolicy) []byte {
+func Build(blocks []BlockKeys, p bloom.FilterPolicy) []byte {
 	fb := bloom.NewFilterBlockBuilder(p)
 	fb.StartBlock(0)
 	for _, b := range blocks {
@@ -136,23 +136,20 @@ func Rebuild(t *table.Table, p bloom.FilterPolicy) ([]byte, error) {
 // RebuiltSize returns the size of the filter block Build writes for blocks
 // with a bloom filter of bitsPerKey bits per key (NewPolicy or
 // NewLegacyPolicy), without building it.
-func RebuiltSize(blocks []Block, bitsPerKey int) uint64 {
+func RebuiltSize(blocks []BlockKeys, bitsPerKey int) uint64 {
 	var size uint64
-	bpk := uint64(max(bitsPerKey, 0))
 	filters := rebuiltFilters(blocks)
 	for _, f := range filters {
 		if f.keys > 0 {
-			size += bloomFilterSize(f.keys, bpk)
+			size += filterSize(f.keys, bitsPerKey)
 		}
 	}
 	return size + 4*uint64(len(filters)) + 5
 }
 
-// bloomFilterSize is the size of util/bloom.cc's filter of n keys at bpk
-// bits per key, k byte included.
-func bloomFilterSize(n int, bpk uint64) uint64 {
-	return (max(uint64(n)*bpk, 64)+7)/8 + 1
-}
+// filterSize is the size of util/bloom.cc's filter of n keys at bitsPerKey
+// bits per key, k byte included (bloom.FilterLen, in 64 bits).
+func filterSize(n, bitsPerKey int) uint64 { return bloom.FilterBits(n, bitsPerKey)/8 + 1 }
 
 // rebuiltFilter is one filter of the block Build writes: the keys of
 // blocks[lo:hi], keys of them in all.
@@ -167,8 +164,8 @@ type rebuiltFilter struct {
 // range before end's that has none yet, the first of them holding every key
 // added since the last one was generated; Finish generates one more when
 // keys are pending.
-func rebuiltFilters(blocks []Block) []rebuiltFilter {
-	const baseLg = 11 // table/filter_block.cc kFilterBaseLg
+func rebuiltFilters(blocks []BlockKeys) []rebuiltFilter {
+	const baseLg = bloom.FilterBaseLg
 	var fs []rebuiltFilter
 	if n := len(blocks); n > 0 {
 		// One filter per 2 KiB before the last block's end, and one more;
@@ -189,7 +186,7 @@ func rebuiltFilters(blocks []Block) []rebuiltFilter {
 	return fs
 }
 
-// maxRebuild is the size up to which Check builds a filter block the
+// maxRebuild is the size up to which Compare builds a filter block the
 // ordinary way, with bloom.FilterBlockBuilder, to compare it with a stored
 // block of n bytes. A larger rebuilt block cannot equal the stored one;
 // building it whole could take far more memory than the table (a filter
@@ -198,27 +195,26 @@ func rebuiltFilters(blocks []Block) []rebuiltFilter {
 func maxRebuild(n int) uint64 { return 2*uint64(n) + 64<<10 }
 
 // rebuildDiff compares stored with the filter block Build writes with p, a
-// bloom filter of bitsPerKey bits per key whose keys are hashed by hash. It
-// returns what Compare(stored, Build(blocks, p)) does without allocating
+// bloom filter of bitsPerKey bits per key (NewPolicy or NewLegacyPolicy).
+// It returns what Compare(stored, Build(blocks, p)) does without allocating
 // much more than stored's size.
-func rebuildDiff(stored []byte, blocks []Block, p bloom.FilterPolicy, bitsPerKey int, hash func([]byte, uint32) uint32) *Diff {
+func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int) *Diff {
 	size := RebuiltSize(blocks, bitsPerKey)
 	if size <= maxRebuild(len(stored)) {
-		return Compare(stored, Build(blocks, p))
+		return FirstDiff(stored, Build(blocks, p))
 	}
-	d := Compare(stored, rebuildPrefix(blocks, p, bitsPerKey, hash, len(stored)+1))
+	d := FirstDiff(stored, rebuildPrefix(blocks, p, bitsPerKey, len(stored)+1))
 	d.RebuiltLen = int(min(size, math.MaxInt))
 	return d
 }
 
 // rebuildPrefix returns the first n bytes of Build(blocks, p), for p a
-// bloom filter of bitsPerKey bits per key hashing keys with hash, when the
-// block is longer than n. Filters that fit in the first n bytes are made
-// by p; of the filter that straddles byte n, only the bytes before it are
-// computed, probing as util/bloom.cc does.
-func rebuildPrefix(blocks []Block, p bloom.FilterPolicy, bitsPerKey int, hash func([]byte, uint32) uint32, n int) []byte {
+// bloom filter of bitsPerKey bits per key, when the block is longer than
+// n. Filters that fit in the first n bytes are made by p; of the filter
+// that straddles byte n, only the bytes before it are computed
+// (bloom.AppendFilterPrefix).
+func rebuildPrefix(blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, n int) []byte {
 	out := make([]byte, 0, n)
-	bpk := uint64(max(bitsPerKey, 0))
 	filters := rebuiltFilters(blocks)
 	var keys [][]byte
 	for _, f := range filters {
@@ -229,12 +225,11 @@ func rebuildPrefix(blocks []Block, p bloom.FilterPolicy, bitsPerKey int, hash fu
 		for _, b := range blocks[f.lo:f.hi] {
 			keys = append(keys, b.Keys...)
 		}
-		fsize := bloomFilterSize(f.keys, bpk)
-		if fsize <= uint64(n-len(out)) {
+		if filterSize(f.keys, bitsPerKey) <= uint64(n-len(out)) {
 			out = p.CreateFilter(keys, out)
 			continue
 		}
-		return bloomPrefix(out, keys, bpk, hash, n-len(out))
+		return bloom.AppendFilterPrefix(out, p, keys, n-len(out))
 	}
 	// Every filter fits: the rest is the offset array and the tail.
 	arr := uint32(len(out))
@@ -245,32 +240,10 @@ func rebuildPrefix(blocks []Block, p bloom.FilterPolicy, bitsPerKey int, hash fu
 		}
 		out = binary.LittleEndian.AppendUint32(out, at)
 		if f.keys > 0 {
-			at += uint32(bloomFilterSize(f.keys, bpk))
+			at += uint32(filterSize(f.keys, bitsPerKey))
 		}
 	}
 	out = binary.LittleEndian.AppendUint32(out, arr)
-	out = append(out, 11)
+	out = append(out, bloom.FilterBaseLg)
 	return out[:min(n, len(out))]
-}
-
-// bloomPrefix appends to dst the first n bytes of util/bloom.cc's filter of
-// keys at bpk bits per key, n being less than the filter's bit array.
-func bloomPrefix(dst []byte, keys [][]byte, bpk uint64, hash func([]byte, uint32) uint32, n int) []byte {
-	const seed = 0xbc9f1d34 // util/bloom.cc BloomHash
-	k := probes(int(min(bpk, math.MaxInt32)))
-	bits := (bloomFilterSize(len(keys), bpk) - 1) * 8
-	start := len(dst)
-	dst = append(dst, make([]byte, n)...)
-	prefix := dst[start:]
-	for _, key := range keys {
-		h := hash(key, seed)
-		delta := h>>17 | h<<15
-		for j := 0; j < k; j++ {
-			if pos := uint64(h) % bits; pos/8 < uint64(n) {
-				prefix[pos/8] |= 1 << (pos % 8)
-			}
-			h += delta
-		}
-	}
-	return dst
 }

@@ -12,15 +12,15 @@ import (
 
 // randomBlocks returns n data blocks at increasing offsets, some empty,
 // some sharing a 2 KiB range, some skipping ranges, with random keys.
-func randomBlocks(rng *rand.Rand, n int) []Block {
-	var bs []Block
+func randomBlocks(rng *rand.Rand, n int) []BlockKeys {
+	var bs []BlockKeys
 	off := uint64(0)
 	for i := 0; i < n; i++ {
 		size := uint64(rng.IntN(3000))
 		if rng.IntN(8) == 0 {
 			size += uint64(rng.IntN(20000))
 		}
-		b := Block{Handle: table.BlockHandle{Offset: off, Size: size}}
+		b := BlockKeys{Handle: table.BlockHandle{Offset: off, Size: size}}
 		for j := rng.IntN(40); j > 0; j-- {
 			k := make([]byte, rng.IntN(12))
 			for x := range k {
@@ -45,12 +45,11 @@ func TestRebuildPrefix(t *testing.T) {
 	type pol struct {
 		name string
 		p    func(int) bloom.FilterPolicy
-		hash func([]byte, uint32) uint32
 	}
 	pols := []pol{
-		{"current", func(b int) bloom.FilterPolicy { return bloom.NewPolicy(b) }, bloom.Hash},
-		{"legacy unsigned", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }, bloom.Hash},
-		{"legacy signed", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, true) }, bloom.HashSignedTail},
+		{"current", func(b int) bloom.FilterPolicy { return bloom.NewPolicy(b) }},
+		{"legacy unsigned", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }},
+		{"legacy signed", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, true) }},
 	}
 	for iter := 0; iter < 300; iter++ {
 		blocks := randomBlocks(rng, rng.IntN(12))
@@ -68,7 +67,7 @@ func TestRebuildPrefix(t *testing.T) {
 			if n < 0 {
 				continue
 			}
-			if got := rebuildPrefix(blocks, pl.p(bpk), bpk, pl.hash, n); !bytes.Equal(got, full[:n]) {
+			if got := rebuildPrefix(blocks, pl.p(bpk), bpk, n); !bytes.Equal(got, full[:n]) {
 				t.Fatalf("%s: prefix of %d bytes differs from Build's\n got % x\nwant % x", name, n, got, full[:n])
 			}
 		}
@@ -79,8 +78,8 @@ func TestRebuildPrefix(t *testing.T) {
 		if len(stored) > 0 && rng.IntN(2) == 0 {
 			stored[rng.IntN(len(stored))] ^= 1 << rng.IntN(8)
 		}
-		want := Compare(stored, full)
-		got := Compare(stored, rebuildPrefix(blocks, pl.p(bpk), bpk, pl.hash, len(stored)+1))
+		want := FirstDiff(stored, full)
+		got := FirstDiff(stored, rebuildPrefix(blocks, pl.p(bpk), bpk, len(stored)+1))
 		got.RebuiltLen = len(full)
 		if *got != *want {
 			t.Fatalf("%s: bounded diff %v, full diff %v", name, got, want)

@@ -22,10 +22,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 
 	"github.com/jmhodges/levigo"
 
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
@@ -350,7 +350,7 @@ func Tables(dir string) ([]string, error) {
 	}
 	var names []string
 	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst") {
+		if n := e.Name(); base.HasTableExt(n) {
 			names = append(names, n)
 		}
 	}

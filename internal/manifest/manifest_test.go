@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	mt "github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 )
 
@@ -69,8 +72,8 @@ func TestCommittedDatabases(t *testing.T) {
 					t.Errorf("table %d: internal keys %q..%q shorter than 8 bytes", f.Number, f.Smallest, f.Largest)
 				}
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("live tables (number: size) %v, directory holds %v", got, want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("live tables, number: size (-the tables upstream left +got):\n%s", diff)
 			}
 		})
 	}
@@ -91,8 +94,8 @@ func TestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := numbers(v), []string{"1:9:1500", "2:10:1400"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("live %v, want %v", got, want)
+	if diff := cmp.Diff([]string{"1:9:1500", "2:10:1400"}, numbers(v)); diff != "" {
+		t.Errorf("live tables (-want +got):\n%s", diff)
 	}
 	if v.Edits != 6 || v.Comparator != "leveldb.BytewiseComparator" {
 		t.Errorf("edits %d comparator %q", v.Edits, v.Comparator)
@@ -132,8 +135,8 @@ func TestFragments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := numbers(v), []string{"0:7:1", "1:8:2"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("live %v, want %v", got, want)
+	if diff := cmp.Diff([]string{"0:7:1", "1:8:2"}, numbers(v)); diff != "" {
+		t.Errorf("live tables (-want +got):\n%s", diff)
 	}
 	if v.Edits != 4 || v.NextFile != 9 {
 		t.Errorf("%d edits, next file %d", v.Edits, v.NextFile)
@@ -167,7 +170,7 @@ func TestCutShort(t *testing.T) {
 		for cut := start; cut < end; cut++ {
 			v, err := Parse("m", data[:cut])
 			if perr != nil {
-				if err == nil || err.(*Error).Status != perr.(*Error).Status {
+				if err == nil || base.StatusOf(err) != base.StatusOf(perr) {
 					t.Fatalf("cut at %d (in record %d): %v; want %v", cut, i, err, perr)
 				}
 				continue
@@ -175,15 +178,18 @@ func TestCutShort(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cut at %d (in record %d): %v", cut, i, err)
 			}
-			if !reflect.DeepEqual(numbers(v), numbers(prefix)) || v.Edits != prefix.Edits {
-				t.Fatalf("cut at %d (in record %d): %v after %d edits, want %v after %d", cut, i, numbers(v), v.Edits, numbers(prefix), prefix.Edits)
+			if diff := cmp.Diff(numbers(prefix), numbers(v)); diff != "" || v.Edits != prefix.Edits {
+				t.Fatalf("cut at %d (in record %d): %d edits, want %d; live tables (-want +got):\n%s", cut, i, v.Edits, prefix.Edits, diff)
 			}
 		}
 	}
 	// Preallocated zeros after the last record are skipped.
 	v, err := Parse("m", append(bytes.Clone(data), make([]byte, 3*BlockSize)...))
-	if err != nil || !reflect.DeepEqual(numbers(v), numbers(full)) {
-		t.Errorf("with trailing zeros: %v, %v; want %v", numbers(v), err, numbers(full))
+	if err != nil {
+		t.Fatalf("with trailing zeros: %v", err)
+	}
+	if diff := cmp.Diff(numbers(full), numbers(v)); diff != "" {
+		t.Errorf("with trailing zeros: live tables (-want +got):\n%s", diff)
 	}
 }
 
@@ -238,9 +244,9 @@ func TestCorrupt(t *testing.T) {
 				}
 				return
 			}
-			var e *Error
+			var e *base.Error
 			if !errors.As(err, &e) || e.File != "MANIFEST-000009" {
-				t.Fatalf("error %v (%T), want a *manifest.Error", err, err)
+				t.Fatalf("error %v (%T), want a *base.Error", err, err)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not contain %q", err, tc.want)
@@ -314,8 +320,11 @@ func TestRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Manifest != filepath.Join(dir, "MANIFEST-000004") || !reflect.DeepEqual(numbers(v), []string{"2:12:345"}) {
-			t.Errorf("%s: %v", v.Manifest, numbers(v))
+		if v.Manifest != filepath.Join(dir, "MANIFEST-000004") {
+			t.Errorf("MANIFEST %s", v.Manifest)
+		}
+		if diff := cmp.Diff([]string{"2:12:345"}, numbers(v)); diff != "" {
+			t.Errorf("live tables (-want +got):\n%s", diff)
 		}
 	})
 	for _, tc := range []struct {
@@ -351,7 +360,7 @@ func TestRead(t *testing.T) {
 	}
 }
 
-// FuzzParse: any bytes give a version or a *manifest.Error, never a panic;
+// FuzzParse: any bytes give a version or a *base.Error, never a panic;
 // and a version's files are sorted.
 func FuzzParse(f *testing.F) {
 	dirs, _ := filepath.Glob("../../testdata/tables/*/MANIFEST-*")
@@ -367,9 +376,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := Parse("fuzz", data)
 		if err != nil {
-			var e *Error
+			var e *base.Error
 			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data)) {
-				t.Fatalf("error %v (%T) is not a *manifest.Error within the file", err, err)
+				t.Fatalf("error %v (%T) is not a *base.Error within the file", err, err)
 			}
 			return
 		}
@@ -391,7 +400,7 @@ func FuzzParse(f *testing.F) {
 }
 
 // TestBitFlips flips every bit of upstream's committed MANIFESTs: each
-// damaged copy reads as an *Error within the file or, where the flip only
+// damaged copy reads as a *base.Error within the file or, where the flip only
 // makes the last record look cut short (upstream drops it silently too),
 // as the version of a prefix of the edits; never a panic or another
 // version.
@@ -408,7 +417,7 @@ func TestBitFlips(t *testing.T) {
 		// The versions after each prefix of the records.
 		var prefixes [][]string
 		for cut := 0; cut <= len(data); cut++ {
-			if v, err := Parse(p, data[:cut]); err == nil && (len(prefixes) == 0 || !reflect.DeepEqual(numbers(v), prefixes[len(prefixes)-1])) {
+			if v, err := Parse(p, data[:cut]); err == nil && (len(prefixes) == 0 || !slices.Equal(numbers(v), prefixes[len(prefixes)-1])) {
 				prefixes = append(prefixes, numbers(v))
 			}
 		}
@@ -418,7 +427,7 @@ func TestBitFlips(t *testing.T) {
 			b[bit/8] ^= 1 << (bit % 8)
 			v, err := Parse(p, b)
 			if err != nil {
-				var e *Error
+				var e *base.Error
 				if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(b)) {
 					t.Fatalf("%s, bit %d: %v (%T)", p, bit, err, err)
 				}
@@ -427,7 +436,7 @@ func TestBitFlips(t *testing.T) {
 			}
 			ok := false
 			for _, want := range prefixes {
-				ok = ok || reflect.DeepEqual(numbers(v), want)
+				ok = ok || slices.Equal(numbers(v), want)
 			}
 			if !ok {
 				t.Fatalf("%s, bit %d: version %v is none of the undamaged file's %v", p, bit, numbers(v), prefixes)
@@ -441,7 +450,7 @@ func TestBitFlips(t *testing.T) {
 
 // TestComparator: an edit naming another comparator than the one the
 // MANIFEST is read with fails the read as VersionSet::Recover does, with
-// ErrComparator and the name the edit records; read with that name, the
+// a *ComparatorError naming what the edit records; read with that name, the
 // database is the application's and reads in full. A MANIFEST naming two
 // comparators is read by neither.
 func TestComparator(t *testing.T) {
@@ -456,17 +465,20 @@ func TestComparator(t *testing.T) {
 	}
 	one := build(other)
 	_, err := Parse("MANIFEST-000009", one)
-	var e *Error
-	if !errors.As(err, &e) || !errors.Is(err, ErrComparator) || e.Comparator != other ||
-		e.Status != "Invalid argument: "+other+" does not match existing comparator : "+BytewiseComparator {
-		t.Fatalf("default comparator: %v (%+v); want ErrComparator naming %q", err, e, other)
+	var ce *ComparatorError
+	if !errors.As(err, &ce) || ce.Recorded != other || ce.ReadWith != BytewiseComparator ||
+		base.StatusOf(err) != "Invalid argument: "+other+" does not match existing comparator : "+BytewiseComparator {
+		t.Fatalf("default comparator: %v (%+v); want a ComparatorError naming %q", err, ce, other)
 	}
-	if strings.Contains(err.Error(), ErrComparator.Error()) {
-		t.Errorf("error %q repeats %q", err, ErrComparator)
+	if want := `MANIFEST-000009: offset 0: version edit 0: comparator "` + other + `", not the "` + BytewiseComparator + `" it is read with`; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 	v, err := ParseWith("MANIFEST-000009", one, other)
-	if err != nil || v.Comparator != other || !reflect.DeepEqual(numbers(v), []string{"1:7:300"}) {
+	if err != nil || v.Comparator != other {
 		t.Fatalf("with %s: %v, %+v", other, err, v)
+	}
+	if diff := cmp.Diff([]string{"1:7:300"}, numbers(v)); diff != "" {
+		t.Errorf("with %s: live tables (-want +got):\n%s", other, diff)
 	}
 	// No comparator named: any application's comparator reads it.
 	if v, err := ParseWith("MANIFEST-000009", build(), other); err != nil || v.Comparator != "" {
@@ -475,7 +487,7 @@ func TestComparator(t *testing.T) {
 	two := build(other, BytewiseComparator)
 	for _, name := range []string{BytewiseComparator, other} {
 		_, err := ParseWith("MANIFEST-000009", two, name)
-		if !errors.As(err, &e) || !errors.Is(err, ErrComparator) {
+		if !errors.As(err, &ce) {
 			t.Errorf("two comparators, read with %s: %v", name, err)
 		}
 	}
@@ -486,7 +498,7 @@ func TestComparator(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "MANIFEST-000009"), one, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(dir); !errors.Is(err, ErrComparator) {
+	if _, err := Read(dir); !errors.As(err, &ce) {
 		t.Errorf("Read: %v", err)
 	}
 	if v, err := ReadWith(dir, other); err != nil || len(v.Files) != 1 {

@@ -25,7 +25,7 @@ func checkAll(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = filtercheck.Check(tb)
+	_, err = filtercheck.CompareTable(tb)
 	return err
 }
 

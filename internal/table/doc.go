@@ -12,16 +12,16 @@
 //     (table/block.cc), with DBIter's internal key check (db/db_iter.cc):
 //     a bad block ends its own entries only, and the error returned is the
 //     one upstream reports at the end.
-//   - Filter is Table::ReadMeta and Table::ReadFilter for a policy name:
+//   - LookupFilter is Table::ReadMeta and Table::ReadFilter for a policy name:
 //     the filter used, not found, or found but unreadable (why), in which
 //     case upstream silently reads without it.
 //   - Get is Table::InternalGet, filter included.
 //
 // FuzzUpstreamTable (build tag leveldb) checks all of it against upstream
-// through package cgo/upstream. Each error is an *Error naming the file,
+// through package cgo/upstream. Each error is a *base.Error naming the file,
 // the offset in it and what is wrong there, with upstream's status; where
 // upstream's behaviour is undefined (it would read out of bounds or abort)
-// the error wraps ErrUndefined instead.
+// the error wraps base.ErrUndefined instead.
 //
 // Nothing is allocated before the bytes it describes are known to lie
 // inside the file, a snappy block's decoded length is checked against the

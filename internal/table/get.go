@@ -4,7 +4,10 @@ import (
 	"bytes"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 )
+
+// A lookup, as table/table.cc Table::InternalGet makes it.
 
 // GetResult is what Table::InternalGet (table/table.cc), as
 // TableCache::Get calls it, does with a lookup key.
@@ -22,14 +25,14 @@ type GetResult struct {
 	// one per call (the filter block reader answers some queries without
 	// the policy: see bloom.FilterBlockReader).
 	PolicyCalls []bool
-	// Err is upstream's status for the call: nil, or an *Error whose
+	// Err is upstream's status for the call: nil, or a *base.Error whose
 	// Status is upstream's.
 	Err error
 }
 
 // Get looks the internal key ikey up as Table::InternalGet does with the
 // internal key comparator, verify_checksums and, when f is used
-// (f.Status == FilterUsed), a filter block reader over f.Contents whose
+// (f.Use == FilterUsed), a filter block reader over f.Contents whose
 // policy is an InternalFilterPolicy over p: seek ikey in the index block;
 // if the seek stops on an entry whose value starts with a block handle and
 // the filter says the key is not in the block at that handle's offset, the
@@ -37,22 +40,22 @@ type GetResult struct {
 // error is the status), seek ikey in it and hand over the entry it stops
 // on. The index block's iteration status comes last.
 //
-// Get fails, with an *Error wrapping ErrUndefined, where upstream's
+// Get fails, with a *base.Error wrapping base.ErrUndefined, where upstream's
 // behaviour is undefined: a key shorter than 8 bytes compared with the
 // internal key comparator (ikey must be at least 8 bytes).
-func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, error) {
+func (t *Table) Get(ikey []byte, f *FilterLookup, p bloom.FilterPolicy) (GetResult, error) {
 	var r GetResult
 	if len(ikey) < internalKeyTagSize {
-		return r, &Error{File: t.name, Msg: "lookup key shorter than an internal key's 8-byte tag", Err: ErrUndefined}
+		return r, &base.Error{Type: base.TableFile, File: t.name, Msg: "lookup key shorter than an internal key's 8-byte tag", Err: base.ErrUndefined}
 	}
 	idx := t.newBlockIter(&t.indexBlock, "index block")
 	found := idx.seek(ikey, compareInternal)
-	if isUndefined(idx.err) {
+	if base.IsUndefined(idx.err) {
 		return r, idx.err
 	}
 	if found {
 		h, hok := decodeHandleOK(idx.value)
-		if f != nil && f.Status == FilterUsed && hok {
+		if f != nil && f.Use == FilterUsed && hok {
 			rec := &recordingPolicy{p: p}
 			r.FilterAsked = true
 			r.FilterSaysNo = !bloom.NewFilterBlockReader(rec, f.Contents).KeyMayMatch(h.Offset, ikey)
@@ -64,7 +67,7 @@ func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, er
 			if !hok {
 				r.Err = t.statusErrorf(idx.valueAt(), statusBadHandle, "index entry: value of %d bytes % x does not start with a block handle (two varints)", len(idx.value), truncate(idx.value))
 			} else if _, err := t.readBlock(&b, h, "data block", nil); err != nil {
-				if isUndefined(err) {
+				if base.IsUndefined(err) {
 					return r, err
 				}
 				r.Err = err
@@ -73,7 +76,7 @@ func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, er
 				if it.seek(ikey, compareInternal) {
 					r.Found, r.Key, r.Value = true, bytes.Clone(it.key), bytes.Clone(it.value)
 				}
-				if isUndefined(it.err) {
+				if base.IsUndefined(it.err) {
 					return r, it.err
 				}
 				r.Err = it.err
@@ -84,30 +87,4 @@ func (t *Table) Get(ikey []byte, f *Filter, p bloom.FilterPolicy) (GetResult, er
 		r.Err = idx.err
 	}
 	return r, nil
-}
-
-// isUndefined reports whether err wraps ErrUndefined.
-func isUndefined(err error) bool {
-	e, ok := err.(*Error)
-	return ok && e.Err == ErrUndefined
-}
-
-// recordingPolicy is an InternalFilterPolicy (db/dbformat.cc) over p: it
-// strips the 8-byte tag from the key before asking p, and records each
-// answer.
-type recordingPolicy struct {
-	p     bloom.FilterPolicy
-	calls []bool
-}
-
-func (r *recordingPolicy) Name() string { return r.p.Name() }
-
-func (r *recordingPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
-	return r.p.CreateFilter(keys, dst)
-}
-
-func (r *recordingPolicy) KeyMayMatch(key, filter []byte) bool {
-	ok := r.p.KeyMayMatch(key[:len(key)-internalKeyTagSize], filter)
-	r.calls = append(r.calls, ok)
-	return ok
 }

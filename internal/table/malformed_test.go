@@ -12,6 +12,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/alloctest"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -27,16 +28,16 @@ func readAll(name string, r io.ReaderAt, size int64) error {
 	return tb.DataBlocks(func(*table.DataBlock) error { return nil })
 }
 
-// checkTableError requires err to be a *table.Error naming file, at an
+// checkTableError requires err to be a *base.Error naming file, at an
 // offset inside the file, whose message contains every string in want.
 func checkTableError(t *testing.T, err error, file string, size int, want ...string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error; want one containing %q", want)
 	}
-	var te *table.Error
+	var te *base.Error
 	if !errors.As(err, &te) {
-		t.Fatalf("error %v (%T) is not a *table.Error", err, err)
+		t.Fatalf("error %v (%T) is not a *base.Error", err, err)
 	}
 	if te.File != file || te.Offset < 0 || te.Offset > int64(size) {
 		t.Fatalf("error %v: file %q offset %d; want file %q, offset in 0..%d", err, te.File, te.Offset, file, size)
@@ -141,14 +142,14 @@ func TestFlippedBytes(t *testing.T) {
 					if h == mh {
 						want = table.FilterNoMetaindex
 					}
-					fl := damaged.Filter(bloom.PolicyName)
-					if fl.Status != want {
-						t.Fatalf("flip at %d in block %s: filter %s (%v), want %s", off, h, fl.Status, fl.Err, want)
+					fl := damaged.LookupFilter(bloom.PolicyName)
+					if fl.Use != want {
+						t.Fatalf("flip at %d in block %s: filter %s (%v), want %s", off, h, fl.Use, fl.Err, want)
 					}
 					err = fl.Err
 				}
 				checkTableError(t, err, "f.ldb", len(data), "checksum mismatch: stored 0x", ", computed 0x")
-				var te *table.Error
+				var te *base.Error
 				errors.As(err, &te)
 				if te.Offset != int64(h.Offset) || te.Status != "Corruption: block checksum mismatch" {
 					t.Fatalf("flip at %d in block %s: error at offset %d, status %q; want the block's offset and upstream's status", off, h, te.Offset, te.Status)
@@ -200,8 +201,8 @@ func TestHandlePastEOF(t *testing.T) {
 				t.Fatalf("%v; want the table read without a filter", err)
 			}
 			tb, _ := table.Open("h.ldb", bytes.NewReader(data), int64(len(data)))
-			if fl := tb.Filter(bloom.PolicyName); fl.Status != table.FilterNoMetaindex {
-				t.Fatalf("filter %s, want %s", fl.Status, table.FilterNoMetaindex)
+			if fl := tb.LookupFilter(bloom.PolicyName); fl.Use != table.FilterNoMetaindex {
+				t.Fatalf("filter %s, want %s", fl.Use, table.FilterNoMetaindex)
 			}
 			checkTableError(t, tb.MetaindexError(), "h.ldb", len(data), "metaindex block handle", tc.want)
 		})
@@ -282,7 +283,7 @@ func TestBadBlockContents(t *testing.T) {
 }
 
 // TestMutations flips random bytes inside blocks of an uncompressed table
-// and repairs the checksum, many times: reading must end in a *table.Error
+// and repairs the checksum, many times: reading must end in a *base.Error
 // or succeed, never panic.
 func TestMutations(t *testing.T) {
 	f := smallest(t, "none")
@@ -316,7 +317,7 @@ func TestMutations(t *testing.T) {
 }
 
 // FuzzOpen reads arbitrary bytes as a table: no panic, and every failure is
-// a *table.Error inside the file.
+// a *base.Error inside the file.
 func FuzzOpen(f *testing.F) {
 	// Small seeds: the fuzzer slows to a crawl on inputs of tens of KiB.
 	for _, o := range []tabletest.Options{{BlockSize: 64}, {BlockSize: 64, Snappy: true, Policy: bloom.NewPolicy(10)}} {
@@ -335,7 +336,7 @@ func FuzzOpen(f *testing.F) {
 		}
 		// What the CLI does with a readable table must not panic either.
 		tb, _ := table.Open("z.ldb", bytes.NewReader(data), int64(len(data)))
-		r, err := filtercheck.Check(tb)
+		r, err := filtercheck.CompareTable(tb)
 		if err != nil {
 			t.Fatalf("Check after a clean read: %v", err)
 		}

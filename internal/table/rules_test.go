@@ -9,6 +9,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
@@ -60,7 +61,7 @@ func baseRules(t *testing.T) (rulesTable, int) {
 	}
 	return rulesTable{
 		data:   file[:e.Handle.End()],
-		filter: tb.Filter(bloom.PolicyName).Contents,
+		filter: tb.LookupFilter(bloom.PolicyName).Contents,
 		index:  []tabletest.KV{{Key: e.Separator, Value: e.Value}},
 	}, n
 }
@@ -91,8 +92,8 @@ func TestRulesExtraBytesAfterHandles(t *testing.T) {
 		t.Fatalf("scan: %d entries, %v; want %d", got, err, n)
 	}
 	tb, _ := table.Open("r.ldb", bytes.NewReader(data), int64(len(data)))
-	if f := tb.Filter(bloom.PolicyName); f.Status != table.FilterUsed {
-		t.Errorf("filter %s (%v), want used", f.Status, f.Err)
+	if f := tb.LookupFilter(bloom.PolicyName); f.Use != table.FilterUsed {
+		t.Errorf("filter %s (%v), want used", f.Use, f.Err)
 	}
 }
 
@@ -102,7 +103,7 @@ func TestRulesMetaindex(t *testing.T) {
 		name   string
 		meta   []tabletest.KV
 		value  func(table.BlockHandle) []byte
-		want   table.FilterStatus
+		want   table.FilterUse
 		policy string
 	}{
 		{"garbage entry after the filter", []tabletest.KV{{Key: []byte("zzz"), Value: []byte{0xff}}}, handleValue(), table.FilterUsed, bloom.PolicyName},
@@ -119,8 +120,8 @@ func TestRulesMetaindex(t *testing.T) {
 				t.Fatalf("scan: %v", err)
 			}
 			tb, _ := table.Open("r.ldb", bytes.NewReader(data), int64(len(data)))
-			if f := tb.Filter(tc.policy); f.Status != tc.want {
-				t.Errorf("filter %s (%v), want %s", f.Status, f.Err, tc.want)
+			if f := tb.LookupFilter(tc.policy); f.Use != tc.want {
+				t.Errorf("filter %s (%v), want %s", f.Use, f.Err, tc.want)
 			}
 		})
 	}
@@ -128,8 +129,8 @@ func TestRulesMetaindex(t *testing.T) {
 	r.meta, r.filterComp = nil, table.SnappyCompression
 	data := r.bytes(handleValue())
 	tb, _ := table.Open("r.ldb", bytes.NewReader(data), int64(len(data)))
-	if f := tb.Filter(bloom.PolicyName); f.Status != table.FilterUsed || !bytes.Equal(f.Contents, r.filter) || f.Compression != table.SnappyCompression {
-		t.Errorf("snappy filter: %s, %d bytes (%v)", f.Status, len(f.Contents), f.Err)
+	if f := tb.LookupFilter(bloom.PolicyName); f.Use != table.FilterUsed || !bytes.Equal(f.Contents, r.filter) || f.Compression != table.SnappyCompression {
+		t.Errorf("snappy filter: %s, %d bytes (%v)", f.Use, len(f.Contents), f.Err)
 	}
 }
 
@@ -159,7 +160,7 @@ func TestRulesBlockIter(t *testing.T) {
 			data, ih := tabletest.AppendBlock(data, idx, 0)
 			data = tabletest.AppendFooter(data, mh, ih)
 			n, err := scanCount(t, data)
-			if n != tc.entries || table.StatusOf(err) != tc.status || (err == nil) != (tc.status == "") {
+			if n != tc.entries || base.StatusOf(err) != tc.status || (err == nil) != (tc.status == "") {
 				t.Fatalf("%d entries, %v; want %d, %q", n, err, tc.entries, tc.status)
 			}
 		})
@@ -206,7 +207,7 @@ func TestRulesSnappy(t *testing.T) {
 			data, ih := tabletest.AppendBlock(data, idx, 0)
 			data = tabletest.AppendFooter(data, mh, ih)
 			_, err := scanCount(t, data)
-			if table.StatusOf(err) != tc.status || (err == nil) != (tc.status == "") {
+			if base.StatusOf(err) != tc.status || (err == nil) != (tc.status == "") {
 				t.Fatalf("%v; want %q", err, tc.status)
 			}
 		})
@@ -225,12 +226,12 @@ func TestRulesSizes(t *testing.T) {
 	}
 	// A recorded size past the end of the file: the footer read fails.
 	_, err := table.OpenSized("s.ldb", bytes.NewReader(f.data), int64(len(f.data)), int64(len(f.data))+1)
-	if table.StatusOf(err) != "IO error: s.ldb: Invalid argument" {
-		t.Errorf("size past the end: %v (status %q)", err, table.StatusOf(err))
+	if base.StatusOf(err) != "IO error: s.ldb: Invalid argument" {
+		t.Errorf("size past the end: %v (status %q)", err, base.StatusOf(err))
 	}
 	// A handle whose offset plus size overflows: undefined upstream.
 	data := tabletest.ReplaceFooter(f.data, table.BlockHandle{}, table.BlockHandle{Offset: 1<<64 - 3, Size: 1})
-	if _, err := table.Open("o.ldb", bytes.NewReader(data), int64(len(data))); !errors.Is(err, table.ErrUndefined) {
+	if _, err := table.Open("o.ldb", bytes.NewReader(data), int64(len(data))); !errors.Is(err, base.ErrUndefined) {
 		t.Errorf("overflowing index handle: %v, want ErrUndefined", err)
 	}
 }

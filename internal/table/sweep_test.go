@@ -5,21 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
 // The bit-flip sweep: for tables written by C++ LevelDB (testdata/tables),
 // flip one bit of the file at a time and read the damaged copy as `ldbcompat
-// verify` does (table.Open, every data block, filtercheck.Check). Each case
-// must end in a *table.Error naming the file and an offset inside it, or in
+// verify` does (table.Open, every data block, filtercheck.CompareTable). Each case
+// must end in a *base.Error naming the file and an offset inside it, or in
 // exactly the undamaged table's answer; never in a panic, a hang or an
 // allocation beyond a small multiple of the file's size.
 //
@@ -43,9 +45,9 @@ const sweepTimeout = 20 * time.Second
 func sweepAllocBound(size int) uint64 { return 4*uint64(size) + 64<<10 }
 
 // sweepOutcome is what checking a table yields: the result of
-// filtercheck.Check without the keys, or the error.
+// filtercheck.CompareTable without the keys, or the error.
 type sweepOutcome struct {
-	res *filtercheck.Result
+	res *filtercheck.Comparison
 	err error
 }
 
@@ -60,7 +62,7 @@ func checkOpened(tb *table.Table, err error) sweepOutcome {
 	if err != nil {
 		return sweepOutcome{err: err}
 	}
-	r, err := filtercheck.Check(tb)
+	r, err := filtercheck.CompareTable(tb)
 	if err != nil {
 		return sweepOutcome{err: err}
 	}
@@ -163,9 +165,9 @@ func TestBitFlipSweep(t *testing.T) {
 			continue
 		}
 		name := f.name()
-		base := checkTable(name, f.data)
-		if base.err != nil || base.res.Status != filtercheck.StatusOK {
-			t.Fatalf("%s undamaged: %+v, %v", name, base.res, base.err)
+		undamaged := checkTable(name, f.data)
+		if undamaged.err != nil || undamaged.res.Match != filtercheck.MatchOK {
+			t.Fatalf("%s undamaged: %+v, %v", name, undamaged.res, undamaged.err)
 		}
 		data := bytes.Clone(f.data)
 		bound := sweepAllocBound(len(data))
@@ -183,34 +185,34 @@ func TestBitFlipSweep(t *testing.T) {
 			if got := after.TotalAlloc - before.TotalAlloc; got > bound {
 				t.Errorf("%s: allocated %d bytes for a %d-byte file; want at most %d", what, got, len(data), bound)
 			}
-			if out.err == nil && out.res.Status == filtercheck.StatusNoFilter {
+			if out.err == nil && out.res.Match == filtercheck.MatchNoFilter {
 				// Upstream reads a table whose metaindex or filter
 				// block is damaged without its filter: the keys must
 				// be the same, and the filter lookup must say why.
-				same := out.res.DataBlocks == base.res.DataBlocks && out.res.Keys == base.res.Keys
+				same := out.res.DataBlocks == undamaged.res.DataBlocks && out.res.Keys == undamaged.res.Keys
 				damaged, _ := table.Open(name, bytes.NewReader(data), int64(len(data)))
-				fl := damaged.Filter(base.res.Policy)
-				var te *table.Error
-				why := fl.Status == table.FilterNotFound || (errors.As(fl.Err, &te) && te.File == name && te.Offset >= 0 && te.Offset <= int64(len(data)))
-				if !same || fl.Status == table.FilterUsed || !why {
-					t.Errorf("%s: read without its filter (%+v), filter %s (%v); the undamaged table answers %+v", what, out.res, fl.Status, fl.Err, base.res)
+				fl := damaged.LookupFilter(undamaged.res.Policy)
+				var te *base.Error
+				why := fl.Use == table.FilterNotFound || (errors.As(fl.Err, &te) && te.File == name && te.Offset >= 0 && te.Offset <= int64(len(data)))
+				if !same || fl.Use == table.FilterUsed || !why {
+					t.Errorf("%s: read without its filter (%+v), filter %s (%v); the undamaged table answers %+v", what, out.res, fl.Use, fl.Err, undamaged.res)
 				}
-				counts["read without filter: "+fl.Status.String()]++
+				counts["read without filter: "+fl.Use.String()]++
 				data[off] ^= mask
 				continue
 			}
 			if out.err == nil {
-				if !reflect.DeepEqual(out.res, base.res) {
-					t.Errorf("%s: read without error but answered %+v; the undamaged table answers %+v", what, out.res, base.res)
+				if diff := cmp.Diff(undamaged.res, out.res); diff != "" {
+					t.Errorf("%s: read without error, but its answer differs from the undamaged table's (-undamaged +got):\n%s", what, diff)
 				}
 				counts["same answer"]++
 				data[off] ^= mask
 				continue
 			}
 			data[off] ^= mask
-			var te *table.Error
+			var te *base.Error
 			if !errors.As(out.err, &te) || te.File != name || te.Offset < 0 || te.Offset > int64(len(data)) {
-				t.Errorf("%s: error %q (%T) is not a *table.Error naming the file and an offset in it", what, out.err, out.err)
+				t.Errorf("%s: error %q (%T) is not a *base.Error naming the file and an offset in it", what, out.err, out.err)
 				continue
 			}
 			counts[errorKind(te.Msg)]++
@@ -221,7 +223,7 @@ func TestBitFlipSweep(t *testing.T) {
 	t.Logf("%d cases", total)
 }
 
-// errorKind classifies a *table.Error message for the sweep's log.
+// errorKind classifies a *base.Error message for the sweep's log.
 func errorKind(msg string) string {
 	for _, k := range []string{"checksum mismatch", "bad magic", "handle", "compression type", "snappy"} {
 		if bytes.Contains([]byte(msg), []byte(k)) {

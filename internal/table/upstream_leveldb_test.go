@@ -13,10 +13,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
@@ -162,8 +165,8 @@ func newModel(t *testing.T, b baseTable) *model {
 	for _, me := range tb.Metaindex() {
 		kv := metaKV{key: []byte(me.Name), raw: me.Value}
 		if name, ok := bytesCutPrefix(me.Name, table.FilterPrefix); ok {
-			fl := tb.Filter(name)
-			if fl.Status == table.FilterUsed {
+			fl := tb.LookupFilter(name)
+			if fl.Use == table.FilterUsed {
 				m.filter, kv.isFilter, kv.raw = fl.Contents, true, nil
 			}
 		}
@@ -483,11 +486,6 @@ func lookupKey(u []byte) []byte {
 const maxUpstreamAlloc = 64 << 20
 
 // goEntry is one scanned entry, for comparison with upstream's.
-type goEntry struct {
-	Key, Value []byte
-	Parses     bool
-}
-
 // diffTable reads in both ways and fails on any difference.
 func diffTable(t *testing.T, dir string, in tableInput) {
 	const number = 5
@@ -511,20 +509,20 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 	maxAlloc := uint64(0)
 	defer table.SetAllocHook(func(n uint64) { maxAlloc = max(maxAlloc, n) })()
 	tb, openErr := table.OpenSized(path, bytes.NewReader(in.file), int64(len(in.file)), int64(in.size))
-	if errors.Is(openErr, table.ErrUndefined) {
+	if errors.Is(openErr, base.ErrUndefined) {
 		return // upstream reads out of bounds (handle offset+size wraps)
 	}
 	var (
-		entries []goEntry
+		entries []upstream.TableEntry // as upstream's reader answers
 		scanErr error
 	)
 	if openErr == nil {
 		scanErr = tb.Scan(func(e table.ScanEntry) error {
 			_, perr := table.ParseInternalKey(e.Key)
-			entries = append(entries, goEntry{Key: bytes.Clone(e.Key), Value: bytes.Clone(e.Value), Parses: perr == nil})
+			entries = append(entries, upstream.TableEntry{Key: bytes.Clone(e.Key), Value: bytes.Clone(e.Value), ParsesAsInternalKey: perr == nil})
 			return nil
 		})
-		if errors.Is(scanErr, table.ErrUndefined) {
+		if errors.Is(scanErr, base.ErrUndefined) {
 			return // DecodeEntry's uint32 sum wraps: upstream reads past the block
 		}
 	}
@@ -553,9 +551,9 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 		// those whose lookup upstream leaves undefined are left out.
 		var lookups [][]byte
 		var want []table.GetResult
-		var filter *table.Filter
+		var filter *table.FilterLookup
 		if tb != nil {
-			filter = tb.Filter(policy)
+			filter = tb.LookupFilter(policy)
 			cands := [][]byte{{}, []byte("\xff\xff\xff\xff"), []byte("key\xf0")}
 			for i := 0; i < len(in.keys); i += 1 + len(in.keys)/6 {
 				cands = append(cands, in.keys[i])
@@ -578,34 +576,30 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := upstream.Reword(table.StatusOf(openErr)); got != up.OpenStatus || (openErr == nil) != (up.OpenStatus == "") {
+		if got := upstream.Reword(base.StatusOf(openErr)); got != up.OpenStatus || (openErr == nil) != (up.OpenStatus == "") {
 			t.Fatalf("%s: open: ours %v (status %q), upstream %q", repro, openErr, got, up.OpenStatus)
 		}
 		if openErr != nil {
 			return
 		}
 		if pi == 0 {
-			if len(entries) != len(up.Entries) {
-				t.Fatalf("%s: scan: ours %d entries (%v), upstream %d (%q)", repro, len(entries), scanErr, len(up.Entries), up.ScanStatus)
+			if diff := cmp.Diff(up.Entries, entries, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s: scan entries (ours %v, upstream %q) (-upstream +got):\n%s", repro, scanErr, up.ScanStatus, diff)
 			}
-			for i, e := range entries {
-				u := up.Entries[i]
-				if !bytes.Equal(e.Key, u.Key) || !bytes.Equal(e.Value, u.Value) || e.Parses != u.ParsesAsInternalKey {
-					t.Fatalf("%s: scan entry %d: ours %x=%x (parses %v), upstream %x=%x (parses %v)", repro, i, e.Key, e.Value, e.Parses, u.Key, u.Value, u.ParsesAsInternalKey)
-				}
-			}
-			if got := upstream.Reword(table.StatusOf(scanErr)); got != up.ScanStatus || (scanErr == nil) != (up.ScanStatus == "") {
+			if got := upstream.Reword(base.StatusOf(scanErr)); got != up.ScanStatus || (scanErr == nil) != (up.ScanStatus == "") {
 				t.Fatalf("%s: scan status: ours %v (status %q), upstream %q", repro, scanErr, got, up.ScanStatus)
 			}
 			checkVerdict(t, repro, tb, up)
 		}
+		gets := make([]upstream.TableGet, len(want)) // ours, as upstream answers
 		for i, w := range want {
-			g := up.Gets[i]
-			if w.Found != g.Found || !bytes.Equal(w.Key, g.Key) || !bytes.Equal(w.Value, g.Value) ||
-				upstream.Reword(table.StatusOf(w.Err)) != g.Status || (w.Err == nil) != (g.Status == "") || fmt.Sprint(w.PolicyCalls) != fmt.Sprint(g.FilterCalls) {
-				t.Fatalf("%s: policy %q (filter %s, %v): Get(%x): ours found %v %x=%x err %v calls %v; upstream found %v %x=%x status %q calls %v",
-					repro, policy, filter.Status, filter.Err, lookups[i], w.Found, w.Key, w.Value, w.Err, w.PolicyCalls, g.Found, g.Key, g.Value, g.Status, g.FilterCalls)
+			gets[i] = upstream.TableGet{Found: w.Found, Key: w.Key, Value: w.Value, Status: upstream.Reword(base.StatusOf(w.Err)), FilterCalls: w.PolicyCalls}
+			if w.Err != nil && gets[i].Status == "" {
+				t.Fatalf("%s: policy %q: Get(%x): %v, without upstream's status", repro, policy, lookups[i], w.Err)
 			}
+		}
+		if diff := cmp.Diff(up.Gets, gets, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("%s: policy %q (filter %s, %v): Get of %x (-upstream +got):\n%s", repro, policy, filter.Use, filter.Err, lookups, diff)
 		}
 	}
 }
@@ -625,7 +619,7 @@ func checkVerdict(t *testing.T, repro string, tb *table.Table, up *upstream.Tabl
 	if errors.Is(err, table.ErrLimit) && want == "" {
 		return
 	}
-	if got := table.StatusOf(err); got != want || (err == nil) != (want == "") {
+	if got := base.StatusOf(err); got != want || (err == nil) != (want == "") {
 		t.Fatalf("%s: DataKeys: %v (status %q); upstream's DBIter would report %q", repro, err, got, want)
 	}
 }

@@ -23,14 +23,14 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// File is an open table file: what Check needs of an *os.File.
+// File is an open table file: what Examine needs of an *os.File.
 type File interface {
 	io.ReaderAt
 	io.Closer
 	Stat() (fs.FileInfo, error)
 }
 
-// Options tune Check.
+// Options tune Examine.
 type Options struct {
 	// Open opens a table file read-only; nil means os.Open. Tests use it
 	// to simulate files that fail or change while they are read.
@@ -41,8 +41,8 @@ type Options struct {
 	Keep bool
 }
 
-// Report is the outcome of examining one table file.
-type Report struct {
+// TableReport is the outcome of examining one table file.
+type TableReport struct {
 	Path string
 	// Verdict is what upstream does with the table; "" when Skipped.
 	Verdict Verdict
@@ -65,17 +65,17 @@ type Report struct {
 	// Device is set when the storage failed to read the table (an I/O
 	// error such as EIO, found where its memory map faulted).
 	Device bool
-	// Filter is the filter check, for ok, old-filter and mismatch (its
+	// Comparison is the filter check, for ok, old-filter and mismatch (its
 	// Blocks are dropped unless Options.Keep).
-	Filter *filtercheck.Result
+	Comparison *filtercheck.Comparison
 	// DataBlocks and Keys count the data blocks and entries of a table
 	// that was read.
 	DataBlocks, Keys int
-	// FilterErr says why upstream cannot use the filter (filter-unusable).
-	FilterErr error
-	// FilterName is the policy of the filter the verdict is about: the
+	// UnusableErr says why upstream cannot use the filter (filter-unusable).
+	UnusableErr error
+	// Policy is the policy of the filter the verdict is about: the
 	// one checked, the one upstream cannot use, or the other policy's.
-	FilterName string
+	Policy string
 	// OtherFilters lists the names of the metaindex's "filter." entries
 	// that neither upstream nor verify reads (without the prefix).
 	OtherFilters []string
@@ -85,38 +85,38 @@ type Report struct {
 	FalseNegatives *filtercheck.FalseNegatives
 	FNHash         string
 	// Table, Blocks and FilterContents are kept with Options.Keep.
-	Table          *table.Table
-	Blocks         []filtercheck.Block
-	FilterContents []byte
+	Table       *table.Table
+	BlockKeys   []filtercheck.BlockKeys
+	FilterBlock []byte
 }
 
 // DiffFileOffset returns the file offset of the first byte where the
 // stored filter block differs from the rebuilt one, for a mismatch.
-func (r *Report) DiffFileOffset() (uint64, bool) {
-	if r.Filter == nil || r.Filter.Diff == nil {
+func (r *TableReport) DiffFileOffset() (uint64, bool) {
+	if r.Comparison == nil || r.Comparison.Diff == nil {
 		return 0, false
 	}
-	return r.Filter.FilterBlockOffset + uint64(r.Filter.Diff.Offset), true
+	return r.Comparison.FilterBlockOffset + uint64(r.Comparison.Diff.Offset), true
 }
 
 // Offset returns the file offset Err names, when it names one.
-func (r *Report) Offset() (int64, bool) {
-	var e *table.Error
+func (r *TableReport) Offset() (int64, bool) {
+	var e *base.Error
 	if errors.As(r.Err, &e) {
 		return e.Offset, true
 	}
 	return 0, false
 }
 
-// Check examines one table file as upstream LevelDB 1.23 would read it:
+// Examine examines one table file as upstream LevelDB 1.23 would read it:
 // it opens the file read-only, opens the table at the size the MANIFEST
 // records for a live table (at the file's size otherwise), reads every
 // data block as upstream's full scan does, and decides about its filter
 // block as Table::ReadMeta does with upstream's bloom filter policy; then
 // checks the filter it finds byte for byte against the one its policy
 // writes for the table's keys. The file is closed on return.
-func Check(tg *Target, o Options) *Report {
-	rep := &Report{Path: tg.Path, DB: tg.DB, Live: tg.Live, FileSize: -1}
+func Examine(tg *Target, o Options) *TableReport {
+	rep := &TableReport{Path: tg.Path, DB: tg.DB, Live: tg.Live, FileSize: -1}
 	switch {
 	case tg.Skip != "":
 		rep.Skipped, rep.NotTable = tg.Skip, tg.NotTable
@@ -135,10 +135,10 @@ func Check(tg *Target, o Options) *Report {
 	}
 	read(tg, o, rep, sc)
 	if !o.Keep {
-		if rep.Filter != nil {
-			rep.Filter.Blocks = nil
+		if rep.Comparison != nil {
+			rep.Comparison.Blocks = nil
 		}
-		rep.Table, rep.Blocks, rep.FilterContents = nil, nil, nil
+		rep.Table, rep.BlockKeys, rep.FilterBlock = nil, nil, nil
 		// The next table reads into sc: nothing the report keeps may
 		// alias the file's bytes or the keys (read copied the first
 		// false negative already where the file was mapped).
@@ -155,7 +155,7 @@ func Check(tg *Target, o Options) *Report {
 	return rep
 }
 
-// scratch is the memory Check reads a table into, kept for the next table
+// scratch is the memory Examine reads a table into, kept for the next table
 // (scratches) unless Options.Keep: a database's tables are mostly of one
 // size, and memory used again costs no allocation, zeroing, page faults or
 // garbage collection.
@@ -171,7 +171,7 @@ var scratches = sync.Pool{New: func() any { return new(scratch) }}
 // is nil, it maps the file into memory and leaves the mapping in sc, or
 // failing that reads the table into sc's memory (the file when sc.file is
 // large enough) and leaves there the buffer it read the file into.
-func read(tg *Target, o Options, rep *Report, sc *scratch) {
+func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 	unreadable := func(err error) {
 		if reason, ok := vanished(tg, err); ok {
 			rep.Skipped = reason
@@ -246,8 +246,8 @@ func read(tg *Target, o Options, rep *Report, sc *scratch) {
 // read(2) of the faulting page, or of the whole file where the fault has
 // no address, says which and what the device answers. A fault outside the
 // map is no fault of the file: it goes on as the panic it is.
-func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.Error, rep *Report) {
-	keep := Report{Path: rep.Path, DB: rep.DB, Live: rep.Live, FileSize: rep.FileSize}
+func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.Error, rep *TableReport) {
+	keep := TableReport{Path: rep.Path, DB: rep.DB, Live: rep.Live, FileSize: rep.FileSize}
 	off, known := faultOffset(fault, data)
 	if known && off < 0 {
 		panic(fault)
@@ -270,12 +270,12 @@ func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.
 	*rep = keep
 	if ioErr == nil {
 		rep.Verdict = Unchecked
-		rep.Err = &table.Error{File: tg.Path, Offset: off,
+		rep.Err = &base.Error{Type: base.TableFile, File: tg.Path, Offset: off,
 			Msg: fmt.Sprintf("reading the memory-mapped file faulted (SIGBUS), and a read(2) of the page at offset %d then succeeded: the device fails intermittently", at)}
 		return
 	}
 	rep.Verdict, rep.Device = Unreadable, true
-	rep.Err = &table.Error{File: tg.Path, Offset: off, Err: ioErr,
+	rep.Err = &base.Error{Type: base.TableFile, File: tg.Path, Offset: off, Err: ioErr,
 		Msg: fmt.Sprintf("reading the memory-mapped file faulted (SIGBUS); a read(2) of the page at offset %d fails", at)}
 	rep.Status = base.IOStatus(tg.Path, ioErr)
 }
@@ -359,7 +359,7 @@ func catchFault(fn func()) (fault runtime.Error) {
 
 // examine reads the open table file f (data, when not nil, being its
 // whole contents), at the given size, and sets the report's verdict.
-func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *scratch, rep *Report) {
+func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *scratch, rep *TableReport) {
 	var (
 		t   *table.Table
 		err error
@@ -369,7 +369,7 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 	} else {
 		t, err = table.OpenSized(tg.Path, f, fi.Size(), size)
 	}
-	var blocks []filtercheck.Block
+	var blocks []filtercheck.BlockKeys
 	if err == nil && sc != nil && data == nil {
 		t.UseBuffer(sc.file)
 		defer func() { sc.file = t.FileBuffer() }()
@@ -395,15 +395,15 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 		switch {
 		case errors.Is(err, table.ErrLimit):
 			rep.Verdict, rep.Err, rep.Scan = Unchecked, err, false
-		case errors.Is(err, table.ErrUndefined):
+		case errors.Is(err, base.ErrUndefined):
 			rep.Verdict, rep.Err, rep.Undefined = Unreadable, err, true
 		default:
-			rep.Verdict, rep.Err, rep.Status = Unreadable, err, table.StatusOf(err)
+			rep.Verdict, rep.Err, rep.Status = Unreadable, err, base.StatusOf(err)
 			rep.Device = isDeviceError(err)
 		}
 		return
 	}
-	rep.Table, rep.Blocks, rep.DataBlocks = t, blocks, len(blocks)
+	rep.Table, rep.BlockKeys, rep.DataBlocks = t, blocks, len(blocks)
 	for _, b := range blocks {
 		rep.Keys += len(b.Keys)
 	}
@@ -437,7 +437,7 @@ func notRegular(path string, fi fs.FileInfo) error {
 // block as upstream's Table::ReadMeta finds it with its bloom filter
 // policy, leveldb.BuiltinBloomFilter2, and failing that from the other
 // "filter." entries of its metaindex.
-func decideFilter(t *table.Table, blocks []filtercheck.Block, rep *Report) {
+func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, rep *TableReport) {
 	present := map[string]bool{}
 	var others []string
 	for _, m := range t.Metaindex() {
@@ -452,12 +452,12 @@ func decideFilter(t *table.Table, blocks []filtercheck.Block, rep *Report) {
 
 	f := lookup(t, bloom.PolicyName, present)
 	switch {
-	case f.Status == table.FilterUsed:
-		rep.FilterName = bloom.PolicyName
-		rep.FilterContents = f.Contents
-		rep.Filter = filtercheck.CheckFilter(blocks, bloom.PolicyName, f.Handle, f.Contents)
+	case f.Use == table.FilterUsed:
+		rep.Policy = bloom.PolicyName
+		rep.FilterBlock = f.Contents
+		rep.Comparison = filtercheck.Compare(blocks, bloom.PolicyName, f.Handle, f.Contents)
 		rep.Verdict = OK
-		if rep.Filter.Status != filtercheck.StatusOK {
+		if rep.Comparison.Match != filtercheck.MatchOK {
 			rep.Verdict = Mismatch
 			fn := filtercheck.CountFalseNegatives(bloom.NewPolicy(10), f.Contents, blocks)
 			rep.FalseNegatives = &fn
@@ -467,31 +467,31 @@ func decideFilter(t *table.Table, blocks []filtercheck.Block, rep *Report) {
 		// Upstream, reading through its memory map, dies of SIGBUS on
 		// a filter block the storage cannot read (through pread(2) it
 		// would ignore the filter).
-		rep.Verdict, rep.Err, rep.Device, rep.Status = Unreadable, f.Err, true, table.StatusOf(f.Err)
+		rep.Verdict, rep.Err, rep.Device, rep.Status = Unreadable, f.Err, true, base.StatusOf(f.Err)
 		return
 	case f.Err != nil:
-		rep.Verdict, rep.FilterErr = FilterUnusable, f.Err
-		if present[bloom.PolicyName] || f.Status == table.FilterUnreadable {
-			rep.FilterName = bloom.PolicyName
+		rep.Verdict, rep.UnusableErr = FilterUnusable, f.Err
+		if present[bloom.PolicyName] || f.Use == table.FilterUnreadable {
+			rep.Policy = bloom.PolicyName
 		}
 		return
 	case t.MetaindexError() != nil:
 		// The seek found no such entry, but the metaindex block is
 		// damaged past where it looked.
-		rep.Verdict, rep.FilterErr = FilterUnusable, t.MetaindexError()
+		rep.Verdict, rep.UnusableErr = FilterUnusable, t.MetaindexError()
 		return
 	}
 	if present[bloom.LegacyPolicyName] {
-		rep.FilterName = bloom.LegacyPolicyName
+		rep.Policy = bloom.LegacyPolicyName
 		f := lookup(t, bloom.LegacyPolicyName, present)
-		if f.Status != table.FilterUsed {
-			rep.Verdict, rep.FilterErr = FilterUnusable, f.Err
+		if f.Use != table.FilterUsed {
+			rep.Verdict, rep.UnusableErr = FilterUnusable, f.Err
 			return
 		}
-		rep.FilterContents = f.Contents
-		rep.Filter = filtercheck.CheckFilter(blocks, bloom.LegacyPolicyName, f.Handle, f.Contents)
+		rep.FilterBlock = f.Contents
+		rep.Comparison = filtercheck.Compare(blocks, bloom.LegacyPolicyName, f.Handle, f.Contents)
 		rep.Verdict = OldFilter
-		if rep.Filter.Status != filtercheck.StatusOK {
+		if rep.Comparison.Match != filtercheck.MatchOK {
 			rep.Verdict = Mismatch
 			fu := filtercheck.CountFalseNegatives(bloom.NewLegacyPolicy(10, false), f.Contents, blocks)
 			fsig := filtercheck.CountFalseNegatives(bloom.NewLegacyPolicy(10, true), f.Contents, blocks)
@@ -503,21 +503,21 @@ func decideFilter(t *table.Table, blocks []filtercheck.Block, rep *Report) {
 		return
 	}
 	if len(others) > 0 {
-		rep.Verdict, rep.FilterName = OtherFilter, others[0]
+		rep.Verdict, rep.Policy = OtherFilter, others[0]
 		return
 	}
 	rep.Verdict = NoFilter
 }
 
-// lookup is t.Filter(name), with an error when upstream does not find the
+// lookup is t.LookupFilter(name), with an error when upstream does not find the
 // entry although the metaindex holds it (its keys out of order, so that
 // Block::Iter::Seek passes it by): for a name present, upstream's filter
 // is used or Err says why not.
-func lookup(t *table.Table, name string, present map[string]bool) *table.Filter {
-	f := t.Filter(name)
-	if f.Status == table.FilterNotFound && f.Err == nil && present[name] {
+func lookup(t *table.Table, name string, present map[string]bool) *table.FilterLookup {
+	f := t.LookupFilter(name)
+	if f.Use == table.FilterNotFound && f.Err == nil && present[name] {
 		h := t.MetaindexHandle()
-		f.Err = &table.Error{File: t.Name(), Offset: int64(h.Offset),
+		f.Err = &base.Error{Type: base.TableFile, File: t.Name(), Offset: int64(h.Offset),
 			Msg: fmt.Sprintf("metaindex block %s: holds %q, but its keys are out of order, so that upstream's seek does not find it", h, table.FilterPrefix+name)}
 	}
 	return f

@@ -87,9 +87,9 @@ func (f otherFixture) anyHighTail(t *testing.T) bool {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var b filtercheck.Block
+		var b filtercheck.BlockKeys
 		b.Keys = [][]byte{k}
-		if filtercheck.HashesDiffer([]filtercheck.Block{b}) {
+		if filtercheck.HashesDiffer([]filtercheck.BlockKeys{b}) {
 			return true
 		}
 	}
@@ -186,8 +186,8 @@ func TestOtherImplementations(t *testing.T) {
 				}
 				name := filepath.Base(r.Path)
 				got[name] = r.Verdict
-				if r.Verdict == verify.OldFilter && r.Filter.Legacy != hash {
-					t.Errorf("%s: hash %s, want %s", name, r.Filter.Legacy, hash)
+				if r.Verdict == verify.OldFilter && r.Comparison.Legacy != hash {
+					t.Errorf("%s: hash %s, want %s", name, r.Comparison.Legacy, hash)
 				}
 				if r.Verdict == verify.Unreadable && (r.Status != "IO error: "+r.Path+": Invalid argument" || !strings.Contains(r.Detail(), "(upstream opens it at ")) {
 					t.Errorf("%s: status %q: %s", name, r.Status, r.Detail())

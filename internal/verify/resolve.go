@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
@@ -176,12 +176,12 @@ func resolveDir(dir string) ([]Item, bool) {
 // reported as no table.
 func namedTable(path string, fi fs.FileInfo) *Target {
 	tg := &Target{Path: path}
-	if ext := filepath.Ext(path); ext == ".ldb" || ext == ".sst" || !fi.Mode().IsRegular() {
-		return tg // Check says why a non-regular file is unreadable
+	if base.HasTableExt(path) || !fi.Mode().IsRegular() {
+		return tg // Examine says why a non-regular file is unreadable
 	}
 	magic, err := readMagic(path, fi.Size())
 	if err != nil || magic == table.Magic || table.ForeignTable(magic) != "" {
-		return tg // Check reports the read error, or the table
+		return tg // Examine reports the read error, or the table
 	}
 	tg.NotTable = true
 	tg.Skip = "not a table: its name does not end in .ldb or .sst, nor its contents in a table's magic number"
@@ -206,10 +206,6 @@ func readMagic(path string, size int64) (uint64, error) {
 	return binary.LittleEndian.Uint64(b[:]), nil
 }
 
-// tableName matches LevelDB's table file names: the file number, then
-// .ldb, or .sst for tables written before LevelDB 1.14.
-var tableName = regexp.MustCompile(`^([0-9]+)\.(ldb|sst)$`)
-
 // resolveDB reads the database in dir and lists its table files.
 func resolveDB(dir string) (*Database, []*Target) {
 	db := &Database{Dir: dir}
@@ -219,28 +215,28 @@ func resolveDB(dir string) (*Database, []*Target) {
 		return db, nil
 	}
 	var files []string // named like tables
-	for _, e := range ents {
-		n := e.Name()
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
 		// Anything named like a table is one: a directory, a named pipe or
 		// a dangling symbolic link of that name is reported as unreadable,
 		// as LevelDB would fail to open it.
-		if strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst") {
-			files = append(files, n)
+		if base.HasTableExt(names[i]) {
+			files = append(files, names[i])
 		}
 	}
 	sort.Strings(files)
 	db.Kind, db.KindEvidence = foreignKind(dir, ents)
 	v, err := manifest.Read(dir)
-	var me *manifest.Error
-	if errors.Is(err, manifest.ErrComparator) && errors.As(err, &me) {
+	if ce := (*manifest.ComparatorError)(nil); errors.As(err, &ce) {
 		// The application's comparator: read as it would be.
-		db.Comparator, db.DefaultStatus = me.Comparator, me.Status
-		v, err = manifest.ReadWith(dir, me.Comparator)
+		db.Comparator, db.DefaultStatus = ce.Recorded, base.StatusOf(err)
+		v, err = manifest.ReadWith(dir, ce.Recorded)
 	}
 	if err != nil {
 		db.Err = err
-		if errors.As(err, &me) {
-			db.Manifest, db.Status = me.File, me.Status
+		if be := (*base.Error)(nil); errors.As(err, &be) {
+			db.Manifest, db.Status = be.File, be.Status
 		}
 		var ts []*Target
 		for _, n := range files {
@@ -249,16 +245,9 @@ func resolveDB(dir string) (*Database, []*Target) {
 		return db, ts
 	}
 	db.Version, db.Manifest, db.Comparator, db.Live = v, v.Manifest, v.Comparator, len(v.Files)
-	present := map[uint64]bool{} // numbers of the directory's files, as upstream parses them
-	for _, e := range ents {
-		if n, ok := manifest.ParseFileName(e.Name()); ok {
-			present[n] = true
-		}
-	}
-	ts := liveTargets(db, files, present)
+	ts := liveTargets(db, files, manifest.Missing(v, names))
 	if len(db.Missing) > 0 {
-		first := filepath.Join(dir, fmt.Sprintf("%06d.ldb", db.Missing[0]))
-		db.Status = fmt.Sprintf("Corruption: %d missing files; e.g.: %s", len(db.Missing), first)
+		db.Status = manifest.MissingStatus(dir, db.Missing)
 		db.Err = fmt.Errorf("%s lists %d live tables that are not in %s: %s", db.manifestName(), len(db.Missing), dir, tableList(db.Missing))
 	}
 	return db, ts
@@ -285,24 +274,24 @@ func tableList(nums []uint64) string {
 
 // liveTargets sorts a database's table files (names in its directory,
 // sorted) into live tables to read and others to skip, by its version, and
-// adds a missing target for each live table that is not there. present
-// holds the numbers of every file in the directory, which upstream's
-// missing-file check accepts whatever their type.
-func liveTargets(db *Database, files []string, present map[uint64]bool) []*Target {
+// adds a missing target for each live table that is not there. missing
+// lists the live tables upstream's check finds missing in the directory
+// (manifest.Missing); those still missing once the directory has been
+// looked at again go to db.Missing.
+func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 	v := db.Version
 	found := map[uint64]bool{}
 	var ts []*Target
 	for _, n := range files {
 		path := filepath.Join(db.Dir, n)
-		m := tableName.FindStringSubmatch(n)
-		if m == nil {
+		num, typ, ok := base.ParseFileName(n)
+		if !ok || typ != base.TableFile {
 			ts = append(ts, &Target{Path: path, DB: db, Skip: "not a LevelDB table file name (NNNNNN.ldb or NNNNNN.sst)"})
 			continue
 		}
-		num, err := strconv.ParseUint(m[1], 10, 64)
 		f, live := v.Live(num)
 		switch {
-		case err != nil || !live:
+		case !live:
 			ts = append(ts, &Target{Path: path, DB: db, Skip: notLiveText(db)})
 		case found[num]:
 			// TableCache opens NNNNNN.ldb, and NNNNNN.sst only without it.
@@ -319,8 +308,8 @@ func liveTargets(db *Database, files []string, present map[uint64]bool) []*Targe
 		}
 		found[f.Number] = true // a number listed at several levels is one file
 		// A compaction may have written it after the directory was listed.
-		ldb := filepath.Join(db.Dir, fmt.Sprintf("%06d.ldb", f.Number))
-		if path, ok := firstExisting(ldb, filepath.Join(db.Dir, fmt.Sprintf("%06d.sst", f.Number))); ok {
+		ldb := base.TableFileName(db.Dir, f.Number)
+		if path, ok := firstExisting(ldb, base.SSTTableFileName(db.Dir, f.Number)); ok {
 			ts = append(ts, &Target{Path: path, DB: db, Live: f})
 			continue
 		}
@@ -330,7 +319,7 @@ func liveTargets(db *Database, files []string, present map[uint64]bool) []*Targe
 			tg.Skip = reason
 		} else {
 			tg.missing = true
-			if !present[f.Number] {
+			if slices.Contains(missing, f.Number) {
 				db.Missing = append(db.Missing, f.Number)
 			}
 		}

@@ -9,28 +9,28 @@ import (
 // GOMAXPROCS, and a few tables ahead of the one emitted, so that results do
 // not pile up in memory) and calls emit with each item in order, from the
 // calling goroutine: with its table's report for a table, nil otherwise.
-func Each(items []Item, o Options, emit func(it Item, rep *Report)) {
-	forEachOrdered(len(items), func(i int) *Report {
+func Each(items []Item, o Options, emit func(it Item, rep *TableReport)) {
+	forEachOrdered(len(items), func(i int) *TableReport {
 		if items[i].Table == nil {
 			return nil
 		}
-		return Check(items[i].Table, o)
-	}, func(i int, rep *Report) { emit(items[i], rep) })
+		return Examine(items[i].Table, o)
+	}, func(i int, rep *TableReport) { emit(items[i], rep) })
 }
 
-// Result is everything verify reports on a set of paths.
-type Result struct {
+// RunResult is everything verify reports on a set of paths.
+type RunResult struct {
 	Items   []Item
-	Reports []*Report // by item: nil but for tables
+	Reports []*TableReport // by item: nil but for tables
 	Summary Summary
 }
 
 // Run resolves paths and checks every table, as `ldbcompat verify` does.
-func Run(paths []string, o Options) *Result {
-	r := &Result{Items: Resolve(paths)}
-	r.Reports = make([]*Report, len(r.Items))
+func Run(paths []string, o Options) *RunResult {
+	r := &RunResult{Items: Resolve(paths)}
+	r.Reports = make([]*TableReport, len(r.Items))
 	i := 0
-	Each(r.Items, o, func(it Item, rep *Report) {
+	Each(r.Items, o, func(it Item, rep *TableReport) {
 		r.Reports[i] = rep
 		r.Summary.Add(it, rep)
 		i++

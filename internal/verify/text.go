@@ -2,6 +2,8 @@ package verify
 
 import (
 	"fmt"
+	"io"
+	"math"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
@@ -22,13 +24,13 @@ const ignoredText = "LevelDB 1.18 and later ignore it (they look up " + bloom.Po
 
 // Detail describes the report in one line, after its path and verdict:
 // what the table holds and what upstream does with it.
-func (r *Report) Detail() string {
+func (r *TableReport) Detail() string {
 	var b strings.Builder
 	switch r.Verdict {
 	case "":
 		return r.Skipped
 	case OK, OldFilter, Mismatch:
-		f := r.Filter
+		f := r.Comparison
 		b.WriteString(f.Policy)
 		if f.Legacy != "" {
 			fmt.Fprintf(&b, " (%s)", hashText[f.Legacy])
@@ -51,13 +53,13 @@ func (r *Report) Detail() string {
 		fmt.Fprintf(&b, "filter of another policy, %s (not checked), %s, %s; upstream, with its bloom filter policy, ignores it and reads the table without a filter",
 			quoteList(r.OtherFilters), plural(r.DataBlocks, "data block"), plural(r.Keys, "key"))
 	case FilterUnusable:
-		if r.FilterName != "" {
-			fmt.Fprintf(&b, "filter %s that upstream cannot read: %v", r.FilterName, r.FilterErr)
+		if r.Policy != "" {
+			fmt.Fprintf(&b, "filter %s that upstream cannot read: %v", r.Policy, r.UnusableErr)
 		} else {
-			fmt.Fprintf(&b, "damaged metaindex block, where upstream finds no filter: %v", r.FilterErr)
+			fmt.Fprintf(&b, "damaged metaindex block, where upstream finds no filter: %v", r.UnusableErr)
 		}
 		b.WriteString("; upstream silently reads the table without its filter")
-		if r.FilterName == bloom.LegacyPolicyName {
+		if r.Policy == bloom.LegacyPolicyName {
 			b.WriteString(" (LevelDB 1.18 and later ignore a filter of that name anyway)")
 		}
 	case Unreadable:
@@ -94,8 +96,129 @@ func (r *Report) Detail() string {
 	return b.String()
 }
 
+// TextWriter prints what verify reports as `ldbcompat verify` and `dump`
+// print it: a line for each database and table on Out (a blank line before
+// each database but the first), and a line for each path that could not
+// be examined and each note on Err.
+type TextWriter struct {
+	Out, Err io.Writer
+	started  bool // a database was printed
+}
+
+// Item prints one item of verify; rep is its table's report, for a table.
+func (w *TextWriter) Item(it Item, rep *TableReport) {
+	switch {
+	case it.Database != nil:
+		if w.started {
+			fmt.Fprintln(w.Out)
+		}
+		w.started = true
+		fmt.Fprintf(w.Out, "%s: database: %s\n", it.Database.Dir, it.Database.Detail())
+	case it.PathErr != nil:
+		fmt.Fprintf(w.Err, "ldbcompat: %v\n", it.PathErr)
+	case it.Note != "":
+		fmt.Fprintf(w.Err, "ldbcompat: %s: %s\n", it.Path, it.Note)
+	case rep != nil:
+		fmt.Fprintln(w.Out, rep.Line())
+	}
+}
+
+// Dump prints one item of dump: d is its table's dump, for a table,
+// printed as a block of lines after its path and followed by a blank line.
+func (w *TextWriter) Dump(it Item, d *Dump) {
+	if d == nil {
+		w.Item(it, nil)
+		if it.Database != nil {
+			fmt.Fprintln(w.Out)
+		}
+		return
+	}
+	writeDump(w.Out, d)
+}
+
+// Line is the table's line: its path, verdict and Detail.
+func (r *TableReport) Line() string {
+	return fmt.Sprintf("%s: %s: %s", r.Path, r.verdictName(), r.Detail())
+}
+
+// verdictName is the verdict's name, or "skipped".
+func (r *TableReport) verdictName() string {
+	if r.Verdict == "" {
+		return "skipped"
+	}
+	return string(r.Verdict)
+}
+
+// writeDump prints one table's dump.
+func writeDump(w io.Writer, d *Dump) {
+	fmt.Fprintf(w, "%s\n", d.Path)
+	r := d.Comparison
+	if r == nil {
+		fmt.Fprintf(w, "  %s: %s\n\n", d.verdictName(), d.Detail())
+		return
+	}
+	verdict := string(d.Verdict)
+	if r.Diff != nil {
+		verdict += " at filter block " + r.Diff.String()
+	}
+	if r.Legacy != "" {
+		verdict += "; " + r.Legacy + " hash"
+	}
+	fmt.Fprintf(w, "  filter policy    %s (verify: %s)\n", r.Policy, verdict)
+	if r.Params != nil && r.LayoutError == "" {
+		fmt.Fprintf(w, "  implies          %s\n", r.Params)
+	}
+	l := d.layout
+	if l == nil {
+		fmt.Fprintf(w, "  filter block     %d bytes at offset %d: %s\n\n", r.FilterBlockSize, r.FilterBlockOffset, r.LayoutError)
+		return
+	}
+	fmt.Fprintf(w, "  filter block     %d bytes at offset %d; %d filters (%d empty), one per %d bytes of data-block offsets\n",
+		r.FilterBlockSize, r.FilterBlockOffset, len(l.Filters), l.EmptyFilters, uint64(1)<<(uint(l.BaseLg)&63))
+	minK, maxK, sum, nonEmpty := -1, 0, 0, 0
+	for _, f := range l.Filters {
+		if f.Keys == 0 {
+			continue
+		}
+		nonEmpty++
+		sum += f.Keys
+		if minK < 0 || f.Keys < minK {
+			minK = f.Keys
+		}
+		maxK = max(maxK, f.Keys)
+	}
+	fmt.Fprintf(w, "  keys             %d in %d data blocks", r.Keys, r.DataBlocks)
+	if nonEmpty > 0 {
+		fmt.Fprintf(w, "; per filter with keys: min %d, mean %.1f, max %d", minK, float64(sum)/float64(nonEmpty), maxK)
+	}
+	fmt.Fprintln(w)
+	if f := d.fpr; f != nil && f.Samples > 0 {
+		expected := "not computed (the filter block is not what its policy writes)"
+		if !math.IsNaN(f.Expected) {
+			expected = fmt.Sprintf("%.3f%%", 100*f.Expected)
+		}
+		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys); expected of LevelDB's probe scheme %s (simulated); independent-hash formula %.3f%%\n",
+			100*f.Measured, f.FalsePositives, f.Samples, expected, 100*f.Theoretical)
+	}
+	fmt.Fprintf(w, "  %6s  %-23s %6s %6s %3s %8s\n", "filter", "data offsets", "keys", "bytes", "k", "bits/key")
+	span := uint64(1) << (uint(l.BaseLg) & 63)
+	for _, f := range l.Filters {
+		lo := uint64(f.Index) * span
+		rng := fmt.Sprintf("%d..%d", lo, lo+span-1)
+		k, bpk := "-", "-"
+		if f.Bytes > 0 {
+			k = fmt.Sprint(f.K)
+		}
+		if f.Keys > 0 && f.Bytes > 0 {
+			bpk = fmt.Sprintf("%.1f", float64((f.Bytes-1)*8)/float64(f.Keys))
+		}
+		fmt.Fprintf(w, "  %6d  %-23s %6d %6d %3s %8s\n", f.Index, rng, f.Keys, f.Bytes, k, bpk)
+	}
+	fmt.Fprintln(w)
+}
+
 // statusText is upstream's status, or a word that there is none.
-func (r *Report) statusText() string {
+func (r *TableReport) statusText() string {
 	if r.Status == "" {
 		return "(no status)"
 	}
@@ -104,8 +227,8 @@ func (r *Report) statusText() string {
 
 // mismatchText describes a mismatch's first difference and false
 // negatives.
-func (r *Report) mismatchText(b *strings.Builder) {
-	f := r.Filter
+func (r *TableReport) mismatchText(b *strings.Builder) {
+	f := r.Comparison
 	if f.LayoutError != "" {
 		fmt.Fprintf(b, "; malformed filter block: %s", f.LayoutError)
 	}
@@ -137,7 +260,7 @@ func (r *Report) mismatchText(b *strings.Builder) {
 
 // sizeText compares a live table's file with the size its MANIFEST
 // records, "" when they agree.
-func (r *Report) sizeText() string {
+func (r *TableReport) sizeText() string {
 	if r.Live == nil || r.FileSize < 0 || uint64(r.FileSize) == r.Live.Size {
 		return ""
 	}
@@ -218,7 +341,7 @@ type Summary struct {
 }
 
 // Add counts one item; rep is its table's report, for a table.
-func (s *Summary) Add(it Item, rep *Report) {
+func (s *Summary) Add(it Item, rep *TableReport) {
 	if s.Verdicts == nil {
 		s.Verdicts = map[Verdict]int{}
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
 // The files that tell other stores of LevelDB's lineage, and LevelDB
@@ -21,8 +23,6 @@ var (
 	optionsFile = regexp.MustCompile(`^OPTIONS-[0-9]+$`)
 	// storeVersion is that section's line.
 	storeVersion = regexp.MustCompile(`(?m)^\s*(rocksdb_version|pebble_version)\s*=\s*(\S+)`)
-	// manifestFile: a MANIFEST of LevelDB (and RocksDB).
-	manifestFile = regexp.MustCompile(`^MANIFEST-[0-9]+$`)
 )
 
 // foreignKind tells, from the entries of the directory dir, whether
@@ -66,7 +66,7 @@ func resolveNoCurrent(dir string, ents []fs.DirEntry) (*Database, []*Target) {
 	db.Kind, db.KindEvidence = foreignKind(dir, ents)
 	var manifests []string
 	for _, e := range ents {
-		if manifestFile.MatchString(e.Name()) {
+		if _, typ, _ := base.ParseFileName(e.Name()); typ == base.DescriptorFile { // LevelDB's (and RocksDB's)
 			manifests = append(manifests, e.Name())
 		}
 	}
@@ -80,7 +80,7 @@ func resolveNoCurrent(dir string, ents []fs.DirEntry) (*Database, []*Target) {
 	}
 	var ts []*Target
 	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst") {
+		if n := e.Name(); base.HasTableExt(n) {
 			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
 		}
 	}
@@ -126,8 +126,10 @@ func search(root string, progress func(dirs, databases int)) []Item {
 					continue
 				}
 				visit(p, sub)
-			case tableName.MatchString(e.Name()):
-				loose++
+			default:
+				if _, typ, _ := base.ParseFileName(e.Name()); typ == base.TableFile {
+					loose++
+				}
 			}
 		}
 	}

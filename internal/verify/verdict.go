@@ -7,7 +7,7 @@ import (
 
 // Verdict is what upstream LevelDB 1.23 does with one table, as verify
 // decides it. Every table examined gets exactly one; a table file that is
-// not a live table of its database is skipped instead (Report.Skipped).
+// not a live table of its database is skipped instead (TableReport.Skipped).
 type Verdict string
 
 // The verdicts, in the order summaries list them.
@@ -36,7 +36,7 @@ const (
 	// writes for the table's keys.
 	Mismatch Verdict = "mismatch"
 	// Unreadable: upstream cannot open the table, its full scan ends in an
-	// error, the storage fails to read it (Report.Device), or upstream's
+	// error, the storage fails to read it (TableReport.Device), or upstream's
 	// behaviour on the table is undefined.
 	Unreadable Verdict = "unreadable"
 	// Missing: the MANIFEST lists the table as live, and its file is not

@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
@@ -35,15 +36,15 @@ func entries() []table.Entry {
 
 // blocksOf returns the data blocks' handles and user keys of a table, read
 // with internal/table alone.
-func blocksOf(t *testing.T, file []byte) []filtercheck.Block {
+func blocksOf(t *testing.T, file []byte) []filtercheck.BlockKeys {
 	t.Helper()
 	tb, err := table.Open("t", bytes.NewReader(file), int64(len(file)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var blocks []filtercheck.Block
+	var blocks []filtercheck.BlockKeys
 	err = tb.DataBlocks(func(b *table.DataBlock) error {
-		fb := filtercheck.Block{Handle: b.Handle}
+		fb := filtercheck.BlockKeys{Handle: b.Handle}
 		for _, e := range b.Entries {
 			fb.Keys = append(fb.Keys, e.Key.UserKey)
 		}
@@ -104,13 +105,13 @@ func withMeta(t *testing.T, base []byte, entries []metaEntry, badMeta bool) []by
 }
 
 // checkFile writes file and checks it as a table named directly.
-func checkFile(t *testing.T, file []byte) *verify.Report {
+func checkFile(t *testing.T, file []byte) *verify.TableReport {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "000005.ldb")
 	if err := os.WriteFile(p, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return verify.Check(&verify.Target{Path: p}, verify.Options{})
+	return verify.Examine(&verify.Target{Path: p}, verify.Options{})
 }
 
 // TestFilterVerdicts: each verdict of a table upstream reads, from tables
@@ -120,8 +121,8 @@ func checkFile(t *testing.T, file []byte) *verify.Report {
 // metaindex seek finds and that reads with its checksum; any failure reads
 // the table without it.
 func TestFilterVerdicts(t *testing.T) {
-	base := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})
-	blocks := blocksOf(t, base)
+	plain := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})
+	blocks := blocksOf(t, plain)
 	build := func(p bloom.FilterPolicy) []byte { return filtercheck.Build(blocks, p) }
 	current := build(bloom.NewPolicy(10))
 	signed := build(bloom.NewLegacyPolicy(10, true))
@@ -159,53 +160,53 @@ func TestFilterVerdicts(t *testing.T) {
 		meta    []metaEntry
 		badMeta bool
 		verdict verify.Verdict
-		check   func(r *verify.Report) string // "" when right
+		check   func(r *verify.TableReport) string // "" when right
 	}{
 		{"current filter", []metaEntry{{name: bloom.PolicyName, contents: current}}, false, verify.OK, nil},
 		{"compressed current filter", []metaEntry{{name: bloom.PolicyName, contents: current, snappy: true}}, false, verify.OK, nil},
-		{"old name, signed hash", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed}}, false, verify.OldFilter, func(r *verify.Report) string {
-			return want(r.Filter.Legacy == filtercheck.LegacySigned, "hash %s", r.Filter.Legacy)
+		{"old name, signed hash", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed}}, false, verify.OldFilter, func(r *verify.TableReport) string {
+			return want(r.Comparison.Legacy == filtercheck.LegacySigned, "hash %s", r.Comparison.Legacy)
 		}},
-		{"old name, unsigned hash", []metaEntry{{name: bloom.LegacyPolicyName, contents: unsigned}}, false, verify.OldFilter, func(r *verify.Report) string {
-			return want(r.Filter.Legacy == filtercheck.LegacyUnsigned, "hash %s", r.Filter.Legacy)
+		{"old name, unsigned hash", []metaEntry{{name: bloom.LegacyPolicyName, contents: unsigned}}, false, verify.OldFilter, func(r *verify.TableReport) string {
+			return want(r.Comparison.Legacy == filtercheck.LegacyUnsigned, "hash %s", r.Comparison.Legacy)
 		}},
 		{"both names", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed}, {name: bloom.PolicyName, contents: current}}, false, verify.OK, nil},
 		{"no filter", nil, false, verify.NoFilter, nil},
-		{"another policy", []metaEntry{{name: "my.Filter", contents: []byte("x")}}, false, verify.OtherFilter, func(r *verify.Report) string {
-			return want(r.FilterName == "my.Filter" && strings.Contains(r.Detail(), `"my.Filter" (not checked)`), "name %q, %s", r.FilterName, r.Detail())
+		{"another policy", []metaEntry{{name: "my.Filter", contents: []byte("x")}}, false, verify.OtherFilter, func(r *verify.TableReport) string {
+			return want(r.Policy == "my.Filter" && strings.Contains(r.Detail(), `"my.Filter" (not checked)`), "name %q, %s", r.Policy, r.Detail())
 		}},
-		{"checksum mismatch", []metaEntry{{name: bloom.PolicyName, contents: current, badCRC: true}}, false, verify.FilterUnusable, func(r *verify.Report) string {
-			return want(r.FilterName == bloom.PolicyName && table.StatusOf(r.FilterErr) == "Corruption: block checksum mismatch", "%v", r.FilterErr)
+		{"checksum mismatch", []metaEntry{{name: bloom.PolicyName, contents: current, badCRC: true}}, false, verify.FilterUnusable, func(r *verify.TableReport) string {
+			return want(r.Policy == bloom.PolicyName && base.StatusOf(r.UnusableErr) == "Corruption: block checksum mismatch", "%v", r.UnusableErr)
 		}},
-		{"bad handle", []metaEntry{{name: bloom.PolicyName, value: []byte{0x80}}}, false, verify.FilterUnusable, func(r *verify.Report) string {
-			return want(table.StatusOf(r.FilterErr) == "Corruption: bad block handle", "%v", r.FilterErr)
+		{"bad handle", []metaEntry{{name: bloom.PolicyName, value: []byte{0x80}}}, false, verify.FilterUnusable, func(r *verify.TableReport) string {
+			return want(base.StatusOf(r.UnusableErr) == "Corruption: bad block handle", "%v", r.UnusableErr)
 		}},
-		{"metaindex out of order", []metaEntry{{name: "zz.Other", contents: []byte("x")}, {name: bloom.PolicyName, contents: current}}, false, verify.FilterUnusable, func(r *verify.Report) string {
-			return want(strings.Contains(fmt.Sprint(r.FilterErr), "out of order"), "%v", r.FilterErr)
+		{"metaindex out of order", []metaEntry{{name: "zz.Other", contents: []byte("x")}, {name: bloom.PolicyName, contents: current}}, false, verify.FilterUnusable, func(r *verify.TableReport) string {
+			return want(strings.Contains(fmt.Sprint(r.UnusableErr), "out of order"), "%v", r.UnusableErr)
 		}},
-		{"metaindex unreadable", []metaEntry{{name: bloom.PolicyName, contents: current}}, true, verify.FilterUnusable, func(r *verify.Report) string {
-			return want(r.FilterName == "" && table.StatusOf(r.FilterErr) == "Corruption: block checksum mismatch", "%q, %v", r.FilterName, r.FilterErr)
+		{"metaindex unreadable", []metaEntry{{name: bloom.PolicyName, contents: current}}, true, verify.FilterUnusable, func(r *verify.TableReport) string {
+			return want(r.Policy == "" && base.StatusOf(r.UnusableErr) == "Corruption: block checksum mismatch", "%q, %v", r.Policy, r.UnusableErr)
 		}},
-		{"first filter zeroed", []metaEntry{{name: bloom.PolicyName, contents: zeroed}}, false, verify.Mismatch, func(r *verify.Report) string {
+		{"first filter zeroed", []metaEntry{{name: bloom.PolicyName, contents: zeroed}}, false, verify.Mismatch, func(r *verify.TableReport) string {
 			fn := r.FalseNegatives
 			return want(fn != nil && fn.Rejected == rejected && fn.Keys == 400 && bytes.Equal(fn.FirstKey, blocks[0].Keys[0]) &&
 				strings.Contains(r.Detail(), fmt.Sprintf("rejects %d of the table's 400 keys (false negatives): upstream reports them missing", rejected)),
 				"%+v, %s", fn, r.Detail())
 		}},
-		{"a bit more", []metaEntry{{name: bloom.PolicyName, contents: oneMore}}, false, verify.Mismatch, func(r *verify.Report) string {
+		{"a bit more", []metaEntry{{name: bloom.PolicyName, contents: oneMore}}, false, verify.Mismatch, func(r *verify.TableReport) string {
 			return want(r.FalseNegatives != nil && r.FalseNegatives.Rejected == 0 && strings.Contains(r.Detail(), "rejects none of the table's 400 keys"), "%s", r.Detail())
 		}},
-		{"old name, first filter zeroed", []metaEntry{{name: bloom.LegacyPolicyName, contents: signedZeroed}}, false, verify.Mismatch, func(r *verify.Report) string {
+		{"old name, first filter zeroed", []metaEntry{{name: bloom.LegacyPolicyName, contents: signedZeroed}}, false, verify.Mismatch, func(r *verify.TableReport) string {
 			fn := r.FalseNegatives
-			return want(r.Filter.Legacy == filtercheck.LegacyNeither && fn != nil && fn.Rejected >= rejected &&
+			return want(r.Comparison.Legacy == filtercheck.LegacyNeither && fn != nil && fn.Rejected >= rejected &&
 				strings.Contains(r.Detail(), "LevelDB v1.17 or older reports them missing"), "%+v, %s", fn, r.Detail())
 		}},
-		{"old name unreadable", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed, badCRC: true}}, false, verify.FilterUnusable, func(r *verify.Report) string {
-			return want(r.FilterName == bloom.LegacyPolicyName, "%q", r.FilterName)
+		{"old name unreadable", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed, badCRC: true}}, false, verify.FilterUnusable, func(r *verify.TableReport) string {
+			return want(r.Policy == bloom.LegacyPolicyName, "%q", r.Policy)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := checkFile(t, withMeta(t, base, tc.meta, tc.badMeta))
+			r := checkFile(t, withMeta(t, plain, tc.meta, tc.badMeta))
 			if r.Verdict != tc.verdict {
 				t.Fatalf("verdict %q, want %q: %s", r.Verdict, tc.verdict, r.Detail())
 			}
@@ -261,7 +262,7 @@ func TestDatabases(t *testing.T) {
 		opens   bool
 		summary string
 		code    int
-		check   func(dir string, db *verify.Database, reps []*verify.Report) string
+		check   func(dir string, db *verify.Database, reps []*verify.TableReport) string
 	}{
 		{"empty", func(t *testing.T, dir string) {
 			if err := manifesttest.WriteDB(dir, 2); err != nil {
@@ -274,7 +275,7 @@ func TestDatabases(t *testing.T) {
 				t.Fatal(err)
 			}
 			write(t, dir, "000005.ldb", good)
-		}, false, "2 tables: 1 ok, 1 missing; 1 database upstream cannot open", verify.ExitError, func(dir string, db *verify.Database, reps []*verify.Report) string {
+		}, false, "2 tables: 1 ok, 1 missing; 1 database upstream cannot open", verify.ExitError, func(dir string, db *verify.Database, reps []*verify.TableReport) string {
 			return want(db.Status == "Corruption: 1 missing files; e.g.: "+filepath.Join(dir, "000009.ldb") && len(db.Missing) == 1 && db.Missing[0] == 9,
 				"status %q, missing %v", db.Status, db.Missing)
 		}},
@@ -284,7 +285,7 @@ func TestDatabases(t *testing.T) {
 			}
 			write(t, dir, "000005.ldb", good)
 			write(t, dir, "000009.log", nil)
-		}, true, "2 tables: 1 ok, 1 missing", verify.ExitError, func(dir string, db *verify.Database, reps []*verify.Report) string {
+		}, true, "2 tables: 1 ok, 1 missing", verify.ExitError, func(dir string, db *verify.Database, reps []*verify.TableReport) string {
 			r := reps[len(reps)-1]
 			// util/env_posix.cc PosixError: ENOENT is NotFound from 1.21
 			// on (TestFaultyStorageStatusesAgainstUpstream checks it).
@@ -292,12 +293,12 @@ func TestDatabases(t *testing.T) {
 				strings.Contains(r.Detail(), "upstream opens the database"), "%s: %s", r.Verdict, r.Detail())
 		}},
 		{"application's comparator", func(t *testing.T, dir string) { manifestWith(t, dir, "app.Reverse") }, true, "1 table: 1 ok", verify.ExitOK,
-			func(dir string, db *verify.Database, reps []*verify.Report) string {
+			func(dir string, db *verify.Database, reps []*verify.TableReport) string {
 				return want(db.Comparator == "app.Reverse" && db.DefaultStatus == "Invalid argument: app.Reverse does not match existing comparator : leveldb.BytewiseComparator" &&
 					strings.Contains(db.Detail(), `upstream opens it with the application's comparator "app.Reverse"`), "%+v: %s", db, db.Detail())
 			}},
 		{"two comparators", func(t *testing.T, dir string) { manifestWith(t, dir, "app.Reverse", "leveldb.BytewiseComparator") }, false,
-			"1 table: 1 ok; 1 database upstream cannot open", verify.ExitError, func(dir string, db *verify.Database, reps []*verify.Report) string {
+			"1 table: 1 ok; 1 database upstream cannot open", verify.ExitError, func(dir string, db *verify.Database, reps []*verify.TableReport) string {
 				return want(db.Status == "Invalid argument: leveldb.BytewiseComparator does not match existing comparator : app.Reverse" &&
 					reps[1].Live == nil, "status %q, %+v", db.Status, reps[1])
 			}},
@@ -330,7 +331,7 @@ func TestErrUndefined(t *testing.T) {
 	// An index handle whose offset plus size overflows 64 bits.
 	bad := tabletest.ReplaceFooter(good, tb.MetaindexHandle(), table.BlockHandle{Offset: 1 << 63, Size: 1 << 63})
 	r := checkFile(t, bad)
-	if r.Verdict != verify.Unreadable || !r.Undefined || r.Status != "" || !errors.Is(r.Err, table.ErrUndefined) ||
+	if r.Verdict != verify.Unreadable || !r.Undefined || r.Status != "" || !errors.Is(r.Err, base.ErrUndefined) ||
 		!strings.HasPrefix(r.Detail(), "upstream's behaviour is undefined on it") {
 		t.Errorf("%s (undefined %v, status %q): %s", r.Verdict, r.Undefined, r.Status, r.Detail())
 	}

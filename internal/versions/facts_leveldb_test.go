@@ -294,8 +294,8 @@ func checkDB(t *testing.T) *DBCheck {
 		}
 	}
 	for _, rep := range res.Reports {
-		if rep != nil && rep.Verdict == verify.OldFilter && rep.Filter != nil && !slices.Contains(d.Legacy, rep.Filter.Legacy) {
-			d.Legacy = append(d.Legacy, rep.Filter.Legacy)
+		if rep != nil && rep.Verdict == verify.OldFilter && rep.Comparison != nil && !slices.Contains(d.Legacy, rep.Comparison.Legacy) {
+			d.Legacy = append(d.Legacy, rep.Comparison.Legacy)
 		}
 	}
 	return d

@@ -32,6 +32,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 )
 
@@ -49,15 +50,15 @@ const batchBytes = 64 << 10
 const entryOverhead = 64
 
 // Notes say how each property is reached, or why it is not.
-var Notes = map[compat.Property]string{
-	compat.PropName:        `bloom.FilterPolicy(bits).Name(); pebble's table writer stores the filter under "fullfilter." and that name, with sstable.TableFormatLevelDB too`,
-	compat.PropHash:        "not exported: bloom's hash function is unexported (read in its source, not measured: it adds the 1 to 3 tail bytes sign-extended, as RocksDB does, where LevelDB 1.18 and later add them unsigned)",
-	compat.PropFilterBytes: "bloom.FilterPolicy(bits).NewWriter(pebble.TableFilter): AddKey, Finish(dst); pebble v1's only filter type is one filter per table, in RocksDB's full-filter format (cache-line blocked bits, then 1 byte of probe count and 4 of line count)",
-	compat.PropKeyMayMatch: `bloom.FilterPolicy(bits).MayContain(pebble.TableFilter, filter, key); pebble's table reader calls it only on "fullfilter." blocks, never on a LevelDB filter, so its answers on upstream's filters below matter only to a program that hands it one`,
-	compat.PropBlockBytes:  "does not exist: pebble v1 writes no LevelDB filter block (a filter per 2 KiB of data block offsets and an offset array), only one whole-table filter, with sstable.TableFormatLevelDB too",
-	compat.PropReader:      `does not exist: pebble v1's table reader looks up only "fullfilter."+name, so it never reads a LevelDB filter block`,
-	compat.PropReadDB:      "pebble.Open with Options{ErrorIfNotExists: true, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
-	compat.PropWriteDB:     "pebble.Open with Options{ErrorIfExists: true, DisableAutomaticCompactions: true, L0StopWritesThreshold: math.MaxInt32, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)} at the default format major version (FormatMostCompatible, whose tables are sstable.TableFormatRocksDBv2), DB.Set, DB.Flush after every 64 KiB put, DB.Compact of the whole key range, DB.Close",
+var Notes = map[kit.Property]string{
+	kit.PropName:        `bloom.FilterPolicy(bits).Name(); pebble's table writer stores the filter under "fullfilter." and that name, with sstable.TableFormatLevelDB too`,
+	kit.PropHash:        "not exported: bloom's hash function is unexported (read in its source, not measured: it adds the 1 to 3 tail bytes sign-extended, as RocksDB does, where LevelDB 1.18 and later add them unsigned)",
+	kit.PropFilterBytes: "bloom.FilterPolicy(bits).NewWriter(pebble.TableFilter): AddKey, Finish(dst); pebble v1's only filter type is one filter per table, in RocksDB's full-filter format (cache-line blocked bits, then 1 byte of probe count and 4 of line count)",
+	kit.PropKeyMayMatch: `bloom.FilterPolicy(bits).MayContain(pebble.TableFilter, filter, key); pebble's table reader calls it only on "fullfilter." blocks, never on a LevelDB filter, so its answers on upstream's filters below matter only to a program that hands it one`,
+	kit.PropBlockBytes:  "does not exist: pebble v1 writes no LevelDB filter block (a filter per 2 KiB of data block offsets and an offset array), only one whole-table filter, with sstable.TableFormatLevelDB too",
+	kit.PropReader:      `does not exist: pebble v1's table reader looks up only "fullfilter."+name, so it never reads a LevelDB filter block`,
+	kit.PropReadDB:      "pebble.Open with Options{ErrorIfNotExists: true, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
+	kit.PropWriteDB:     "pebble.Open with Options{ErrorIfExists: true, DisableAutomaticCompactions: true, L0StopWritesThreshold: math.MaxInt32, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)} at the default format major version (FormatMostCompatible, whose tables are sstable.TableFormatRocksDBv2), DB.Set, DB.Flush after every 64 KiB put, DB.Compact of the whole key range, DB.Close",
 }
 
 // Port returns pebble v1 described as a compat.Port.

@@ -19,8 +19,8 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
-	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
@@ -99,11 +99,11 @@ func toLevelDB() row.Measured {
 		strings.Join(names, ", "), has, bloom.PolicyName, ut.Class, upstreamStatus(ut), ut.Keys, consulted(ut), ut.NotFound, v)
 	switch {
 	case ut.NotFound > 0 || ut.Rejected > 0:
-		m.Harm = compat.HarmFalseNegatives
+		m.Harm = kit.HarmFalseNegatives
 	case ut.Class == upstreamdb.Refused:
-		m.Harm = compat.HarmFails
+		m.Harm = kit.HarmFails
 	case ut.Class != upstreamdb.WithFilter:
-		m.Harm = compat.HarmSlower
+		m.Harm = kit.HarmSlower
 	}
 	return m
 }
@@ -197,11 +197,11 @@ func tablesFromLevelDB() row.Measured {
 	}
 	switch {
 	case found < userKeys || sameEntries < entries:
-		m.Harm = compat.HarmFalseNegatives
+		m.Harm = kit.HarmFalseNegatives
 	case len(problems) > 0 || opened < tables:
-		m.Harm = compat.HarmFails
+		m.Harm = kit.HarmFails
 	case withFilter < tables:
-		m.Harm = compat.HarmSlower
+		m.Harm = kit.HarmSlower
 	}
 	return m
 }
@@ -374,9 +374,9 @@ func dbFromLevelDB() row.Measured {
 	}
 	switch {
 	case found < keys:
-		m.Harm = compat.HarmFalseNegatives
+		m.Harm = kit.HarmFalseNegatives
 	case asIs < len(dbs) || upstreamOpens < renamed || len(problems) > 0:
-		m.Harm = compat.HarmFails
+		m.Harm = kit.HarmFails
 	}
 	return m
 }

@@ -30,6 +30,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
 )
 
@@ -44,13 +45,13 @@ const Module = "github.com/golang/leveldb"
 const batchBytes = 64 << 10
 
 // Notes say how each property is reached, or why it is not.
-var Notes = map[compat.Property]string{
-	compat.PropHash:        "not exported: bloom's hash function is unexported",
-	compat.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
-	compat.PropReader:      "through table.NewReader and Reader.Get, which consults the filter, on a table made around the block",
-	compat.PropReadDB:      "leveldb.Open with db.Options{FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
-	compat.PropWriteDB:     "leveldb.Open with db.Options{FilterPolicy: bloom.FilterPolicy(bits)}, DB.Set, and DB.Close and leveldb.Open again after every 64 KiB put (no flush or CompactRange call exists; Open writes the log to a table)",
-	compat.PropFilterBytes: "bloom.FilterPolicy(bits).AppendFilter",
+var Notes = map[kit.Property]string{
+	kit.PropHash:        "not exported: bloom's hash function is unexported",
+	kit.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
+	kit.PropReader:      "through table.NewReader and Reader.Get, which consults the filter, on a table made around the block",
+	kit.PropReadDB:      "leveldb.Open with db.Options{FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
+	kit.PropWriteDB:     "leveldb.Open with db.Options{FilterPolicy: bloom.FilterPolicy(bits)}, DB.Set, and DB.Close and leveldb.Open again after every 64 KiB put (no flush or CompactRange call exists; Open writes the log to a table)",
+	kit.PropFilterBytes: "bloom.FilterPolicy(bits).AppendFilter",
 }
 
 // Port returns golang/leveldb described as a compat.Port.

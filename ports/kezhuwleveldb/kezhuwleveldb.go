@@ -22,6 +22,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 )
 
@@ -29,15 +30,15 @@ import (
 const Module = "github.com/kezhuw/leveldb"
 
 // Notes say how each property is reached, or why it is not.
-var Notes = map[compat.Property]string{
-	compat.PropName:        "leveldb.NewBloomFilter(bits).Name()",
-	compat.PropHash:        "internal: its hash is in internal/hash, which other modules cannot import",
-	compat.PropFilterBytes: "leveldb.NewBloomFilter(bits).Append(buf, keys), into a bytes.Buffer holding dst",
-	compat.PropKeyMayMatch: "leveldb.NewBloomFilter(bits).Contains(filter, key)",
-	compat.PropBlockBytes:  "internal: the filter block writer is in internal/table/filter, and its table writer too",
-	compat.PropReader:      "internal: the filter block reader is in internal/table/filter, and the table reader that calls it in internal/table; only DB.Get reaches it (see reads upstream's DBs)",
-	compat.PropReadDB:      "leveldb.Open with Options{Filter: leveldb.NewBloomFilter(bits)}, DB.Get",
-	compat.PropWriteDB:     "leveldb.Open with Options{CreateIfMissing: true, ErrorIfExists: true, Filter: leveldb.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(nil, nil), DB.Close",
+var Notes = map[kit.Property]string{
+	kit.PropName:        "leveldb.NewBloomFilter(bits).Name()",
+	kit.PropHash:        "internal: its hash is in internal/hash, which other modules cannot import",
+	kit.PropFilterBytes: "leveldb.NewBloomFilter(bits).Append(buf, keys), into a bytes.Buffer holding dst",
+	kit.PropKeyMayMatch: "leveldb.NewBloomFilter(bits).Contains(filter, key)",
+	kit.PropBlockBytes:  "internal: the filter block writer is in internal/table/filter, and its table writer too",
+	kit.PropReader:      "internal: the filter block reader is in internal/table/filter, and the table reader that calls it in internal/table; only DB.Get reaches it (see reads upstream's DBs)",
+	kit.PropReadDB:      "leveldb.Open with Options{Filter: leveldb.NewBloomFilter(bits)}, DB.Get",
+	kit.PropWriteDB:     "leveldb.Open with Options{CreateIfMissing: true, ErrorIfExists: true, Filter: leveldb.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(nil, nil), DB.Close",
 }
 
 // Port returns kezhuw/leveldb described as a compat.Port.

@@ -28,6 +28,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
 )
@@ -36,13 +37,13 @@ import (
 const Module = "github.com/pingcap/goleveldb"
 
 // Notes say how each property is reached, or why it is not.
-var Notes = map[compat.Property]string{
-	compat.PropHash:        "leveldb/util.Hash",
-	compat.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
-	compat.PropReader:      "through table.NewReader and Reader.Find(key, filtered=true) on a table made around the block",
-	compat.PropReadDB:      "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Get",
-	compat.PropWriteDB:     "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(util.Range{})",
-	compat.PropFilterBytes: "filter.NewBloomFilter(bits).NewGenerator(): Add, Generate",
+var Notes = map[kit.Property]string{
+	kit.PropHash:        "leveldb/util.Hash",
+	kit.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
+	kit.PropReader:      "through table.NewReader and Reader.Find(key, filtered=true) on a table made around the block",
+	kit.PropReadDB:      "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Get",
+	kit.PropWriteDB:     "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(util.Range{})",
+	kit.PropFilterBytes: "filter.NewBloomFilter(bits).NewGenerator(): Add, Generate",
 }
 
 // Port returns pingcap/goleveldb described as a compat.Port.

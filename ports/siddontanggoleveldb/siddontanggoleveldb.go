@@ -33,6 +33,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
 )
@@ -41,13 +42,13 @@ import (
 const Module = "github.com/siddontang/goleveldb"
 
 // Notes say how each property is reached, or why it is not.
-var Notes = map[compat.Property]string{
-	compat.PropHash:        "leveldb/util.Hash",
-	compat.PropFilterBytes: "filter.NewBloomFilter(bits).NewGenerator(): Add, Generate",
-	compat.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
-	compat.PropReader:      "through table.NewReader (which returns no error: a table it refuses fails every Find) and Reader.Find, which always consults the filter, on a table made around the block",
-	compat.PropReadDB:      "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Get",
-	compat.PropWriteDB:     "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(util.Range{})",
+var Notes = map[kit.Property]string{
+	kit.PropHash:        "leveldb/util.Hash",
+	kit.PropFilterBytes: "filter.NewBloomFilter(bits).NewGenerator(): Add, Generate",
+	kit.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
+	kit.PropReader:      "through table.NewReader (which returns no error: a table it refuses fails every Find) and Reader.Find, which always consults the filter, on a table made around the block",
+	kit.PropReadDB:      "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Get",
+	kit.PropWriteDB:     "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(util.Range{})",
 }
 
 // Port returns siddontang/goleveldb described as a compat.Port.

@@ -2,8 +2,9 @@
 
 // Command bench is `make bench` when the ports module is present: the
 // comparison of internal/cmd/benchcmp (package bloom against upstream C++
-// LevelDB 1.23, and `ldbcompat verify` throughput) with the bloom filters of
-// the Go ports added, each through its adapter's public-API FilterPolicy.
+// LevelDB 1.23, and `ldbcompat verify` against upstream's full scan) with
+// the bloom filters of the Go ports added, each through its adapter's
+// public-API FilterPolicy.
 // A port's filter block builder is unexported, so ports take part in
 // CreateFilter and KeyMayMatch only.
 //

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
 
@@ -149,7 +150,7 @@ func liveTables(dir string, files []fileInfo) (tables, extra string, err error) 
 	}
 	var dead []string
 	for _, f := range files {
-		if (strings.HasSuffix(f.Name, ".ldb") || strings.HasSuffix(f.Name, ".sst")) && !live[f.Name] {
+		if base.HasTableExt(f.Name) && !live[f.Name] {
 			dead = append(dead, f.Name)
 		}
 	}

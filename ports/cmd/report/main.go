@@ -1,4 +1,4 @@
-// Command report runs the ldbcompat conformance kit (compat.Check) on every
+// Command report runs the ldbcompat conformance kit (internal/kit.Check) on every
 // Go implementation of LevelDB that package ports lists, each at the
 // versions people run, and writes the results as markdown: a table of
 // implementations and versions by checks, with who runs each (from their
@@ -38,7 +38,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports"
 	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 )
@@ -104,7 +104,7 @@ func run(out, otherDir, portsDir string) error {
 // leveldb tag when this command was.
 func runModule(dir string) (row.Row, error) {
 	args := []string{"run"}
-	if compat.Live {
+	if kit.Live {
 		args = append(args, "-tags", "leveldb")
 	}
 	cmd := exec.Command("go", append(args, ".")...)
@@ -126,13 +126,13 @@ func runModule(dir string) (row.Row, error) {
 
 func verdict(r row.Row) string {
 	fails := 0
-	for _, c := range r.Checks {
-		if c.Status == compat.StatusFail {
+	for _, c := range r.Results {
+		if c.Outcome == kit.Fail {
 			fails++
 		}
 	}
 	if len(r.Errors) > 0 {
 		return fmt.Sprintf("%d checks fail, %d suite errors", fails, len(r.Errors))
 	}
-	return fmt.Sprintf("%d of %d checks fail", fails, len(r.Checks))
+	return fmt.Sprintf("%d of %d checks fail", fails, len(r.Results))
 }

@@ -15,7 +15,7 @@ import (
 // opened with the comparator the fixture records, and compares verify's
 // verdicts in res with its answers. It returns what upstream does, in
 // words, and whether verify agrees.
-func askUpstream(dir string, f otherFixture, res *verify.Result) (what, agree string, err error) {
+func askUpstream(dir string, f otherFixture, res *verify.RunResult) (what, agree string, err error) {
 	var c upstream.Comparator
 	if f.Options.ComparatorName != "" {
 		// The writer's comparator (tools/other/plyvel_writer.py): bytewise
@@ -78,7 +78,7 @@ func askUpstream(dir string, f otherFixture, res *verify.Result) (what, agree st
 	if db == nil || db.Opens() != d.Opens() {
 		wrong = append(wrong, "the database")
 	}
-	byNumber := map[uint64]*verify.Report{}
+	byNumber := map[uint64]*verify.TableReport{}
 	for _, r := range res.Reports {
 		if r != nil && r.Live != nil {
 			byNumber[r.Live.Number] = r

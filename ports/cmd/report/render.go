@@ -10,26 +10,26 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 	"github.com/ldbcompat/ldbcompat/ports/internal/users"
 )
 
 // columns are the table's headings, by property.
-var columns = map[compat.Property]string{
-	compat.PropName:        "filter name",
-	compat.PropHash:        "hash",
-	compat.PropFilterBytes: "filter bytes",
-	compat.PropKeyMayMatch: "KeyMayMatch",
-	compat.PropBlockBytes:  "filter block bytes",
-	compat.PropReader:      "filter block reader",
-	compat.PropReadDB:      "reads upstream's DBs",
-	compat.PropWriteDB:     "upstream reads its DBs",
+var columns = map[kit.Property]string{
+	kit.PropName:        "filter name",
+	kit.PropHash:        "hash",
+	kit.PropFilterBytes: "filter bytes",
+	kit.PropKeyMayMatch: "KeyMayMatch",
+	kit.PropBlockBytes:  "filter block bytes",
+	kit.PropReader:      "filter block reader",
+	kit.PropReadDB:      "reads upstream's DBs",
+	kit.PropWriteDB:     "upstream reads its DBs",
 }
 
 // endToEnd are the properties measured on real databases: their findings
 // are what users see, and come first among equally harmful ones.
-var endToEnd = map[compat.Property]bool{compat.PropReadDB: true, compat.PropWriteDB: true}
+var endToEnd = map[kit.Property]bool{kit.PropReadDB: true, kit.PropWriteDB: true}
 
 // name is how the report names a row: the module whose code it checks,
 // and the version.
@@ -146,21 +146,21 @@ func plural(n int, one, many string) string {
 
 // cell is a table cell: the check's outcome and, for a failure, its most
 // harmful effect.
-func cell(c row.Check) string {
+func cell(c row.Result) string {
 	not := ""
 	if c.Uncompared > 0 {
 		not = fmt.Sprintf("; %d not compared", c.Uncompared)
 	}
-	switch c.Status {
-	case compat.StatusPass:
+	switch c.Outcome {
+	case kit.Pass:
 		return fmt.Sprintf("✅ pass (%d%s)", c.Cases, not)
-	case compat.StatusFail:
-		h := compat.HarmOther
+	case kit.Fail:
+		h := kit.HarmOther
 		if len(c.Groups) > 0 {
 			h = c.Groups[0].Harm
 		}
 		icon := "⚠️"
-		if h <= compat.HarmFails {
+		if h <= kit.HarmFails {
 			icon = "❌"
 		}
 		return fmt.Sprintf("%s **%s** (%d of %d%s)", icon, h, c.Failures, c.Cases, not)
@@ -232,14 +232,14 @@ func (u use) text(withLine bool) string {
 // effect on one or more rows (the same cases failing the same way), or a
 // measurement.
 type finding struct {
-	harm     compat.Harm
-	prop     compat.Property // "" for a measurement
-	share    float64         // the share of the check's cases that fail
+	harm     kit.Harm
+	prop     kit.Property // "" for a measurement
+	share    float64      // the share of the check's cases that fail
 	effect   string
 	rows     []int
 	counts   []string // per row, "N of M cases"
-	first    compat.Failure
-	all      []compat.Failure
+	first    kit.Failure
+	all      []kit.Failure
 	measured *row.Measured
 	key      string
 }
@@ -248,7 +248,7 @@ func collect(rows []row.Row) []*finding {
 	var fs []*finding
 	byKey := map[string]*finding{}
 	for i, r := range rows {
-		for _, c := range r.Checks {
+		for _, c := range r.Results {
 			for _, g := range c.Groups {
 				key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s\x00%s\x00%s", c.Property, g.Effect, g.N, c.Cases, g.First.Case, sameAs(g.First.Detail), g.First.Repro)
 				count := fmt.Sprintf("%d of %d %s", g.N, c.Cases, plural(c.Cases, "case", "cases"))
@@ -271,8 +271,8 @@ func collect(rows []row.Row) []*finding {
 			fs = append(fs, &finding{harm: m.Harm, effect: m.What, rows: []int{i}, measured: m, share: 1})
 		}
 	}
-	order := map[compat.Property]int{}
-	for i, p := range compat.Properties() {
+	order := map[kit.Property]int{}
+	for i, p := range kit.Properties() {
 		order[p] = i
 	}
 	sort.SliceStable(fs, func(i, j int) bool {
@@ -299,7 +299,7 @@ func collect(rows []row.Row) []*finding {
 
 func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 	var b bytes.Buffer
-	props := compat.Properties()
+	props := kit.Properties()
 	fs := collect(rows)
 	findingsOf := make([][]int, len(rows))
 	for n, f := range fs {
@@ -314,7 +314,7 @@ func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 	if len(rows) > 0 {
 		upstream = rows[0].Upstream
 	}
-	fmt.Fprintf(&b, "Each Go implementation of LevelDB's format below is checked, at each version people run, by `compat.Check` (the checks `compat.TestPort` runs in a port's own tests) against %s, built by %s for %s/%s. "+
+	fmt.Fprintf(&b, "Each Go implementation of LevelDB's format below is checked, at each version people run, by the conformance kit (`internal/kit.Check`: the checks `compat.TestPort` runs in a port's own tests) against %s, built by %s for %s/%s. "+
 		"Its adapter in [`ports/`](../ports) uses only the implementation's public API; where a property cannot be reached through it, the cell says n/a and the notes under the row say why. "+
 		"A cell gives the cases compared with upstream or, when some differ, what the most harmful difference does to users and how many cases differ. "+
 		"Go builds one version of a module per build: the other versions, and the forks that keep syndtr/goleveldb's module path (usable only through a `replace` directive), are checked by the modules under [`ports/versions`](../ports/versions). "+
@@ -322,7 +322,7 @@ func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 		upstream, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	b.WriteString("**Who runs it** lists the modules whose go.mod requires that module at that version, or replaces a module by it, as module@version of the user: facts from their go.mod files as the Go module proxy serves them, kept in [`ports/users.json`](../ports/users.json) with the line of each, and checked again by every `make ports`. " +
 		"A list of who runs each is never complete: none listed means none recorded there.\n\n")
-	if !compat.Live {
+	if !kit.Live {
 		b.WriteString("**This report was built without the `leveldb` tag**: upstream was not asked live and no database was written through it; run `make ports` for the full report.\n\n")
 	}
 
@@ -481,11 +481,11 @@ func renderRow(b *bytes.Buffer, i int, r row.Row, uf *users.File, fs []*finding,
 		fmt.Fprintf(b, "Module `%s` at `%s`, built in [`%s`](../%s). ", r.Module, r.Version, r.Built, r.Built)
 	}
 	pass, fail, skip := 0, 0, 0
-	for _, c := range r.Checks {
-		switch c.Status {
-		case compat.StatusPass:
+	for _, c := range r.Results {
+		switch c.Outcome {
+		case kit.Pass:
 			pass++
-		case compat.StatusFail:
+		case kit.Fail:
 			fail++
 		default:
 			skip++
@@ -509,7 +509,7 @@ func renderRow(b *bytes.Buffer, i int, r row.Row, uf *users.File, fs []*finding,
 		b.WriteString("\n")
 	}
 	b.WriteString("How the adapter reaches each property:\n\n")
-	for _, p := range compat.Properties() {
+	for _, p := range kit.Properties() {
 		if n := r.Notes[p]; n != "" {
 			fmt.Fprintf(b, "- %s: %s\n", columns[p], n)
 		}

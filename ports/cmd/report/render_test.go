@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 	"github.com/ldbcompat/ldbcompat/ports/internal/users"
 )
 
-func group(h compat.Harm, effect, c string, n int) row.Group {
-	return row.Group{Effect: effect, Harm: h, N: n, First: compat.Failure{Case: c, Detail: "d " + c, Repro: "r " + c}}
+func group(h kit.Harm, effect, c string, n int) row.Group {
+	return row.Group{Effect: effect, Harm: h, N: n, First: kit.Failure{Case: c, Detail: "d " + c, Repro: "r " + c}}
 }
 
 // TestFindingsOrder: findings sort by harm, false negatives first; among
@@ -18,15 +18,15 @@ func group(h compat.Harm, effect, c string, n int) row.Group {
 // share of failing cases; the same failure on two rows is one finding.
 func TestFindingsOrder(t *testing.T) {
 	rows := []row.Row{
-		{Module: "a", Version: "v1", Checks: []row.Check{
-			{Property: compat.PropName, Status: compat.StatusFail, Cases: 1, Failures: 1, Groups: []row.Group{group(compat.HarmSlower, "slow", "name", 1)}},
-			{Property: compat.PropKeyMayMatch, Status: compat.StatusFail, Cases: 10, Failures: 5, Groups: []row.Group{group(compat.HarmFalseNegatives, "fn", "kmm", 5)}},
+		{Module: "a", Version: "v1", Results: []row.Result{
+			{Property: kit.PropName, Outcome: kit.Fail, Cases: 1, Failures: 1, Groups: []row.Group{group(kit.HarmSlower, "slow", "name", 1)}},
+			{Property: kit.PropKeyMayMatch, Outcome: kit.Fail, Cases: 10, Failures: 5, Groups: []row.Group{group(kit.HarmFalseNegatives, "fn", "kmm", 5)}},
 		}},
-		{Module: "b", Version: "v1", Checks: []row.Check{
-			{Property: compat.PropName, Status: compat.StatusFail, Cases: 1, Failures: 1, Groups: []row.Group{group(compat.HarmSlower, "slow", "name", 1)}},
-			{Property: compat.PropReadDB, Status: compat.StatusFail, Cases: 8, Failures: 2, Groups: []row.Group{group(compat.HarmFalseNegatives, "fn", "db1", 2)}},
-			{Property: compat.PropWriteDB, Status: compat.StatusFail, Cases: 2, Failures: 2, Groups: []row.Group{group(compat.HarmFalseNegatives, "fn", "db2", 2)}},
-			{Property: compat.PropHash, Status: compat.StatusFail, Cases: 3, Failures: 3, Groups: []row.Group{group(compat.HarmCrash, "crash", "h", 3)}},
+		{Module: "b", Version: "v1", Results: []row.Result{
+			{Property: kit.PropName, Outcome: kit.Fail, Cases: 1, Failures: 1, Groups: []row.Group{group(kit.HarmSlower, "slow", "name", 1)}},
+			{Property: kit.PropReadDB, Outcome: kit.Fail, Cases: 8, Failures: 2, Groups: []row.Group{group(kit.HarmFalseNegatives, "fn", "db1", 2)}},
+			{Property: kit.PropWriteDB, Outcome: kit.Fail, Cases: 2, Failures: 2, Groups: []row.Group{group(kit.HarmFalseNegatives, "fn", "db2", 2)}},
+			{Property: kit.PropHash, Outcome: kit.Fail, Cases: 3, Failures: 3, Groups: []row.Group{group(kit.HarmCrash, "crash", "h", 3)}},
 		}},
 	}
 	fs := collect(rows)
@@ -86,7 +86,7 @@ func TestTidyModCache(t *testing.T) {
 		"    example.com/x.F(...)\n    /tmp/elsewhere/mods/example.com/x@v1.0.0/x.go:37\n" +
 		"    example.com/y.G(...)\n    /root/go/pkg/mod/example.com/y@v1.2.0/y.go:5\n"
 	if root != "" {
-		d += "    github.com/ldbcompat/ldbcompat/compat.H(...)\n    " + root + "compat/port.go:162\n"
+		d += "    github.com/ldbcompat/ldbcompat/ports/x.Policy.KeyMayMatch(...)\n    " + root + "ports/x/x.go:91\n"
 	}
 	got := tidy(d)
 	for _, want := range []string{"    example.com/x@v1.0.0/x.go:37", "    example.com/y@v1.2.0/y.go:5"} {
@@ -94,8 +94,8 @@ func TestTidyModCache(t *testing.T) {
 			t.Errorf("tidy gives\n%s\nwant a line %q", got, want)
 		}
 	}
-	if root != "" && !strings.HasSuffix(got, "    compat/port.go:162") {
-		t.Errorf("tidy gives\n%s\nwant the repository's file as compat/port.go:162", got)
+	if root != "" && !strings.HasSuffix(got, "    ports/x/x.go:91") {
+		t.Errorf("tidy gives\n%s\nwant the repository's file as ports/x/x.go:91", got)
 	}
 	if strings.Contains(got, "/tmp/") || strings.Contains(got, "/root/") {
 		t.Errorf("tidy keeps a path that varies:\n%s", got)

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/ldbcompat/ldbcompat"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
@@ -65,12 +65,12 @@ func LiveKeys(fsys fs.FS) ([][]byte, error) {
 	newest := map[string]version{}
 	for _, e := range ents {
 		n := e.Name()
-		if strings.HasSuffix(n, ".log") {
+		if _, typ, _ := base.ParseFileName(n); typ == base.LogFile {
 			if info, err := e.Info(); err != nil || info.Size() != 0 {
 				return nil, fmt.Errorf("log %s is not empty", n)
 			}
 		}
-		if !strings.HasSuffix(n, ".ldb") && !strings.HasSuffix(n, ".sst") {
+		if !base.HasTableExt(n) {
 			continue
 		}
 		data, err := fs.ReadFile(fsys, n)

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
@@ -63,10 +63,10 @@ func tableFiles(t *testing.T, dir string) map[string][]byte {
 	out := map[string][]byte{}
 	for _, e := range ents {
 		n := e.Name()
-		if !e.Type().IsRegular() || !(strings.HasSuffix(n, ".ldb") || strings.HasSuffix(n, ".sst")) {
+		if !e.Type().IsRegular() || !base.HasTableExt(n) {
 			continue
 		}
-		if num, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSuffix(n, ".ldb"), ".sst"), 10, 64); err == nil && live != nil && !live[num] {
+		if num, typ, ok := base.ParseFileName(n); ok && typ == base.TableFile && live != nil && !live[num] {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, n))

@@ -14,6 +14,7 @@ import (
 	"sort"
 
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // Adapter is one port and how its adapter reaches each property.
@@ -23,7 +24,7 @@ type Adapter struct {
 	Port   func() compat.Port
 	// Notes say, by property, which API the adapter calls, or why the
 	// property cannot be reached.
-	Notes map[compat.Property]string
+	Notes map[kit.Property]string
 	// Measure, when set, measures what the kit's properties do not cover
 	// (such as moving tables between the port and upstream); nil when
 	// there is nothing more.
@@ -38,7 +39,7 @@ type Measured struct {
 	Repro   string `json:"repro"`   // how to do it again
 	// Harm is what the outcome means for users, measured: 0 when it is
 	// not known (not measured).
-	Harm compat.Harm `json:"harm,omitempty"`
+	Harm kit.Harm `json:"harm,omitempty"`
 }
 
 // Row is a port at one version, checked.
@@ -54,21 +55,21 @@ type Row struct {
 	// module under ports/versions).
 	Built string `json:"built"`
 
-	Notes      map[compat.Property]string `json:"notes"`
-	Upstream   string                     `json:"upstream"`
-	LiveNotRun string                     `json:"live_not_run,omitempty"`
-	Errors     []string                   `json:"errors,omitempty"`
-	Checks     []Check                    `json:"checks"`
-	Measured   []Measured                 `json:"measured,omitempty"`
+	Notes      map[kit.Property]string `json:"notes"`
+	Upstream   string                  `json:"upstream"`
+	LiveNotRun string                  `json:"live_not_run,omitempty"`
+	Errors     []string                `json:"errors,omitempty"`
+	Results    []Result                `json:"checks"`
+	Measured   []Measured              `json:"measured,omitempty"`
 }
 
-// Check is the outcome of one property.
-type Check struct {
-	Property   compat.Property `json:"property"`
-	Status     compat.Status   `json:"status"`
-	Cases      int             `json:"cases"`
-	Uncompared int             `json:"uncompared,omitempty"`
-	Note       string          `json:"note,omitempty"`
+// Result is the outcome of one property.
+type Result struct {
+	Property   kit.Property `json:"property"`
+	Outcome    kit.Outcome  `json:"status"`
+	Cases      int          `json:"cases"`
+	Uncompared int          `json:"uncompared,omitempty"`
+	Note       string       `json:"note,omitempty"`
 	// Groups are the failures by effect, the most harmful first.
 	Groups []Group `json:"groups,omitempty"`
 	// Failures counts the failed cases.
@@ -77,14 +78,14 @@ type Check struct {
 
 // Group is the failures of one check with one effect.
 type Group struct {
-	Effect string         `json:"effect"`
-	Harm   compat.Harm    `json:"harm"`
-	N      int            `json:"n"`
-	First  compat.Failure `json:"first"`
+	Effect string      `json:"effect"`
+	Harm   kit.Harm    `json:"harm"`
+	N      int         `json:"n"`
+	First  kit.Failure `json:"first"`
 	// All holds every failure of the group when it has at most maxAll
 	// and its harm is false negatives, so that a report can give each
 	// case's count of keys lost; nil otherwise.
-	All []compat.Failure `json:"all,omitempty"`
+	All []kit.Failure `json:"all,omitempty"`
 }
 
 // maxAll is how many false negatives a group keeps in full.
@@ -108,22 +109,22 @@ func (r Row) At() string {
 }
 
 // Result returns the check of property p.
-func (r Row) Result(p compat.Property) (Check, bool) {
-	for _, c := range r.Checks {
+func (r Row) Result(p kit.Property) (Result, bool) {
+	for _, c := range r.Results {
 		if c.Property == p {
 			return c, true
 		}
 	}
-	return Check{}, false
+	return Result{}, false
 }
 
-// Run checks a with compat.Check. built names the module that builds it.
+// Run checks a with kit.Check. built names the module that builds it.
 func Run(a Adapter, built string) Row {
-	rep := compat.Check(a.Port())
+	rep := kit.Check(a.Port())
 	r := Row{Module: a.Module, Built: built, Notes: a.Notes, Upstream: rep.Upstream, LiveNotRun: rep.LiveNotRun, Errors: rep.Errors}
 	r.Version, r.Fork, r.ForkVersion = buildVersion(a.Module)
-	for _, c := range rep.Checks {
-		r.Checks = append(r.Checks, Check{Property: c.Property, Status: c.Status, Cases: c.Cases, Uncompared: c.Uncompared,
+	for _, c := range rep.Results {
+		r.Results = append(r.Results, Result{Property: c.Property, Outcome: c.Outcome, Cases: c.Cases, Uncompared: c.Uncompared,
 			Note: c.Note, Groups: groups(c), Failures: len(c.Failures)})
 	}
 	if a.Measure != nil {
@@ -134,7 +135,7 @@ func Run(a Adapter, built string) Row {
 
 // groups groups c's failures by effect, keeping the first of each, the
 // most harmful first (and, at equal harm, in the order of c.Effect).
-func groups(c compat.CheckResult) []Group {
+func groups(c kit.PropertyResult) []Group {
 	var gs []Group
 	at := map[string]int{}
 	for _, f := range c.Failures {
@@ -143,10 +144,10 @@ func groups(c compat.CheckResult) []Group {
 			continue
 		}
 		at[f.Effect] = len(gs)
-		gs = append(gs, Group{Effect: f.Effect, Harm: f.Harm(), N: 1, First: f})
+		gs = append(gs, Group{Effect: f.Effect, Harm: f.Harm, N: 1, First: f})
 	}
 	for _, f := range c.Failures {
-		if g := &gs[at[f.Effect]]; g.Harm == compat.HarmFalseNegatives && g.N <= maxAll {
+		if g := &gs[at[f.Effect]]; g.Harm == kit.HarmFalseNegatives && g.N <= maxAll {
 			g.All = append(g.All, f)
 		}
 	}

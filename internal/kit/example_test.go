@@ -1,16 +1,17 @@
-package compat_test
+package kit_test
 
 import (
 	"fmt"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
-// Check runs the same checks as TestPort and returns them as a Report, for
-// programs such as a report generator. Here the port is this module's own
-// bloom package, with every hook but the end-to-end ones. A port's own test
-// calls compat.TestPort(t, port) instead.
+// Check runs the same checks as compat.TestPort and returns them as a
+// Report, for programs such as a report generator. Here the port is this
+// module's own bloom package, with every hook but the end-to-end ones. A
+// port's own test calls compat.TestPort(t, port) instead.
 func ExampleCheck() {
 	port := compat.Port{
 		Name:      "ldbcompat/bloom",
@@ -23,10 +24,10 @@ func ExampleCheck() {
 			return bloom.NewFilterBlockReader(p, contents)
 		},
 	}
-	r := compat.Check(port)
+	r := kit.Check(port)
 	fmt.Println("passed:", r.Passed())
-	for _, c := range r.Checks {
-		fmt.Printf("%-4s %s\n", c.Status, c.Property)
+	for _, c := range r.Results {
+		fmt.Printf("%-4s %s\n", c.Outcome, c.Property)
 	}
 	// Output:
 	// passed: true
@@ -48,9 +49,9 @@ func ExampleCheck_failure() {
 		// Keeps bits/key in a byte: wrong from 256 bits/key on.
 		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return bloom.NewPolicy(int(uint8(bitsPerKey))) },
 	}
-	r := compat.Check(port)
-	c, _ := r.Result(compat.PropFilterBytes)
-	fmt.Println(c.Property+":", c.Status)
+	r := kit.Check(port)
+	c, _ := r.Result(kit.PropFilterBytes)
+	fmt.Println(c.Property+":", c.Outcome)
 	f := c.Failures[0]
 	fmt.Println("first failing case:", f.Case)
 	fmt.Println("reproduce:", f.Repro)

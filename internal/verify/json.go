@@ -1,30 +1,68 @@
-package main
+package verify
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
-	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // The JSON documents `verify --json` and `dump --json` print, schema
-// jsonSchema (docs/verify.md describes every field). These types are the
-// CLI's output format, kept apart from packages verify's and filtercheck's
-// results, which they are converted from: renaming a field there does not
-// change what a consumer of the JSON reads. TestJSONFieldNames pins the
-// names. Conventions: an "offset" is always a byte offset in the file;
-// an offset inside the filter block is "offset_in_filter_block"; sizes
-// are in bytes; lists are always present, empty rather than left out.
+// JSONSchema (docs/verify.md describes every field). They render what this
+// package decides, as text.go does in words; their types are kept apart
+// from the results they are converted from (TableReport, Database,
+// Summary, filtercheck's), so that renaming a field there does not change
+// what a consumer of the JSON reads. cmd/ldbcompat's TestJSONFieldNames
+// pins the names. Conventions: an "offset" is always a byte offset in the
+// file; an offset inside the filter block is "offset_in_filter_block";
+// sizes are in bytes; lists are always present, empty rather than left
+// out.
 
-// verifyOutput is the document `verify --json` prints.
-type verifyOutput struct {
-	Schema int      `json:"schema"`
-	Tool   toolInfo `json:"tool"`
+// JSONSchema is the version of the JSON documents `verify --json` and
+// `dump --json` print. It changes whenever a field is renamed, removed or
+// changes meaning; new fields may be added without a change.
+const JSONSchema = 2
+
+// VerifyJSON collects the items of `verify --json`, in order, into its
+// document.
+type VerifyJSON struct{ doc document[tableJSON] }
+
+// Add adds one item; rep is its table's report, for a table.
+func (j *VerifyJSON) Add(it Item, rep *TableReport) {
+	j.doc.add(it, func() tableJSON { return tableOf(rep) })
+}
+
+// Write prints the document, indented: tool describes the program, sum
+// and exit are the run's summary and exit code.
+func (j *VerifyJSON) Write(w io.Writer, tool any, sum Summary, exit int) error {
+	return j.doc.write(w, tool, sum, exit)
+}
+
+// DumpJSON collects the items of `dump --json`, in order, into its
+// document.
+type DumpJSON struct{ doc document[dumpJSON] }
+
+// Add adds one item; d is its table's dump, for a table.
+func (j *DumpJSON) Add(it Item, d *Dump) {
+	j.doc.add(it, d.toJSON)
+}
+
+// Write prints the document, as VerifyJSON.Write does.
+func (j *DumpJSON) Write(w io.Writer, tool any, sum Summary, exit int) error {
+	return j.doc.write(w, tool, sum, exit)
+}
+
+// output is the document `verify --json` (T is tableJSON) or `dump
+// --json` (T is dumpJSON) prints.
+type output[T any] struct {
+	Schema int `json:"schema"`
+	Tool   any `json:"tool"`
 	// Databases are the database directories, each with its tables;
 	// Tables the table files named directly.
-	Databases []*dbWith[tableJSON] `json:"databases"`
-	Tables    []tableJSON          `json:"tables"`
+	Databases []*dbWith[T] `json:"databases"`
+	Tables    []T          `json:"tables"`
 	// PathErrors are the paths that could not be examined; Notes remarks
 	// that change no outcome.
 	PathErrors []pathErrorJSON `json:"path_errors"`
@@ -40,7 +78,17 @@ type document[T any] struct {
 	Tables     []T
 	PathErrors []pathErrorJSON
 	Notes      []noteJSON
-	byDB       map[*verify.Database]*dbWith[T]
+	byDB       map[*Database]*dbWith[T]
+}
+
+// write prints the document, indented.
+func (d *document[T]) write(w io.Writer, tool any, sum Summary, exit int) error {
+	d.init()
+	out := output[T]{Schema: JSONSchema, Tool: tool, Databases: d.Databases, Tables: d.Tables,
+		PathErrors: d.PathErrors, Notes: d.Notes, Summary: summaryOf(sum), ExitCode: exit}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
 
 // dbWith is a database with its tables of type T.
@@ -50,7 +98,7 @@ type dbWith[T any] struct {
 }
 
 // add adds one item; table is its table's JSON form, for a table.
-func (d *document[T]) add(it verify.Item, table func() T) {
+func (d *document[T]) add(it Item, table func() T) {
 	d.init()
 	switch {
 	case it.Database != nil:
@@ -72,12 +120,12 @@ func (d *document[T]) add(it verify.Item, table func() T) {
 // init makes the lists, which are printed even when empty.
 func (d *document[T]) init() {
 	if d.byDB == nil {
-		d.byDB = map[*verify.Database]*dbWith[T]{}
+		d.byDB = map[*Database]*dbWith[T]{}
 		d.Databases, d.Tables, d.PathErrors, d.Notes = []*dbWith[T]{}, []T{}, []pathErrorJSON{}, []noteJSON{}
 	}
 }
 
-// summaryJSON is a verify.Summary. Verdicts holds every verdict's count,
+// summaryJSON is a Summary. Verdicts holds every verdict's count,
 // by the verdict's name, as the text summary names them.
 type summaryJSON struct {
 	Tables             int            `json:"tables"`
@@ -89,10 +137,10 @@ type summaryJSON struct {
 	PathErrors         int            `json:"path_errors"`
 }
 
-func summaryOf(s verify.Summary) summaryJSON {
+func summaryOf(s Summary) summaryJSON {
 	j := summaryJSON{Tables: s.Tables, Verdicts: map[string]int{}, SkippedNotLive: s.Skipped, SkippedNotTables: s.NotTables,
 		Databases: s.Databases, DatabasesNotOpened: s.NotOpened, PathErrors: s.PathErrors}
-	for _, i := range verify.Verdicts {
+	for _, i := range Verdicts {
 		j.Verdicts[string(i.Verdict)] = s.Verdicts[i.Verdict]
 	}
 	return j
@@ -110,7 +158,7 @@ type noteJSON struct {
 	Note string `json:"note"`
 }
 
-// databaseJSON is a verify.Database.
+// databaseJSON is a Database.
 type databaseJSON struct {
 	Path string `json:"path"`
 	// Opened tells whether upstream opens the database; Status is
@@ -133,7 +181,7 @@ type databaseJSON struct {
 	Detail string `json:"detail"`
 }
 
-func databaseOf(d *verify.Database) databaseJSON {
+func databaseOf(d *Database) databaseJSON {
 	j := databaseJSON{Path: d.Dir, Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest,
 		Comparator: d.Comparator, DefaultStatus: d.DefaultStatus, LiveTables: d.Live,
 		MissingTables: d.Missing, Detail: d.Detail()}
@@ -146,10 +194,10 @@ func databaseOf(d *verify.Database) databaseJSON {
 	return j
 }
 
-// tableJSON is one table of `verify --json`: a verify.Report.
+// tableJSON is one table of `verify --json`: a TableReport.
 type tableJSON struct {
 	Path string `json:"path"`
-	// Verdict is a verify.Verdict, or "skipped" for a file that was not
+	// Verdict is a Verdict, or "skipped" for a file that was not
 	// examined.
 	Verdict string `json:"verdict"`
 	// Detail is the text line's, after the verdict.
@@ -178,7 +226,7 @@ type tableJSON struct {
 	FalseNegatives *falseNegativesJSON `json:"false_negatives,omitempty"`
 }
 
-// filterJSON is a filtercheck.Result: the filter block checked.
+// filterJSON is a filtercheck.Comparison: the filter block checked.
 type filterJSON struct {
 	Policy string `json:"policy"`
 	// Hash is, for a legacy filter, the hash that reproduces it.
@@ -243,19 +291,7 @@ type falseNegativesJSON struct {
 	FirstDataBlockOffset *uint64 `json:"first_data_block_offset,omitempty"`
 }
 
-// dumpOutput is the document `dump --json` prints.
-type dumpOutput struct {
-	Schema     int                 `json:"schema"`
-	Tool       toolInfo            `json:"tool"`
-	Databases  []*dbWith[dumpJSON] `json:"databases"`
-	Tables     []dumpJSON          `json:"tables"`
-	PathErrors []pathErrorJSON     `json:"path_errors"`
-	Notes      []noteJSON          `json:"notes"`
-	Summary    summaryJSON         `json:"summary"`
-	ExitCode   int                 `json:"exit_code"`
-}
-
-// dumpJSON is one table of `dump --json`: a dumpReport.
+// dumpJSON is one table of `dump --json`: a Dump.
 type dumpJSON struct {
 	tableJSON
 	Layout *dumpLayout `json:"layout,omitempty"`
@@ -294,13 +330,10 @@ type fprJSON struct {
 }
 
 // tableOf converts rep to its form in `verify --json`.
-func tableOf(rep *verify.Report) tableJSON {
-	j := tableJSON{Path: rep.Path, Verdict: string(rep.Verdict), Detail: rep.Detail(),
-		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.FilterErr), OtherFilters: rep.OtherFilters,
+func tableOf(rep *TableReport) tableJSON {
+	j := tableJSON{Path: rep.Path, Verdict: rep.verdictName(), Detail: rep.Detail(),
+		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.UnusableErr), OtherFilters: rep.OtherFilters,
 		Error: errText(rep.Err)}
-	if rep.Verdict == "" {
-		j.Verdict = "skipped"
-	}
 	if f := rep.Live; f != nil {
 		level, number, size := f.Level, f.Number, f.Size
 		j.Level, j.Number, j.ManifestSize = &level, &number, &size
@@ -313,11 +346,11 @@ func tableOf(rep *verify.Report) tableJSON {
 		j.Offset = &off
 	}
 	switch rep.Verdict {
-	case verify.OK, verify.OldFilter, verify.NoFilter, verify.OtherFilter, verify.FilterUnusable, verify.Mismatch:
+	case OK, OldFilter, NoFilter, OtherFilter, FilterUnusable, Mismatch:
 		blocks, keys := rep.DataBlocks, rep.Keys
 		j.DataBlocks, j.Keys = &blocks, &keys
 	}
-	if r := rep.Filter; r != nil {
+	if r := rep.Comparison; r != nil {
 		j.Filter = &filterJSON{Policy: r.Policy, Hash: r.Legacy, Offset: r.FilterBlockOffset, Size: r.FilterBlockSize,
 			Filters: r.Filters, Params: paramsOf(r.Params), LayoutError: r.LayoutError}
 		if d := r.Diff; d != nil {
@@ -343,10 +376,10 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// toJSON converts rep to its form in `dump --json`.
-func (rep dumpReport) toJSON() dumpJSON {
-	j := dumpJSON{tableJSON: tableOf(rep.Report), Layout: rep.Layout}
-	if f := rep.FPR; f != nil {
+// toJSON converts d to its form in `dump --json`.
+func (d *Dump) toJSON() dumpJSON {
+	j := dumpJSON{tableJSON: tableOf(d.TableReport), Layout: d.layout}
+	if f := d.fpr; f != nil {
 		j.FPR = &fprJSON{Samples: f.Samples, FalsePositives: f.FalsePositives, Measured: f.Measured,
 			IndependentHash: f.Theoretical}
 		if !math.IsNaN(f.Expected) {

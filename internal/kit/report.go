@@ -1,9 +1,12 @@
-package compat
+package kit
 
 import (
 	"fmt"
 	"strings"
 )
+
+// The kit's report on a port: a result per property, each failure with
+// what upstream does, a reproducer and what it means for users.
 
 // Property is one property of a port that the kit checks. Its value names
 // the property in reports and is the name of TestPort's subtest for it.
@@ -39,28 +42,24 @@ func Properties() []Property {
 	return []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader, PropReadDB, PropWriteDB}
 }
 
-// caseProperties are the properties checked case by case against the
-// golden vectors or live upstream; the others are end to end.
-var caseProperties = []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader}
+// Outcome is the outcome of checking one property.
+type Outcome string
 
-// Status is the outcome of one check.
-type Status string
-
-// The outcomes of a check.
+// The outcomes of a property.
 const (
-	StatusPass Status = "pass" // every case compared agrees with upstream
-	StatusFail Status = "fail" // some case differs from upstream
-	StatusSkip Status = "skip" // the port has no hook for the property
+	Pass Outcome = "pass" // every case compared agrees with upstream
+	Fail Outcome = "fail" // some case differs from upstream
+	Skip Outcome = "skip" // the port has no hook for the property
 )
 
-// maxShown is how many failures of one property TestPort and
+// MaxShown is how many failures of one property compat.TestPort and
 // Report.String print; the rest are counted.
-const maxShown = 5
+const MaxShown = 5
 
-// CheckResult is the outcome of one property.
-type CheckResult struct {
+// PropertyResult is what the kit found of one property.
+type PropertyResult struct {
 	Property Property
-	Status   Status
+	Outcome  Outcome
 	// Cases counts the cases compared with upstream: inputs whose
 	// outputs or answers were compared, or databases read or tables
 	// written for the end-to-end properties. A case run against both the
@@ -81,8 +80,8 @@ type CheckResult struct {
 	Effect string
 }
 
-// Report is the outcome of Check: one CheckResult per property, in the
-// order of Properties.
+// Report is what Check found of a port: one PropertyResult per property,
+// in the order of Properties.
 type Report struct {
 	Port string
 	// Upstream says what the port was compared with: the golden vectors'
@@ -94,7 +93,7 @@ type Report struct {
 	// predates v1.18, whose bloom filter ports are checked for. Empty when
 	// it ran, or when the kit was built without the tag.
 	LiveNotRun string
-	Checks     []CheckResult
+	Results    []PropertyResult
 	// Errors are problems of the suite itself, such as golden vectors
 	// that do not match the cases; they are not the port's fault, but a
 	// report with errors has not checked everything.
@@ -106,8 +105,8 @@ func (r Report) Passed() bool {
 	if len(r.Errors) > 0 {
 		return false
 	}
-	for _, c := range r.Checks {
-		if c.Status == StatusFail {
+	for _, c := range r.Results {
+		if c.Outcome == Fail {
 			return false
 		}
 	}
@@ -115,13 +114,13 @@ func (r Report) Passed() bool {
 }
 
 // Result returns the result for property prop.
-func (r Report) Result(prop Property) (CheckResult, bool) {
-	for _, c := range r.Checks {
+func (r Report) Result(prop Property) (PropertyResult, bool) {
+	for _, c := range r.Results {
 		if c.Property == prop {
 			return c, true
 		}
 	}
-	return CheckResult{}, false
+	return PropertyResult{}, false
 }
 
 // String summarizes r: one line per property and, for each failed one, its
@@ -135,17 +134,17 @@ func (r Report) String() string {
 	for _, e := range r.Errors {
 		fmt.Fprintf(&sb, "  suite error: %s\n", e)
 	}
-	for _, c := range r.Checks {
-		switch c.Status {
-		case StatusSkip:
+	for _, c := range r.Results {
+		switch c.Outcome {
+		case Skip:
 			fmt.Fprintf(&sb, "  skip  %s: %s\n", c.Property, c.Note)
-		case StatusPass:
+		case Pass:
 			fmt.Fprintf(&sb, "  pass  %s (%d cases%s)\n", c.Property, c.Cases, c.uncomparedNote())
 		default:
 			fmt.Fprintf(&sb, "  FAIL  %s (%d of %d cases%s)\n", c.Property, len(c.Failures), c.Cases, c.uncomparedNote())
 			for i, f := range c.Failures {
-				if i == maxShown {
-					fmt.Fprintf(&sb, "        ... and %d more\n", len(c.Failures)-maxShown)
+				if i == MaxShown {
+					fmt.Fprintf(&sb, "        ... and %d more\n", len(c.Failures)-MaxShown)
 					break
 				}
 				fmt.Fprintf(&sb, "%s\n", indent(f.String()))
@@ -156,7 +155,7 @@ func (r Report) String() string {
 	return sb.String()
 }
 
-func (c CheckResult) uncomparedNote() string {
+func (c PropertyResult) uncomparedNote() string {
 	if c.Uncompared == 0 {
 		return ""
 	}
@@ -169,10 +168,10 @@ type Failure struct {
 	Case     string // the case's name
 	Detail   string // what differs, with the first differing byte or answer
 	Repro    string // the inputs, as a line to paste into a test
-	// Effect says what the difference means for the port's users.
+	// Effect says what the difference means for the port's users, and
+	// Harm how harmful that is.
 	Effect string
-
-	kind failureKind
+	Harm   Harm
 }
 
 // String returns the property, case and detail and, on a line of its own,

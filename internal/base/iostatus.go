@@ -1,5 +1,3 @@
-// Package base holds what every reader of LevelDB's files shares, in the
-// spirit of pebble's internal/base: upstream's wording of I/O errors.
 package base
 
 import (
@@ -7,6 +5,8 @@ import (
 	"io/fs"
 	"syscall"
 )
+
+// Upstream's wording of I/O errors (util/env_posix.cc).
 
 // IOStatus returns the status upstream LevelDB 1.23 gives for the I/O
 // error err on the file name, as util/env_posix.cc's PosixError words it:

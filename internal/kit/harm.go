@@ -1,4 +1,4 @@
-package compat
+package kit
 
 // Harm ranks what a failure does to a port's users, the most harmful
 // first: silent wrong answers before loud failures, loud failures before
@@ -52,27 +52,4 @@ func (h Harm) String() string {
 		return "slower"
 	}
 	return "other"
-}
-
-// Harm returns what the failure does to the port's users.
-func (f Failure) Harm() Harm { return f.kind.harm() }
-
-func (k failureKind) harm() Harm {
-	switch k {
-	case kindFalseNegative, kindReadMissing, kindRejectsKeys, kindUpstreamMisses:
-		return HarmFalseNegatives
-	case kindReadExtra, kindUpstreamValue:
-		return HarmWrongAnswers
-	case kindPanic:
-		return HarmCrash
-	case kindRefusal, kindReadFails, kindWriteFails, kindTableFormat, kindUpstreamOpen, kindUpstreamGet:
-		return HarmFails
-	case kindHash, kindFilterBytes, kindBlockBytes:
-		return HarmMayLoseKeys
-	case kindDamagedNegative:
-		return HarmDamagedOnly
-	case kindName, kindExtraMatch, kindNoFilter, kindFilterName, kindOtherFilters:
-		return HarmSlower
-	}
-	return HarmOther
 }

@@ -1,0 +1,243 @@
+package table
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ldbcompat/ldbcompat/internal/base"
+	"github.com/ldbcompat/ldbcompat/internal/crc"
+)
+
+// The physical format of a table, as table/format.h and table/format.cc
+// define it: the footer and its magic number, block handles, the trailer
+// after each block (compression type and masked CRC-32C), and ReadBlock,
+// which reads one block and checks and decompresses it. The layouts are
+// drawn in doc.go.
+
+// Format constants of table/format.h.
+const (
+	// FooterSize is the size of a table's footer.
+	FooterSize = 48
+	// Magic is the number that ends every LevelDB table, stored as a
+	// little-endian uint64 in the footer's last 8 bytes.
+	Magic = 0xdb4775248b80fb57
+	// TrailerSize is the size of the trailer after each block: a
+	// compression type byte and a masked CRC-32C.
+	TrailerSize = 5
+
+	// maxSnappyRatio bounds a snappy block's decoded length by its encoded
+	// length: the densest snappy element is a 3-byte copy of 64 bytes, so no
+	// valid block decodes to more than 64/3 times its size.
+	maxSnappyRatio = 22
+)
+
+// Magic numbers of other table formats (as little-endian uint64s, as
+// LevelDB reads its own): RocksDB's (table/block_based, table/plain,
+// table/cuckoo) and Pebble's ("\xf0\x9f\xaa\xb3" twice). RocksDB's
+// oldest block-based format ends in LevelDB's own Magic, as do the tables
+// Pebble writes in its TableFormatLevelDB.
+var foreignMagics = map[uint64]string{
+	0x88e241b785f4cff7: "a RocksDB table (block-based format, which Pebble writes too)",
+	0x8242229663bf9564: "a RocksDB plain table",
+	0x4f3418eb7a8f13b8: "a RocksDB plain table (legacy format)",
+	0x926789d0c5f17873: "a RocksDB cuckoo table",
+	0xb3aa9ff0b3aa9ff0: "a Pebble table",
+}
+
+// ForeignTable names the table format whose magic number is magic, when it
+// is another LevelDB-like store's ("a Pebble table"), or returns "".
+func ForeignTable(magic uint64) string { return foreignMagics[magic] }
+
+// Compression types stored in block trailers.
+const (
+	NoCompression     = 0 // contents stored as is
+	SnappyCompression = 1 // contents stored as a snappy block
+)
+
+// BlockChecksum returns the masked CRC-32C that the trailer of a block with
+// the given stored contents and compression type holds.
+func BlockChecksum(contents []byte, compression byte) uint32 {
+	return crc.Mask(crc.Extend(crc.Value(contents), []byte{compression}))
+}
+
+// BlockHandle locates a block's stored contents in a table: Size bytes at
+// Offset, followed by a TrailerSize-byte trailer.
+type BlockHandle struct {
+	Offset uint64 // where the stored contents start
+	Size   uint64 // stored (compressed) size, trailer excluded
+}
+
+// End returns the offset just past the block's trailer, where the next block
+// starts. This is the offset TableBuilder passes to the filter block builder
+// after writing the block.
+func (h BlockHandle) End() uint64 { return h.Offset + h.Size + TrailerSize }
+
+// String formats h as "offset+size".
+func (h BlockHandle) String() string { return fmt.Sprintf("%d+%d", h.Offset, h.Size) }
+
+// AppendBlockHandle appends the encoding of h to dst.
+func AppendBlockHandle(dst []byte, h BlockHandle) []byte {
+	dst = binary.AppendUvarint(dst, h.Offset)
+	return binary.AppendUvarint(dst, h.Size)
+}
+
+// DecodeBlockHandle decodes a handle from the start of b as
+// BlockHandle::DecodeFrom (table/format.cc) does: two varint64s, read by
+// util/coding.cc GetVarint64Ptr (at most 10 bytes each; the bits of a 10th
+// byte beyond the 64th are dropped). It returns the handle and the number of
+// bytes it used; n is 0 when b does not start with a handle. Bytes after
+// the handle are not looked at: Table::BlockReader and Table::ReadFilter
+// ignore them ("We intentionally allow extra stuff in index_value").
+func DecodeBlockHandle(b []byte) (h BlockHandle, n int) {
+	off, n1 := base.DecodeVarint64(b)
+	if n1 == 0 {
+		return h, 0
+	}
+	size, n2 := base.DecodeVarint64(b[n1:])
+	if n2 == 0 {
+		return h, 0
+	}
+	return BlockHandle{Offset: off, Size: size}, n1 + n2
+}
+
+// decodeHandleOK is DecodeBlockHandle with a flag.
+func decodeHandleOK(b []byte) (BlockHandle, bool) {
+	h, n := DecodeBlockHandle(b)
+	return h, n > 0
+}
+
+// readFooter reads and decodes the footer as Table::Open and
+// Footer::DecodeFrom (table/format.cc) do.
+func (t *Table) readFooter() error {
+	if t.size < FooterSize {
+		return t.statusErrorf(0, "Corruption: file is too short to be an sstable",
+			"file is %d bytes, too short for a table (footer is %d bytes)", t.size, FooterSize)
+	}
+	off := t.size - FooterSize
+	footer, err := t.read(off, FooterSize, "footer")
+	if err != nil {
+		return err
+	}
+	magic := binary.LittleEndian.Uint64(footer[FooterSize-8:])
+	if magic != Magic {
+		msg := "not a LevelDB table: bad magic number: want 0x%016x, got 0x%016x"
+		if kind := ForeignTable(magic); kind != "" {
+			msg += " (" + kind + ", which upstream LevelDB cannot open)"
+		}
+		return t.statusErrorf(off+FooterSize-8, "Corruption: not an sstable (bad magic number)", msg, uint64(Magic), magic)
+	}
+	// The handles may run into the padding and the magic number: each
+	// varint stops at 10 bytes, so they end within the first 40.
+	var n int
+	t.metaindexHandle, n = DecodeBlockHandle(footer[:FooterSize-8])
+	if n == 0 {
+		return t.statusErrorf(off, statusBadHandle, "footer: want the metaindex block handle (two varints)")
+	}
+	var n2 int
+	t.indexHandle, n2 = DecodeBlockHandle(footer[n : FooterSize-8])
+	if n2 == 0 {
+		return t.statusErrorf(off+uint64(n), statusBadHandle, "footer: want the index block handle (two varints)")
+	}
+	return nil
+}
+
+// Upstream's status messages (table/format.cc).
+const (
+	statusBadHandle = "Corruption: bad block handle"
+	statusChecksum  = "Corruption: block checksum mismatch"
+	statusSnappy    = "Corruption: corrupted compressed block contents"
+	statusBlockType = "Corruption: bad block type"
+)
+
+// Block is the contents of a block as stored in a table, after the trailer
+// has been checked and the contents decompressed.
+type Block struct {
+	Handle      BlockHandle // where the block is stored
+	Compression byte        // NoCompression or SnappyCompression
+	Contents    []byte      // decompressed contents
+}
+
+// ReadBlock reads the block at h, checks its trailer's checksum and
+// decompresses it, as table/format.cc ReadBlock does with verify_checksums.
+// what names the block in errors ("data block", ...).
+func (t *Table) ReadBlock(h BlockHandle, what string) (*Block, error) {
+	b := &Block{}
+	if _, err := t.readBlock(b, h, what, nil); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// allocHook is told of every allocation upstream's ReadBlock makes for
+// what it is about to read (n+5 bytes before the read, a snappy block's
+// decoded length before decoding); tests set it.
+var allocHook = func(n uint64) {}
+
+// readBlock is ReadBlock into b; a snappy block is decoded into scratch
+// when it is large enough, else into a new buffer, which readBlock returns
+// for reuse. An uncompressed block aliases the file's bytes.
+func (t *Table) readBlock(b *Block, h BlockHandle, what string, scratch []byte) ([]byte, error) {
+	// ReadBlock allocates n+5 bytes, then reads them at the offset; the
+	// mapped file refuses a read whose offset+n+5 is past its end. Where
+	// those sums overflow, upstream allocates too little or reads out of
+	// bounds.
+	allocHook(max(h.Size, h.Size+TrailerSize)) // saturating
+	if h.Size > math.MaxUint64-TrailerSize || h.Offset > math.MaxUint64-TrailerSize-h.Size {
+		return scratch, &base.Error{Type: base.TableFile, File: t.name, Offset: int64(min(h.Offset, t.fileSize)), Err: base.ErrUndefined,
+			Msg: fmt.Sprintf("%s: offset+size+%d overflows 64 bits, where LevelDB reads out of bounds", handleText(what, h), TrailerSize)}
+	}
+	if h.Offset > t.fileSize || h.Size+TrailerSize > t.fileSize-h.Offset {
+		return scratch, t.statusErrorf(min(h.Offset, t.fileSize), t.ioStatus(),
+			"%s: block and its %d-byte trailer run past the end of the %d-byte file", handleText(what, h), TrailerSize, t.fileSize)
+	}
+	buf, err := t.readIn(h.Offset, h.Size+TrailerSize, what)
+	if err != nil {
+		return scratch, err
+	}
+	n := h.Size
+	typ := buf[n]
+	stored := binary.LittleEndian.Uint32(buf[n+1:])
+	if computed := BlockChecksum(buf[:n], typ); stored != computed {
+		return scratch, t.statusErrorf(h.Offset, statusChecksum, "%s %s: block checksum mismatch: stored 0x%08x, computed 0x%08x", what, h, stored, computed)
+	}
+	*b = Block{Handle: h, Compression: typ}
+	switch typ {
+	case NoCompression:
+		b.Contents = buf[:n:n]
+	case SnappyCompression:
+		src := buf[:n]
+		// A snappy block cannot decode to more than 22 times its size (a
+		// 3-byte copy makes at most 64 bytes): upstream fails to
+		// decompress a longer claim, after allocating it.
+		dst, ok, tooLong := decodeSnappy(scratch, src, maxSnappyRatio*uint64(len(src)))
+		if tooLong {
+			dlen, _ := base.DecodeVarint32(src)
+			allocHook(uint64(dlen))
+			return scratch, t.statusErrorf(h.Offset, statusSnappy, "%s %s: snappy block of %d bytes claims to decode to %d bytes, more than snappy can expand it (%d)", what, h, len(src), dlen, maxSnappyRatio*len(src))
+		}
+		if cap(dst) > cap(scratch) {
+			scratch = dst
+		}
+		if !ok {
+			return scratch, t.statusErrorf(h.Offset, statusSnappy, "%s %s: want a valid snappy block", what, h)
+		}
+		b.Contents = dst[:len(dst):len(dst)]
+	case 2:
+		return scratch, t.statusErrorf(h.Offset+n, statusBlockType, "%s %s: compression type 2 (zstd) is not in LevelDB 1.23; want 0 (none) or 1 (snappy)", what, h)
+	default:
+		return scratch, t.statusErrorf(h.Offset+n, statusBlockType, "%s %s: unknown compression type %d; want 0 (none) or 1 (snappy)", what, h, typ)
+	}
+	return scratch, nil
+}
+
+// handleText names the handle h of the block what ("data block 3"), as
+// "data block handle 0+100 (data block 3)".
+func handleText(what string, h BlockHandle) string {
+	kind := strings.TrimRight(what, "0123456789")
+	if kind == what {
+		return fmt.Sprintf("%s handle %s", what, h)
+	}
+	return fmt.Sprintf("%shandle %s (%s)", kind, h, what)
+}
