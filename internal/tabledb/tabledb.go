@@ -45,7 +45,16 @@ func Write(dir string, kvs [][2][]byte, p bloom.FilterPolicy, newBuilder func(bl
 	if err := os.WriteFile(filepath.Join(dir, "000005.ldb"), data, 0o644); err != nil {
 		return err
 	}
-	return manifesttest.WriteDB(dir, 2, manifesttest.Table{Level: 0, Number: 5, Size: uint64(len(data))})
+	tab := manifesttest.Table{Level: 0, Number: 5, Size: uint64(len(data)), LastSequence: uint64(len(kvs))}
+	if len(entries) > 0 {
+		// The MANIFEST's key range and last sequence are the table's: a
+		// Get looks in no table whose range misses its key, and sees no
+		// entry newer than the last sequence.
+		first, last := entries[0].Key, entries[len(entries)-1].Key
+		tab.Smallest = manifesttest.InternalKey(string(first.UserKey), first.Seq)
+		tab.Largest = manifesttest.InternalKey(string(last.UserKey), last.Seq)
+	}
+	return manifesttest.WriteDB(dir, 2, tab)
 }
 
 // Read reports for each key whether a Get finds it in the tables of dir

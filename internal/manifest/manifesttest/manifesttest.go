@@ -149,6 +149,14 @@ type Table struct {
 	Level  int
 	Number uint64
 	Size   uint64
+	// Smallest and Largest are the table's first and last internal keys
+	// (InternalKey): a Get looks in the table only for user keys between
+	// theirs. Empty: "a" at sequence 1 and "z" at sequence 2.
+	Smallest, Largest string
+	// LastSequence is the table's largest sequence number: the
+	// MANIFEST's last sequence is the largest of these, or 100, and a Get
+	// sees no entry of a larger one.
+	LastSequence uint64
 }
 
 // WriteDB writes dir/CURRENT naming MANIFEST-<number> and that MANIFEST,
@@ -156,9 +164,17 @@ type Table struct {
 func WriteDB(dir string, number uint64, tables ...Table) error {
 	var w Log
 	w.Add(new(Edit).Comparator("leveldb.BytewiseComparator").B)
-	e := new(Edit).Counters(number+1, number+1000, 100)
+	seq := uint64(100)
 	for _, t := range tables {
-		e.NewFile(t.Level, t.Number, t.Size, InternalKey("a", 1), InternalKey("z", 2))
+		seq = max(seq, t.LastSequence)
+	}
+	e := new(Edit).Counters(number+1, number+1000, seq)
+	for _, t := range tables {
+		smallest, largest := t.Smallest, t.Largest
+		if smallest == "" && largest == "" {
+			smallest, largest = InternalKey("a", 1), InternalKey("z", 2)
+		}
+		e.NewFile(t.Level, t.Number, t.Size, smallest, largest)
 	}
 	w.Add(e.B)
 	name := fmt.Sprintf("MANIFEST-%06d", number)
