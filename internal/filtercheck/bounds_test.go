@@ -147,3 +147,43 @@ func TestFarFilterOffsets(t *testing.T) {
 		})
 	}
 }
+
+// TestBoundedRebuildManyFilters: two 64 KiB one-key filters ending in k
+// 30 imply about 524000 bits/key, at which every one of the table's other
+// 200 one-key ranges rebuilds to 64 KiB too, 13 MB in all. The comparison
+// needs the rebuilt block's first bytes only, as many as the stored
+// block's, and must not build the filters past them.
+func TestBoundedRebuildManyFilters(t *testing.T) {
+	const l, ranges = 64 << 10, 200
+	wide := append(make([]byte, l), 30)
+	var file []byte
+	var index []tabletest.KV
+	big := bytes.Repeat([]byte("v"), 2100) // one block per 2 KiB range
+	for i := 0; i < ranges; i++ {
+		kvs := []tabletest.KV{{Key: ikey(fmt.Sprintf("k%04d", i), 1), Value: big}}
+		var h table.BlockHandle
+		file, h = tabletest.AppendBlock(file, tabletest.EncodeBlock(kvs, 16), table.NoCompression)
+		index = append(index, tabletest.KV{Key: kvs[0].Key, Value: table.AppendBlockHandle(nil, h)})
+	}
+	var fh table.BlockHandle
+	file, fh = tabletest.AppendBlock(file, filterBlock(wide, wide), table.NoCompression)
+	meta := tabletest.EncodeBlock([]tabletest.KV{{Key: []byte(table.FilterPrefix + bloom.PolicyName), Value: table.AppendBlockHandle(nil, fh)}}, 16)
+	file, mh := tabletest.AppendBlock(file, meta, table.NoCompression)
+	file, ih := tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
+	data := tabletest.AppendFooter(file, mh, ih)
+	tb, err := table.Open("many.ldb", bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r *filtercheck.Comparison
+	got := alloctest.Allocated(func() { r, err = filtercheck.CompareTable(tb) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Match != filtercheck.MatchDiffers || r.Diff == nil || r.Diff.RebuiltLen < ranges*l {
+		t.Fatalf("result %+v, diff %v; want a mismatch with a rebuilt block of %d filters of %d bytes", r, r.Diff, ranges, l)
+	}
+	if got > allocBound(len(data)) {
+		t.Errorf("Check of a %d-byte table allocated %d bytes; want at most %d", len(data), got, allocBound(len(data)))
+	}
+}

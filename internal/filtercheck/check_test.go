@@ -257,3 +257,53 @@ func TestCountFalseNegatives(t *testing.T) {
 		t.Errorf("first filter zeroed: %+v; want %d of 400 rejected, first %q in block %v", fn, want, blocks[0].Keys[0], blocks[0].Handle)
 	}
 }
+
+// TestCompareLegacy: a block under the legacy name is rebuilt with both
+// hashes of LevelDB v1.4 to v1.17 when a key hashes differently under
+// them: the one that gives the stored block names the hash, either when
+// no key tells them apart; when neither does, the later of the two first
+// differences is reported (the hash that agrees longer).
+func TestCompareLegacy(t *testing.T) {
+	plain := synthBlocks(100, 10, 3000) // tails of ASCII digits: no key tells the hashes apart
+	high := synthBlocks(100, 10, 3000)
+	for _, b := range high {
+		for i := range b.Keys {
+			b.Keys[i] = append(b.Keys[i], 0x80|byte(i)) // one tail byte, of 0x80 or more
+		}
+	}
+	if filtercheck.HashesDiffer(plain) || !filtercheck.HashesDiffer(high) {
+		t.Fatal("setup: the keys do not tell the hashes apart as they should")
+	}
+	unsigned := func(blocks []filtercheck.BlockKeys) []byte {
+		return filtercheck.Build(blocks, bloom.NewLegacyPolicy(10, false))
+	}
+	signed := func(blocks []filtercheck.BlockKeys) []byte {
+		return filtercheck.Build(blocks, bloom.NewLegacyPolicy(10, true))
+	}
+	damaged := func(b []byte, at int) []byte { b = bytes.Clone(b); b[at] ^= 0xff; return b }
+	for _, tc := range []struct {
+		name   string
+		blocks []filtercheck.BlockKeys
+		stored []byte
+		legacy string
+		diffAt int // -1 for no difference
+	}{
+		{"either", plain, unsigned(plain), filtercheck.LegacyEither, -1},
+		{"unsigned", high, unsigned(high), filtercheck.LegacyUnsigned, -1},
+		{"signed", high, signed(high), filtercheck.LegacySigned, -1},
+		{"neither, the same everywhere else", plain, damaged(unsigned(plain), 3), filtercheck.LegacyNeither, 3},
+		{"neither, signed agrees longer", high, damaged(signed(high), 40), filtercheck.LegacyNeither, 40},
+	} {
+		r := filtercheck.Compare(tc.blocks, bloom.LegacyPolicyName, table.BlockHandle{Offset: 7, Size: uint64(len(tc.stored))}, tc.stored)
+		if r.Legacy != tc.legacy || r.Policy != bloom.LegacyPolicyName || r.FilterBlockOffset != 7 || r.FilterBlockSize != len(tc.stored) {
+			t.Errorf("%s: %+v; want legacy %q", tc.name, r, tc.legacy)
+			continue
+		}
+		switch {
+		case tc.diffAt < 0 && (r.Match != filtercheck.MatchOK || r.Diff != nil):
+			t.Errorf("%s: match %s, diff %v; want ok", tc.name, r.Match, r.Diff)
+		case tc.diffAt >= 0 && (r.Match != filtercheck.MatchDiffers || r.Diff == nil || r.Diff.Offset != tc.diffAt):
+			t.Errorf("%s: match %s, diff %v; want a mismatch at byte %d", tc.name, r.Match, r.Diff, tc.diffAt)
+		}
+	}
+}

@@ -1,11 +1,13 @@
 package filtercheck_test
 
 import (
+	"bytes"
 	"math"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
 
@@ -107,5 +109,182 @@ func TestExpectedFPRLargeFilter(t *testing.T) {
 	want := filtercheck.TheoreticalFPR((length-1)*8, 1000, k)
 	if math.Abs(got-want) > want*0.2 {
 		t.Errorf("1000 keys at 10 bits/key: ExpectedFPR %.5f, formula %.5f", got, want)
+	}
+}
+
+// TestTheoreticalFPRNoBits: a filter of no bits matches every key, even
+// for no keys, where the formula would divide 0 by 0.
+func TestTheoreticalFPRNoBits(t *testing.T) {
+	if got := filtercheck.TheoreticalFPR(0, 0, 6); got != 1 {
+		t.Errorf("TheoreticalFPR(0, 0, 6) = %v, want 1", got)
+	}
+}
+
+// TestExpectedFPRDuplicates: versions of a key count toward a filter's
+// size, not its bits: 50 keys of which 5 are distinct give the 50-key
+// filter, and far fewer false positives than 50 distinct keys do.
+func TestExpectedFPRDuplicates(t *testing.T) {
+	rate, length, k := filtercheck.ExpectedFPR(bloom.NewPolicy(10), 50, 5, 1)
+	if length != bloom.FilterLen(50, 10) || k != bloom.ProbesFor(10) {
+		t.Fatalf("filter of %d bytes, k %d; want %d bytes, k %d", length, k, bloom.FilterLen(50, 10), bloom.ProbesFor(10))
+	}
+	if distinct, _, _ := filtercheck.ExpectedFPR(bloom.NewPolicy(10), 50, 50, 1); rate*4 > distinct {
+		t.Errorf("5 distinct keys of 50: rate %v; 50 distinct: %v", rate, distinct)
+	}
+}
+
+// listPolicy is a filter policy whose filter lists its keys' lengths, one
+// byte each: empty for no keys. It records the keys it is asked about,
+// and answers match to every query.
+type listPolicy struct {
+	match   bool
+	queries [][]byte
+}
+
+func (*listPolicy) Name() string { return "test.List" }
+
+func (*listPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
+	for _, k := range keys {
+		dst = append(dst, byte(len(k)))
+	}
+	return dst
+}
+
+func (p *listPolicy) KeyMayMatch(key, _ []byte) bool {
+	p.queries = append(p.queries, bytes.Clone(key))
+	return p.match
+}
+
+// TestExpectedFPREmptyFilters: a policy's filter of no keys may be empty;
+// it then has no k byte to report.
+func TestExpectedFPREmptyFilters(t *testing.T) {
+	rate, length, k := filtercheck.ExpectedFPR(&listPolicy{}, 0, 0, 1)
+	if rate != 0 || length != 0 || k != 0 {
+		t.Errorf("ExpectedFPR of empty filters = %v, %d, %d; want 0, 0, 0", rate, length, k)
+	}
+}
+
+// blockAt is a data block at offset off holding keys.
+func blockAt(off uint64, keys ...string) filtercheck.BlockKeys {
+	b := filtercheck.BlockKeys{Handle: table.BlockHandle{Offset: off, Size: 100}}
+	for _, k := range keys {
+		b.Keys = append(b.Keys, []byte(k))
+	}
+	return b
+}
+
+// TestMeasureFPRQueries: MeasureFPR asks about absent keys only, of a
+// stored key's length, one longer after 16 tries find only present keys:
+// here every key of length 0 is present and a quarter of those of length
+// 1, so every query is an absent 1-byte key. A filter that matches every
+// key gives as many false positives as queries.
+func TestMeasureFPRQueries(t *testing.T) {
+	keys := []string{""}
+	for c := 0; c < 256; c += 4 {
+		keys = append(keys, string([]byte{byte(c)}))
+	}
+	blocks := []filtercheck.BlockKeys{blockAt(0, keys...)}
+	contents := filterBlock(append(make([]byte, 64), 6))
+	l, err := filtercheck.ParseLayout(contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &listPolicy{match: true}
+	const samples = 3000
+	f := filtercheck.MeasureFPR(contents, l, blocks, p, samples, 1)
+	if f.Samples != samples || f.FalsePositives != samples || f.Measured != 1 || len(p.queries) != samples {
+		t.Errorf("%d queries asked, FPR %+v; want %d queries, all false positives", len(p.queries), f, samples)
+	}
+	present := map[string]bool{}
+	for _, k := range keys {
+		present[k] = true
+	}
+	lengths := map[int]int{}
+	for _, q := range p.queries {
+		lengths[len(q)]++
+		if present[string(q)] {
+			t.Fatalf("asked about %q, a key of the table", q)
+		}
+	}
+	if lengths[1] != samples {
+		t.Errorf("queries by length %v; want all %d of length 1", lengths, samples)
+	}
+	if got := filtercheck.MeasureFPR(contents, l, blocks, p, 0, 1); got != (filtercheck.FPR{}) {
+		t.Errorf("no samples: %+v, want a zero FPR", got)
+	}
+}
+
+// TestMeasureFPRTheory: the theoretical rate averages over the filters
+// queried, those with keys and more than a k byte; a filter whose k is
+// over 30 matches every key (util/bloom.cc's KeyMayMatch), a rate of 1.
+func TestMeasureFPRTheory(t *testing.T) {
+	filter := func(n, k int) []byte { return append(make([]byte, n-1), byte(k)) }
+	contents := filterBlock(
+		filter(1, 6),  // range 0: a k byte only
+		filter(9, 31), // range 1: matches everything
+		filter(9, 30), // range 2
+		filter(9, 6),  // range 3: no keys
+		filter(17, 6), // range 4
+	)
+	blocks := []filtercheck.BlockKeys{
+		blockAt(0, "a", "b"),
+		blockAt(2048, "c"),
+		blockAt(2*2048, "d", "e", "e"), // versions of a key count once
+		blockAt(4*2048, "f", "g", "h"),
+		blockAt(4*2048+200, "f", "i"),
+	}
+	l, err := filtercheck.ParseLayout(contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filtercheck.MeasureFPR(contents, l, blocks, bloom.NewPolicy(10), 100, 1)
+	want := (1 + filtercheck.TheoreticalFPR(64, 2, 30) + filtercheck.TheoreticalFPR(128, 4, 6)) / 3
+	if math.Abs(f.Theoretical-want) > 1e-12 {
+		t.Errorf("theoretical rate %v, want %v", f.Theoretical, want)
+	}
+}
+
+// TestExpectFiltersEdges: filters of a k byte alone are not queried, and
+// not expected either; a filter whose k is over 30 matches every key;
+// one of k 30 is simulated like any other.
+func TestExpectFiltersEdges(t *testing.T) {
+	p := bloom.NewPolicy(10)
+	keys := []string{"a", "b", "c", "d"}
+	var bk [][]byte
+	for _, k := range keys {
+		bk = append(bk, []byte(k))
+	}
+	blocks := []filtercheck.BlockKeys{blockAt(0, keys...), blockAt(2048, "e")}
+	contents := filterBlock(p.CreateFilter(bk, nil), []byte{6})
+	l, err := filtercheck.ParseLayout(contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f filtercheck.FPR
+	filtercheck.ExpectFilters(&f, contents, l, blocks, p, 1)
+	if want, _, _ := filtercheck.ExpectedFPR(p, 4, 4, 1); f.Expected != want {
+		t.Errorf("with a 1-byte filter: expected %v, want the 4-key filter's %v alone", f.Expected, want)
+	}
+
+	// k 31: that filter's rate is 1.
+	blocks = []filtercheck.BlockKeys{blockAt(0, keys...), blockAt(2048, keys...)}
+	contents = filterBlock(p.CreateFilter(bk, nil), p.CreateFilter(bk, nil))
+	contents[bloom.FilterLen(4, 10)-1] = 31
+	l, _ = filtercheck.ParseLayout(contents)
+	filtercheck.ExpectFilters(&f, contents, l, blocks, p, 1)
+	if want, _, _ := filtercheck.ExpectedFPR(p, 4, 4, 1); math.Abs(f.Expected-(1+want)/2) > 1e-12 {
+		t.Errorf("with a k of 31: expected %v, want %v", f.Expected, (1+want)/2)
+	}
+
+	// k 30, at 50 bits/key: a tiny rate. (Build puts a block's keys in
+	// the filter of the range it starts in when the blocks follow each
+	// other, as in a table.)
+	p50 := bloom.NewPolicy(50)
+	blocks[0].Handle.Size = 2048
+	contents = filtercheck.Build(blocks, p50)
+	l, _ = filtercheck.ParseLayout(contents)
+	filtercheck.ExpectFilters(&f, contents, l, blocks, p50, 1)
+	if math.IsNaN(f.Expected) || f.Expected > 0.01 {
+		t.Errorf("k 30: expected %v, want a rate near 0", f.Expected)
 	}
 }

@@ -65,3 +65,18 @@ func TestParseLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutEdges: an offset array that starts at the 5-byte tail holds no
+// filters, as upstream's reader finds (num = (n - 5 - array offset) / 4);
+// an empty filter has no k byte.
+func TestLayoutEdges(t *testing.T) {
+	for _, contents := range [][]byte{{0, 0, 0, 0, 11}, {0xaa, 0xbb, 2, 0, 0, 0, 11}} {
+		l, err := filtercheck.ParseLayout(contents)
+		if err != nil || len(l.Filters) != 0 || l.ArrayOffset != len(contents)-5 || l.BaseLg != 11 {
+			t.Errorf("ParseLayout(% x) = %+v, %v; want no filters", contents, l, err)
+		}
+	}
+	if k := (filtercheck.Filter{Offset: 3}).K([]byte{1, 2, 3, 4}); k != -1 {
+		t.Errorf("an empty filter's k: %d, want -1", k)
+	}
+}

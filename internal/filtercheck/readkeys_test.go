@@ -44,25 +44,32 @@ func TestReadKeysPlain(t *testing.T) {
 		}
 		files[p] = data
 	}
-	// Empty user keys, an empty block and a long key.
-	var file []byte
-	var index []tabletest.KV
-	for _, kvs := range [][]tabletest.KV{
-		{{Key: ikey("", 2)}, {Key: ikey("", 1)}, {Key: ikey("a", 1)}},
-		{},
-		{{Key: ikey(string(bytes.Repeat([]byte("b"), 100000)), 1)}, {Key: ikey("c", 1)}},
-	} {
-		var h table.BlockHandle
-		file, h = tabletest.AppendBlock(file, tabletest.EncodeBlock(kvs, 16), table.NoCompression)
-		index = append(index, tabletest.KV{Key: ikey(string(rune('a'+len(index))), 1), Value: table.AppendBlockHandle(nil, h)})
-	}
+	// Empty user keys, an empty block and a long key; and an empty
+	// block first.
 	meta := tabletest.EncodeBlock(nil, 16)
-	file, mh := tabletest.AppendBlock(file, meta, table.NoCompression)
-	file, ih := tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
-	files["crafted"] = tabletest.AppendFooter(file, mh, ih)
+	for name, blocks := range map[string][][]tabletest.KV{
+		"crafted": {
+			{{Key: ikey("", 2)}, {Key: ikey("", 1)}, {Key: ikey("a", 1)}},
+			{},
+			{{Key: ikey(string(bytes.Repeat([]byte("b"), 100000)), 1)}, {Key: ikey("c", 1)}},
+		},
+		"empty block first": {{}, {{Key: ikey("a", 1)}}},
+	} {
+		var file []byte
+		var index []tabletest.KV
+		for _, kvs := range blocks {
+			var h table.BlockHandle
+			file, h = tabletest.AppendBlock(file, tabletest.EncodeBlock(kvs, 16), table.NoCompression)
+			index = append(index, tabletest.KV{Key: ikey(string(rune('a'+len(index))), 1), Value: table.AppendBlockHandle(nil, h)})
+		}
+		file, mh := tabletest.AppendBlock(file, meta, table.NoCompression)
+		file, ih := tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
+		files[name] = tabletest.AppendFooter(file, mh, ih)
+	}
 	// Keys that are most of the table (no values, no shared prefixes),
 	// in 40 blocks: ReadKeys needs many chunks of memory for them.
-	file, index = nil, nil
+	var file []byte
+	var index []tabletest.KV
 	for b := 0; b < 40; b++ {
 		var kvs []tabletest.KV
 		for i := 0; i < 500; i++ {
@@ -72,8 +79,8 @@ func TestReadKeysPlain(t *testing.T) {
 		file, h = tabletest.AppendBlock(file, tabletest.EncodeBlock(kvs, 1), table.NoCompression)
 		index = append(index, tabletest.KV{Key: ikey(fmt.Sprintf("%03d~", b), 1), Value: table.AppendBlockHandle(nil, h)})
 	}
-	file, mh = tabletest.AppendBlock(file, meta, table.NoCompression)
-	file, ih = tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
+	file, mh := tabletest.AppendBlock(file, meta, table.NoCompression)
+	file, ih := tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
 	files["keys only"] = tabletest.AppendFooter(file, mh, ih)
 	if len(files) < 2 {
 		t.Fatal("no fixture tables")

@@ -84,5 +84,50 @@ func TestRebuildPrefix(t *testing.T) {
 		if *got != *want {
 			t.Fatalf("%s: bounded diff %v, full diff %v", name, got, want)
 		}
+		// rebuildDiff takes the bounded way for blocks much larger
+		// than the stored one, the ordinary way for others: the same
+		// difference either way.
+		if d := rebuildDiff(stored, blocks, pl.p(bpk), bpk); d == nil || *d != *want {
+			t.Fatalf("%s: rebuildDiff %v, full diff %v", name, d, want)
+		}
+	}
+	// A rebuilt block far larger than the stored one (the bounded way
+	// only): 400 keys at 3000 bits/key, 150 KB.
+	blocks := randomBlocks(rng, 30)
+	for len(blocks[0].Keys) < 400 {
+		blocks[0].Keys = append(blocks[0].Keys, []byte(fmt.Sprint(len(blocks[0].Keys))))
+	}
+	full := Build(blocks, bloom.NewPolicy(3000))
+	for _, n := range []int{0, 1, 100, 5000, 40000} {
+		for _, flip := range []bool{false, true} {
+			stored := bytes.Clone(full[:n])
+			if flip && n > 0 {
+				stored[n-1] ^= 1
+			}
+			if RebuiltSize(blocks, 3000) <= maxRebuild(len(stored)) {
+				t.Fatalf("%d bytes stored: the rebuilt block is not large enough to be rebuilt the bounded way", n)
+			}
+			want := FirstDiff(stored, full)
+			if d := rebuildDiff(stored, blocks, bloom.NewPolicy(3000), 3000); d == nil || *d != *want {
+				t.Errorf("%d bytes stored, flipped %v: rebuildDiff %v, full diff %v", n, flip, d, want)
+			}
+		}
+	}
+}
+
+// TestDistinctKeysPerFilter: a key counts once per filter, and again in
+// each filter it appears in.
+func TestDistinctKeysPerFilter(t *testing.T) {
+	b := func(off uint64, keys ...string) BlockKeys {
+		bk := BlockKeys{Handle: table.BlockHandle{Offset: off, Size: 10}}
+		for _, k := range keys {
+			bk.Keys = append(bk.Keys, []byte(k))
+		}
+		return bk
+	}
+	blocks := []BlockKeys{b(0, "a", "b"), b(100, "a"), b(2048, "a", "c"), b(2100, "a"), b(3*2048, "a")}
+	got := distinctKeysPerFilter(blocks, 11, 3)
+	if want := []int{2, 2, 0}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("distinct keys per filter %v, want %v (the last range's block is past the 3 filters)", got, want)
 	}
 }
