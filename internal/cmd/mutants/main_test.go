@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -107,10 +108,121 @@ func TestReportListsSurvivors(t *testing.T) {
 		"| `kit` | the kit | 1 | 1 | 1 | 1 | 0 | 50.0% |",
 		"- lived, ARITHMETIC_BASE `-#1` at `bloom/a.go:4` (`a - b`, in no function): **not explained**",
 		"- not covered, CONDITIONALS_BOUNDARY `<#1` at `bloom/a.go:5` (`a < b`, in no function): out of reach: needs 512 MiB",
-		"- timed out, INCREMENT_DECREMENT `++#1` at `bloom/a.go:6`",
+		"- INCREMENT_DECREMENT `++#1` at `bloom/a.go:6` (`i++`, in no function)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestMutate(t *testing.T) {
+	src := []byte("package p\n\nfunc f(a, b int) bool {\n\tswitch {\n\tcase a <= b-1:\n\t\treturn true\n\t}\n\treturn a == b\n}\n")
+	for _, c := range []struct {
+		line, col int
+		typ, want string
+	}{
+		{5, strings.Index("\tcase a <= b-1:", "<=") + 1, "CONDITIONALS_BOUNDARY", "\tcase a < b-1:\n"},
+		{5, strings.Index("\tcase a <= b-1:", "<=") + 1, "CONDITIONALS_NEGATION", "\tcase a > b-1:\n"},
+		{5, strings.Index("\tcase a <= b-1:", "-") + 1, "ARITHMETIC_BASE", "\tcase a <= b+1:\n"},
+		{8, strings.Index("\treturn a == b", "==") + 1, "CONDITIONALS_NEGATION", "\treturn a != b\n"},
+	} {
+		got, err := mutate(src, &mutant{File: "p/p.go", Line: c.line, Column: c.col, Type: c.typ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(got), "\n")
+		if lines[c.line-1] != c.want {
+			t.Errorf("%s at %d:%d: line %q, want %q", c.typ, c.line, c.col, lines[c.line-1], c.want)
+		}
+		if len(lines) != len(strings.SplitAfter(string(src), "\n")) {
+			t.Errorf("%s at %d:%d: the other lines changed:\n%s", c.typ, c.line, c.col, got)
+		}
+	}
+	if _, err := mutate(src, &mutant{File: "p/p.go", Line: 8, Column: 2, Type: "CONDITIONALS_NEGATION"}); err == nil {
+		t.Error("mutated a position holding no operator of the type")
+	}
+}
+
+func TestCoverProfile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.out")
+	prof := "mode: set\n" +
+		"example.com/m/internal/p/p.go:4.10,5.15 1 1\n" +
+		"example.com/m/internal/p/p.go:5.16,6.14 1 1\n" +
+		"example.com/m/internal/p/p.go:7.16,8.14 1 0\n" +
+		"example.com/m/internal/p/sub/q.go:5.16,6.14 1 1\n"
+	if err := os.WriteFile(p, []byte(prof), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := readCoverProfile(p, "internal/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file      string
+		line, col int
+		want      bool
+	}{
+		{"p.go", 5, 8, true},   // the clause starting at 5.16 ran
+		{"p.go", 5, 16, false}, // nothing starts after
+		{"p.go", 7, 8, false},  // its clause did not run
+		{"q.go", 5, 8, false},  // another package's file
+	} {
+		if got := c.clauseRan(tc.file, tc.line, tc.col); got != tc.want {
+			t.Errorf("clauseRan(%s, %d, %d) = %v, want %v", tc.file, tc.line, tc.col, got, tc.want)
+		}
+	}
+}
+
+func TestCoverageTime(t *testing.T) {
+	d, ok := coverageTime("Starting...\nGathering coverage... done in 12.5s\nExecuting mutation testing on covered mutants...\n")
+	if !ok || d != 12500*time.Millisecond {
+		t.Errorf("coverageTime = %v, %v", d, ok)
+	}
+	if _, ok := coverageTime("Starting...\n"); ok {
+		t.Error("found a time in a log without one")
+	}
+}
+
+func TestOutside(t *testing.T) {
+	tg := target{Outside: []outside{{Func: "F", Why: "all of F"}, {Func: "G", Text: "legacy", Why: "G's legacy lines"}}}
+	for _, c := range []struct {
+		m    mutant
+		want string
+	}{
+		{mutant{Func: "F", Text: "a < b"}, "all of F"},
+		{mutant{Func: "G", Text: "x = legacy(y) + 1"}, "G's legacy lines"},
+		{mutant{Func: "G", Text: "a < b"}, ""},
+		{mutant{Func: "H", Text: "legacy"}, ""},
+	} {
+		got := ""
+		if o := tg.outside(&c.m); o != nil {
+			got = o.Why
+		}
+		if got != c.want {
+			t.Errorf("%+v: outside %q, want %q", c.m, got, c.want)
+		}
+	}
+}
+
+// TestCommittedReasons: the committed reasons file reads, names only
+// targets (or their mode-less names) that exist, and gives every reason.
+func TestCommittedReasons(t *testing.T) {
+	rs, err := readReasons("../../../tools/mutants/survivors.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tg := range targets {
+		names[tg.Name] = true
+		names[strings.TrimSuffix(tg.Name, "-live")] = true
+	}
+	for k, r := range rs.byKey {
+		if target := strings.SplitN(k, " | ", 2)[0]; !names[target] {
+			t.Errorf("%s: no target %q", k, target)
+		}
+		if strings.TrimSpace(r.Why) == "" {
+			t.Errorf("%s: no reason given", k)
 		}
 	}
 }

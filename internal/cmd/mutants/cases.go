@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// gremlins decides which mutants to run from the tests' coverage, block by
+// block; Go's coverage blocks of a switch's case clause start after the
+// clause's colon, so the expression of a case is in no block, and every
+// mutant there is "not covered" however often the tests evaluate it.
+// rerunCases runs those mutants itself, as gremlins would: each in a copy
+// of the module, with the target's tests and timeout. A case expression
+// counts as covered when its clause's body ran (the coverage of the
+// unmutated tests); one evaluated only to false stays not covered.
+
+// coverProfile holds the blocks of a coverage profile that ran, by file
+// name within the package.
+type coverProfile map[string][]coverBlock
+
+// coverBlock is a block of a coverage profile: where it starts.
+type coverBlock struct{ line, col int }
+
+// readCoverProfile reads the blocks that ran, of the files of the package
+// whose import path ends in pkg, from the profile go test -coverprofile
+// wrote at p.
+func readCoverProfile(p, pkg string) (coverProfile, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	prof := coverProfile{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "mode:") {
+			continue
+		}
+		// name.go:L1.C1,L2.C2 statements count
+		name, rest, ok := strings.Cut(l, ":")
+		fields := strings.Fields(rest)
+		if !ok || len(fields) != 3 || fields[2] == "0" || !strings.HasSuffix(path.Dir(name), "/"+pkg) {
+			continue
+		}
+		start, _, _ := strings.Cut(fields[0], ",")
+		ls, cs, _ := strings.Cut(start, ".")
+		line, err1 := strconv.Atoi(ls)
+		col, err2 := strconv.Atoi(cs)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s: cannot read %q", p, l)
+		}
+		base := path.Base(name)
+		prof[base] = append(prof[base], coverBlock{line, col})
+	}
+	return prof, sc.Err()
+}
+
+// clauseRan tells whether a block that ran starts on line of file after
+// column col: the body of the case clause whose expression is there.
+func (p coverProfile) clauseRan(file string, line, col int) bool {
+	for _, b := range p[file] {
+		if b.line == line && b.col > col {
+			return true
+		}
+	}
+	return false
+}
+
+// mutated maps a gremlins mutant type and the operator it changes to the
+// operator it puts in its place (gremlins' internal/engine/mappings.go,
+// for the types it enables by default).
+var mutated = map[string]map[string]string{
+	"ARITHMETIC_BASE":       {"+": "-", "*": "/", "/": "*", "%": "*", "-": "+"},
+	"CONDITIONALS_BOUNDARY": {">=": ">", ">": ">=", "<=": "<", "<": "<="},
+	"CONDITIONALS_NEGATION": {"==": "!=", ">=": "<", ">": "<=", "<=": ">", "<": ">=", "!=": "=="},
+	"INCREMENT_DECREMENT":   {"--": "++", "++": "--"},
+	"INVERT_NEGATIVES":      {"-": "+"},
+}
+
+// rerunCases runs the mutants of res that gremlins left not covered in
+// case expressions whose clause ran, in a copy of the module at dir, with
+// go test args (the package last) and env, each stopped at timeout.
+func rerunCases(res *result, prof coverProfile, dir, pkgRel string, args, env []string, timeout time.Duration) error {
+	var todo []*mutant
+	for _, m := range res.Mutants {
+		if m.Status == "NOT COVERED" && strings.HasPrefix(m.Text, "case ") && prof.clauseRan(path.Base(m.File), m.Line, m.Column) {
+			todo = append(todo, m)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "mutants-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyModule(dir, tmp); err != nil {
+		return err
+	}
+	for _, m := range todo {
+		file := filepath.Join(tmp, filepath.FromSlash(pkgRel), path.Base(m.File))
+		orig, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		src, err := mutate(orig, m)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(file, src, 0o644); err != nil {
+			return err
+		}
+		m.Status = runMutant(tmp, args, env, timeout)
+		m.Rerun = true
+		if err := os.WriteFile(file, orig, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mutate returns src with m's operator replaced as gremlins replaces it.
+func mutate(src []byte, m *mutant) ([]byte, error) {
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	if m.Line < 1 || m.Line > len(lines) {
+		return nil, fmt.Errorf("%s:%d: no such line", m.File, m.Line)
+	}
+	l := lines[m.Line-1]
+	if m.Column < 1 || m.Column > len(l) {
+		return nil, fmt.Errorf("%s:%d:%d: no such column", m.File, m.Line, m.Column)
+	}
+	op := leadingOperator(string(l[m.Column-1:]))
+	to, ok := mutated[m.Type][op]
+	if !ok {
+		return nil, fmt.Errorf("%s:%d:%d: no %s mutant of %q", m.File, m.Line, m.Column, m.Type, op)
+	}
+	nl := append(append(append([]byte(nil), l[:m.Column-1]...), to...), l[m.Column-1+len(op):]...)
+	lines[m.Line-1] = nl
+	return bytes.Join(lines, nil), nil
+}
+
+// runMutant runs go test args in dir with env, stopped at timeout, and
+// says what became of the mutant, as gremlins does: killed when the tests
+// fail, not viable when they do not build, lived when they pass.
+func runMutant(dir string, args, env []string, timeout time.Duration) string {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	full := append([]string{"test", "-failfast", "-timeout", (timeout + 2*time.Second).String()}, args...)
+	cmd := exec.CommandContext(ctx, "go", full...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return "TIMED OUT"
+	case err == nil:
+		return "LIVED"
+	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
+		return "NOT VIABLE"
+	case errors.As(err, &exit):
+		return "KILLED"
+	default:
+		return "NOT VIABLE"
+	}
+}
+
+// copyModule copies the module at src into dst, but for what no test
+// reads: the git metadata, the cache of builds and binaries.
+func copyModule(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (rel == ".git" || rel == ".cache" || rel == "bin") {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, b, info.Mode().Perm())
+		}
+		return nil
+	})
+}
