@@ -127,8 +127,9 @@ func VectorSet() Set {
 }
 
 // LiveSet returns the cases asked of upstream live: the vector cases, with
-// filters of 10000 keys at every bits/key and of 100000 keys at a few, and
-// 500 random filter block builder sequences.
+// filters of 10000 keys at every bits/key and of 100000 keys at a few, one
+// of 2^32 bits and more (512 MiB), and 500 random filter block builder
+// sequences.
 func LiveSet() Set {
 	cs := VectorSet()
 	cs.Origin = "internal/cases.LiveSet()"
@@ -146,8 +147,30 @@ func LiveSet() Set {
 	for _, b := range []int{1, 16, 30, 64} {
 		add(b, 100000)
 	}
+	cs.Filter = append(cs.Filter, wideFilterCase(g))
 	cs.Block = BlockCases(500)
 	return cs
+}
+
+// wideKeys is the fewest keys whose filter has 2^32 bits or more at 1000
+// bits per key, the most the kit asks of a port: 4294968000 bits, 512 MiB.
+const wideKeys = (1<<32 + 999) / 1000
+
+// wideFilterCase returns a CreateFilter input whose filter has 2^32 bits
+// or more. There util/bloom.cc's probe, h % bits with bits a size_t, is h
+// itself; a 32-bit modulo would wrap (bits mod 2^32 is 704), and write and
+// read other bits. Its keys are 64 distinct ones repeated, duplicates
+// counting toward n as in upstream, so that the case costs upstream and
+// the port one filter's memory and little hashing; its queries are those
+// 64 and 200 absent keys.
+func wideFilterCase(g *Gen) FilterCase {
+	distinct := g.Keys(64, 1, 24)
+	keys := make([][]byte, wideKeys)
+	for i := range keys {
+		keys[i] = distinct[i%len(distinct)]
+	}
+	q := append(append([][]byte(nil), distinct...), g.Absent(distinct, 200, 1, 24)...)
+	return FilterCase{Name: fmt.Sprintf("live/wide/bpk1000/n%d", wideKeys), BitsPerKey: 1000, Keys: keys, Queries: q}
 }
 
 // DBCases returns the databases the end-to-end write check has a port
