@@ -16,7 +16,11 @@ func TestReducer(t *testing.T) {
 	for i := 0; i < 64; i++ {
 		hashes = append(hashes, rng.Uint32())
 	}
-	sizes := []int{hugeBytes - 1, hugeBytes - 2, 1 << 28, 1<<28 - 1, 1<<28 + 1, 1 << 27, 1<<27 + 1, 12500, 1 << 20}
+	// hugeBytes itself too: the reducer is exact there, so that the two
+	// paths agree at the switch between them (nbytes < hugeBytes in
+	// KeyMayMatch, len(array) >= hugeBytes in addHashes), whichever takes
+	// that size.
+	sizes := []int{hugeBytes, hugeBytes - 1, hugeBytes - 2, 1 << 28, 1<<28 - 1, 1<<28 + 1, 1 << 27, 1<<27 + 1, 12500, 1 << 20}
 	for n := 1; n <= 4096; n++ {
 		sizes = append(sizes, n)
 	}
