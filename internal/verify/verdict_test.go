@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -46,6 +47,48 @@ func TestVerdicts(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		if len(l) > 76 {
 			t.Errorf("help line of %d columns: %q", len(l), l)
+		}
+	}
+}
+
+// TestVerdictText: `ldbcompat help` prints each verdict's name and exit
+// code, then its meaning and what upstream does, in words wrapped at
+// spaces to the width, as many to a line as fit, later lines indented
+// under the first.
+func TestVerdictText(t *testing.T) {
+	for _, width := range []int{60, 76, 100} {
+		const indent = 25 // "  %-16s %-4s  "
+		rows := map[string][]string{}
+		var order []string
+		cur := ""
+		for _, l := range strings.Split(strings.TrimSuffix(verify.VerdictText(width), "\n"), "\n") {
+			if len(l) > width || len(l) <= indent {
+				t.Fatalf("width %d: line %q", width, l)
+			}
+			if head := l[:indent]; strings.TrimSpace(head) != "" {
+				cur = strings.Join(strings.Fields(head), " ")
+				order = append(order, cur)
+			} else if cur == "" {
+				t.Fatalf("width %d: the first line is a continuation: %q", width, l)
+			}
+			rows[cur] = append(rows[cur], l[indent:])
+		}
+		if len(order) != 1+len(verify.Verdicts)+4 || order[0] != "verdict exit" {
+			t.Errorf("width %d: rows %q", width, order)
+		}
+		for _, i := range verify.Verdicts {
+			name := fmt.Sprintf("%s %d", i.Verdict, i.Exit)
+			want := strings.Fields(strings.ReplaceAll(i.Meaning+"; upstream: "+i.Upstream+".", "`", ""))
+			if got := strings.Fields(strings.Join(rows[name], " ")); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("width %d, %s: %q, want %q", width, name, got, want)
+			}
+		}
+		for name, lines := range rows {
+			for j := 0; j+1 < len(lines); j++ {
+				if next := strings.Fields(lines[j+1])[0]; len(lines[j])+1+len(next) <= width-indent {
+					t.Errorf("width %d, %s: %q would have fit on the line before: %q", width, name, next, lines[j])
+				}
+			}
 		}
 	}
 }
