@@ -20,6 +20,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
@@ -150,7 +151,7 @@ func tablesFromLevelDB() row.Measured {
 	var problems []string
 	for i, db := range dbs {
 		dir := filepath.Join(tmp, strconv.Itoa(i))
-		if err := adapt.CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(db.FS, dir); err != nil {
 			m.Outcome = "not measured: " + err.Error()
 			return m
 		}
@@ -295,7 +296,7 @@ func dbFromLevelDB() row.Measured {
 	var problems []string
 	for i, db := range dbs {
 		dir := filepath.Join(tmp, strconv.Itoa(i))
-		if err := adapt.CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(db.FS, dir); err != nil {
 			m.Outcome = "not measured: " + err.Error()
 			return m
 		}
@@ -313,7 +314,7 @@ func dbFromLevelDB() row.Measured {
 			asIs++
 		}
 		dir2 := filepath.Join(tmp, strconv.Itoa(i)+"-sst")
-		if err := adapt.CopyDir(db.FS, dir2); err != nil {
+		if err := fixtures.CopyDir(db.FS, dir2); err != nil {
 			m.Outcome = "not measured: " + err.Error()
 			return m
 		}
