@@ -126,24 +126,24 @@ func (a *API[F, G, B, D, RO, WO, R]) Port(module string) compat.Port {
 	}
 }
 
-// Policy is a module's filter.Filter F as a bloom.FilterPolicy.
-type Policy[F Filter[G], G Generator[B], B Buffer] struct {
-	F F
-	// generate is the module's API.Generate.
+// policy is a module's filter.Filter f as a bloom.FilterPolicy; generate
+// is the module's API.Generate.
+type policy[F Filter[G], G Generator[B], B Buffer] struct {
+	f        F
 	generate func(g G, dst []byte) []byte
 }
 
-func (a *API[F, G, B, D, RO, WO, R]) policy(f F) Policy[F, G, B] {
-	return Policy[F, G, B]{F: f, generate: a.Generate}
+func (a *API[F, G, B, D, RO, WO, R]) policy(f F) policy[F, G, B] {
+	return policy[F, G, B]{f: f, generate: a.Generate}
 }
 
 // Name returns the filter's name.
-func (p Policy[F, G, B]) Name() string { return p.F.Name() }
+func (p policy[F, G, B]) Name() string { return p.f.Name() }
 
 // CreateFilter adds keys to a new generator of the filter and generates
 // its filter into a util.Buffer holding dst.
-func (p Policy[F, G, B]) CreateFilter(keys [][]byte, dst []byte) []byte {
-	g := p.F.NewGenerator()
+func (p policy[F, G, B]) CreateFilter(keys [][]byte, dst []byte) []byte {
+	g := p.f.NewGenerator()
 	for _, k := range keys {
 		g.Add(k)
 	}
@@ -151,13 +151,13 @@ func (p Policy[F, G, B]) CreateFilter(keys [][]byte, dst []byte) []byte {
 }
 
 // KeyMayMatch asks the filter's Contains.
-func (p Policy[F, G, B]) KeyMayMatch(key, f []byte) bool { return p.F.Contains(f, key) }
+func (p policy[F, G, B]) KeyMayMatch(key, f []byte) bool { return p.f.Contains(f, key) }
 
 // asFilter returns p as the module's filter: its own when p wraps one,
 // else a stand-in that asks p (for upstream's test policy).
 func (a *API[F, G, B, D, RO, WO, R]) asFilter(p bloom.FilterPolicy) F {
-	if mp, ok := p.(Policy[F, G, B]); ok {
-		return mp.F
+	if mp, ok := p.(policy[F, G, B]); ok {
+		return mp.f
 	}
 	// F is an interface type whose methods wrapped has: the assertion
 	// cannot fail for a module of the family.
