@@ -185,7 +185,7 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 			}
 		}
 		dir := filepath.Join(tmp, fmt.Sprintf("read%d", i))
-		if err := fixtures.CopyDir(db.fsys, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.fsys); err != nil {
 			k.suiteError(err.Error())
 			continue
 		}
@@ -422,7 +422,7 @@ func liveTables(c cases.DBCase, dir string, names []string, write string) ([]str
 // a bloom filter and read every key.
 func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []caseFailure {
 	cp := filepath.Join(tmp, "upstream-reads-"+strings.ReplaceAll(c.Name, "/", "-"))
-	if err := fixtures.CopyDir(os.DirFS(dir), cp); err != nil {
+	if err := fixtures.CopyDir(cp, os.DirFS(dir)); err != nil {
 		k.suiteError(err.Error())
 		return nil
 	}

@@ -66,7 +66,7 @@ func confirmContents(db upstreamDB, contents []dbKey, absent [][]byte) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := fixtures.CopyDir(db.fsys, tmp); err != nil {
+	if err := fixtures.CopyDir(tmp, db.fsys); err != nil {
 		return err
 	}
 	keys := make([][]byte, 0, len(contents)+len(absent))

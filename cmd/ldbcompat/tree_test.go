@@ -14,29 +14,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/faultfs"
 )
 
-// copyTree copies the files of directory src into dst, which it makes.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir() {
-			copyTree(t, filepath.Join(src, e.Name()), filepath.Join(dst, e.Name()))
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dst, e.Name()), data)
-	}
-}
-
 // treeDBs is where TestVerifyTree puts each committed database, below its
 // root: nested at several depths, as a browser profile or a node's data
 // directory holds them, names with spaces included.

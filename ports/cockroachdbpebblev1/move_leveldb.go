@@ -285,7 +285,7 @@ func dbFromLevelDB() row.Measured {
 			asIs++
 		}
 		dir2 := filepath.Join(tmp, strconv.Itoa(i)+"-sst")
-		if err := fixtures.CopyDir(db.FS, dir2); err != nil {
+		if err := fixtures.CopyDir(dir2, db.FS); err != nil {
 			m.Outcome = "not measured: " + err.Error()
 			return m
 		}
@@ -376,7 +376,7 @@ func copyCommitted() (dbs []upstreamCopy, tmp string, err error) {
 	}
 	for i, db := range committed {
 		c := upstreamCopy{DB: db, dir: filepath.Join(tmp, strconv.Itoa(i))}
-		if err := fixtures.CopyDir(db.FS, c.dir); err != nil {
+		if err := fixtures.CopyDir(c.dir, db.FS); err != nil {
 			os.RemoveAll(tmp)
 			return nil, "", err
 		}

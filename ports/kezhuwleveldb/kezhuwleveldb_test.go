@@ -28,7 +28,7 @@ func TestReadsWithoutFilter(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(t.TempDir(), db.Dir)
-		if err := fixtures.CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			t.Fatal(err)
 		}
 		n, err := countFound(dir, nil, live)

@@ -53,7 +53,7 @@ func withoutFilter() row.Measured {
 			return m
 		}
 		dir := filepath.Join(tmp, db.Dir)
-		if err := fixtures.CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			m.Outcome = "not measured: " + err.Error()
 			return m
 		}
@@ -133,7 +133,7 @@ func filterQuestions() row.Measured {
 			return m
 		}
 		defer os.RemoveAll(dir)
-		if err := fixtures.CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			m.Outcome = "not measured: " + err.Error()
 			return m
 		}

@@ -24,7 +24,7 @@ func TestLiveKeysUpstream(t *testing.T) {
 	}
 	for _, db := range dbs {
 		dir := filepath.Join(t.TempDir(), db.Dir)
-		if err := fixtures.CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			t.Fatal(err)
 		}
 		d, err := upstreamdb.Ask(dir, upstream.Comparator{})
