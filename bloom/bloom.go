@@ -158,33 +158,13 @@ func hashKeys(keys [][]byte, hashes []uint32) {
 	}
 }
 
-// appendFilterFlat is CreateFilter for keys stored back to back in flat:
-// key i is flat[ends[i-1]:ends[i]], the first one starting at 0.
-// FilterBlockBuilder keeps its keys this way.
-func (p *bloomPolicy) appendFilterFlat(dst, flat []byte, ends []int) []byte {
-	dst, array := p.appendEmpty(dst, len(ends))
-	var hs [hashChunk]uint32
-	var keys [hashChunk][]byte
-	start := 0
-	for len(ends) > 0 {
-		chunk := ends[:min(len(ends), hashChunk)]
-		ends = ends[len(chunk):]
-		hashes := hs[:len(chunk)]
-		if p.signedTail {
-			for i, end := range chunk {
-				hashes[i] = HashSignedTail(flat[start:end], bloomSeed)
-				start = end
-			}
-		} else {
-			for i, end := range chunk {
-				keys[i] = flat[start:end]
-				start = end
-			}
-			hashKeys(keys[:len(chunk)], hashes)
-		}
-		addHashes(array, p.k, hashes)
+// hash is the hash the policy's filters are made of: Hash, or
+// HashSignedTail for the legacy policy of LevelDB v1.4 to v1.17 on x86.
+func (p *bloomPolicy) hash(key []byte) uint32 {
+	if p.signedTail {
+		return HashSignedTail(key, bloomSeed)
 	}
-	return dst
+	return Hash(key, bloomSeed)
 }
 
 // KeyMayMatch is written so that it calls nothing: a leaf function needs no

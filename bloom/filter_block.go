@@ -43,10 +43,11 @@ const FilterBaseLg = 11
 // to the size of a filter's keys.
 type FilterBlockBuilder struct {
 	policy FilterPolicy
-	// bloom is policy when it is this package's bloom filter, which builds
-	// filters from keys and ends directly.
+	// bloom is policy when it is this package's bloom filter: the builder
+	// then keeps only each key's hash, which is all the filter needs.
 	bloom         *bloomPolicy
-	keys          []byte   // keys of the current filter, concatenated
+	hashes        []uint32 // hashes of the current filter's keys (bloom)
+	keys          []byte   // keys of the current filter, concatenated (other policies)
 	ends          []int    // end of each key in keys
 	result        []byte   // filters built so far
 	tmpKeys       [][]byte // CreateFilter's argument for other policies, reused
@@ -64,13 +65,13 @@ const (
 
 // NewFilterBlockBuilder returns a builder that makes filters with p.
 func NewFilterBlockBuilder(p FilterPolicy) *FilterBlockBuilder {
-	b := &FilterBlockBuilder{
-		policy:        p,
-		keys:          make([]byte, 0, initialKeyBytes),
-		ends:          make([]int, 0, initialKeys),
-		filterOffsets: make([]uint32, 0, initialFilters),
+	b := &FilterBlockBuilder{policy: p, filterOffsets: make([]uint32, 0, initialFilters)}
+	if b.bloom, _ = p.(*bloomPolicy); b.bloom != nil {
+		b.hashes = make([]uint32, 0, initialKeys)
+	} else {
+		b.keys = make([]byte, 0, initialKeyBytes)
+		b.ends = make([]int, 0, initialKeys)
 	}
-	b.bloom, _ = p.(*bloomPolicy)
 	return b
 }
 
@@ -78,6 +79,7 @@ func NewFilterBlockBuilder(p FilterPolicy) *FilterBlockBuilder {
 // builder with the same policy would, but keeps its buffers. The slice an
 // earlier Finish returned is overwritten by the next one.
 func (b *FilterBlockBuilder) Reset() {
+	b.hashes = b.hashes[:0]
 	b.keys = b.keys[:0]
 	b.ends = b.ends[:0]
 	b.result = b.result[:0]
@@ -101,8 +103,14 @@ func (b *FilterBlockBuilder) StartBlock(blockOffset uint64) {
 	}
 }
 
-// AddKey adds key to the filter of the current range. The builder copies it.
+// AddKey adds key to the filter of the current range. The builder copies
+// it, or for this package's bloom filter only its hash.
 func (b *FilterBlockBuilder) AddKey(key []byte) {
+	if b.bloom != nil {
+		h := b.bloom.hash(key)
+		b.hashes = append(b.hashes, h)
+		return
+	}
 	b.keys = append(b.keys, key...)
 	b.ends = append(b.ends, len(b.keys))
 }
@@ -115,7 +123,7 @@ func (b *FilterBlockBuilder) AddKey(key []byte) {
 // Finish again appends another offset array to the block, exactly as
 // upstream does.
 func (b *FilterBlockBuilder) Finish() []byte {
-	if len(b.ends) > 0 {
+	if len(b.ends)+len(b.hashes) > 0 {
 		b.generateFilter()
 	}
 	arrayOffset := uint32(len(b.result))
@@ -132,11 +140,11 @@ func (b *FilterBlockBuilder) Finish() []byte {
 // keys, else the policy's filter of its keys.
 func (b *FilterBlockBuilder) generateFilter() {
 	b.filterOffsets = append(b.filterOffsets, uint32(len(b.result)))
-	n := len(b.ends)
-	if n == 0 {
-		return
-	}
 	if b.bloom != nil {
+		n := len(b.hashes)
+		if n == 0 {
+			return
+		}
 		// Grow the result by doubling, not by append's smaller steps for
 		// large slices: a table's filters then take a handful of
 		// allocations, whatever their number.
@@ -145,18 +153,24 @@ func (b *FilterBlockBuilder) generateFilter() {
 			copy(grown, b.result)
 			b.result = grown
 		}
-		b.result = b.bloom.appendFilterFlat(b.result, b.keys, b.ends)
-	} else {
-		b.tmpKeys = b.tmpKeys[:0]
-		start := 0
-		for _, end := range b.ends {
-			b.tmpKeys = append(b.tmpKeys, b.keys[start:end:end])
-			start = end
-		}
-		b.result = b.policy.CreateFilter(b.tmpKeys, b.result)
-		// Drop the references into keys, which the next filter reuses.
-		clear(b.tmpKeys)
+		var array []byte
+		b.result, array = b.bloom.appendEmpty(b.result, n)
+		addHashes(array, b.bloom.k, b.hashes)
+		b.hashes = b.hashes[:0]
+		return
 	}
+	if len(b.ends) == 0 {
+		return
+	}
+	b.tmpKeys = b.tmpKeys[:0]
+	start := 0
+	for _, end := range b.ends {
+		b.tmpKeys = append(b.tmpKeys, b.keys[start:end:end])
+		start = end
+	}
+	b.result = b.policy.CreateFilter(b.tmpKeys, b.result)
+	// Drop the references into keys, which the next filter reuses.
+	clear(b.tmpKeys)
 	b.keys = b.keys[:0]
 	b.ends = b.ends[:0]
 }

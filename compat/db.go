@@ -49,31 +49,6 @@ func committedDBs(tables fs.FS) ([]upstreamDB, error) {
 	return out, nil
 }
 
-// copyDB copies the regular files at the top of fsys into the new directory
-// dir.
-func copyDB(fsys fs.FS, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ents, err := fs.ReadDir(fsys, ".")
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		data, err := fs.ReadFile(fsys, e.Name())
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // tableNames returns the table files (*.ldb, *.sst) at the top of fsys,
 // sorted.
 func tableNames(fsys fs.FS) ([]string, error) {
@@ -210,7 +185,7 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 			}
 		}
 		dir := filepath.Join(tmp, fmt.Sprintf("read%d", i))
-		if err := copyDB(db.fsys, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.fsys); err != nil {
 			k.suiteError(err.Error())
 			continue
 		}
@@ -447,7 +422,7 @@ func liveTables(c cases.DBCase, dir string, names []string, write string) ([]str
 // a bloom filter and read every key.
 func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []caseFailure {
 	cp := filepath.Join(tmp, "upstream-reads-"+strings.ReplaceAll(c.Name, "/", "-"))
-	if err := copyDB(os.DirFS(dir), cp); err != nil {
+	if err := fixtures.CopyDir(cp, os.DirFS(dir)); err != nil {
 		k.suiteError(err.Error())
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 )
 
 // The kit's live half: upstream LevelDB through cgo (the case suite's live
@@ -65,7 +66,7 @@ func confirmContents(db upstreamDB, contents []dbKey, absent [][]byte) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := copyDB(db.fsys, tmp); err != nil {
+	if err := fixtures.CopyDir(tmp, db.fsys); err != nil {
 		return err
 	}
 	keys := make([][]byte, 0, len(contents)+len(absent))

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	testfixtures "github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
@@ -34,25 +34,17 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // directory and returns its path.
 func copyDB(t *testing.T, name string) string {
 	t.Helper()
-	src := filepath.Join(fixtures, name)
 	dst := filepath.Join(t.TempDir(), name)
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyTree(t, filepath.Join(fixtures, name), dst)
 	return dst
+}
+
+// copyTree copies the directory src into dst, which it makes.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := testfixtures.CopyDir(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // firstTable returns the path of the first table in dir.
@@ -118,27 +110,6 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// snapshot records names, sizes, modes and modification times under dir.
-func snapshot(t *testing.T, dir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %d %v %d\n", p, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 func TestVerifyFixtures(t *testing.T) {
 	dbs, _ := filepath.Glob(filepath.Join(fixtures, "*.json"))
 	if len(dbs) == 0 {
@@ -148,7 +119,7 @@ func TestVerifyFixtures(t *testing.T) {
 	for _, j := range dbs {
 		dirs = append(dirs, copyDB(t, strings.TrimSuffix(filepath.Base(j), ".json")))
 	}
-	before := snapshot(t, filepath.Dir(dirs[0]))
+	before := treeState(t, filepath.Dir(dirs[0]))
 	time.Sleep(10 * time.Millisecond)
 	code, stdout, stderr := runCmd(t, append([]string{"verify"}, dirs...)...)
 	if code != 0 {
@@ -178,8 +149,8 @@ func TestVerifyFixtures(t *testing.T) {
 	if !strings.Contains(stdout, "b10-bs4096-snappy/000007.ldb: ok: leveldb.BuiltinBloomFilter2, bits/key 10, k 6,") {
 		t.Errorf("no exact bits/key for the 10 bits/key fixture:\n%s", stdout)
 	}
-	if after := snapshot(t, filepath.Dir(dirs[0])); after != before {
-		t.Errorf("verify changed the databases:\nbefore:\n%s\nafter:\n%s", before, after)
+	if diff := diffState(before, treeState(t, filepath.Dir(dirs[0]))); diff != "" {
+		t.Errorf("verify changed the databases:\n%s", diff)
 	}
 }
 

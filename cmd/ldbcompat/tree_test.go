@@ -14,29 +14,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/faultfs"
 )
 
-// copyTree copies the files of directory src into dst, which it makes.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ents, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir() {
-			copyTree(t, filepath.Join(src, e.Name()), filepath.Join(dst, e.Name()))
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dst, e.Name()), data)
-	}
-}
-
 // treeDBs is where TestVerifyTree puts each committed database, below its
 // root: nested at several depths, as a browser profile or a node's data
 // directory holds them, names with spaces included.
@@ -47,6 +24,10 @@ var treeDBs = map[string]string{
 	"node/blocks/index":                                               "../../testdata/other/java-compacted",
 	"deep/a/b/c/d/e/plyvel":                                           "../../testdata/other/plyvel-b10-bs4096-snappy",
 	"node/pebble":                                                     "../../testdata/foreign/pebble-v2",
+	// A database inside another's directory, as Chromium keeps
+	// shared_proto_db/metadata.
+	"profile/Default/shared_proto_db":          "../../testdata/tables/b16-bs128-snappy",
+	"profile/Default/shared_proto_db/metadata": "../../testdata/tables/b5-bs1024-snappy",
 }
 
 // buildTree lays out treeDBs under a new directory, with what a real tree
@@ -126,8 +107,8 @@ func verdictsOf(t *testing.T, rel string, paths ...string) (int, treeJSON, map[s
 }
 
 // TestVerifyTree: verify on a directory that is no database finds every
-// database below it, at any depth, and judges each as when named on its
-// own; it follows no symbolic link (a loop ends nowhere, a link out of the
+// database below it, at any depth (inside another database's directory
+// too), and judges each as when named on its own; it follows no symbolic link (a loop ends nowhere, a link out of the
 // tree gets a note), checks no table outside a database, exits with the
 // highest status of all, reports a directory it cannot list and goes on,
 // and writes nothing anywhere in the tree.

@@ -125,13 +125,13 @@ func Compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte
 	switch name {
 	case bloom.PolicyName:
 		r.Params = &params
-		r.Diff = rebuildDiff(stored, blocks, bloom.NewPolicy(bpk), bpk)
+		r.Diff = rebuildDiff(stored, blocks, bloom.NewPolicy(bpk), bpk, false)
 	case bloom.LegacyPolicyName:
 		r.Params = &params
-		du := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, false), bpk)
+		du := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, false), bpk, false)
 		ds := du // the same block, when no key tells the hashes apart
 		if HashesDiffer(blocks) {
-			ds = rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk)
+			ds = rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk, true)
 		}
 		switch {
 		case du == nil && ds == nil:

@@ -3,6 +3,7 @@ package filtercheck
 import (
 	"encoding/binary"
 	"math"
+	"sync"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/table"
@@ -112,7 +113,12 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 // Build returns the filter block upstream's TableBuilder writes with policy
 // p for a table with the given data blocks.
 func Build(blocks []BlockKeys, p bloom.FilterPolicy) []byte {
-	fb := bloom.NewFilterBlockBuilder(p)
+	return buildWith(bloom.NewFilterBlockBuilder(p), blocks)
+}
+
+// buildWith is Build with the builder fb, new or Reset; the block returned
+// is fb's, valid until its next use.
+func buildWith(fb *bloom.FilterBlockBuilder, blocks []BlockKeys) []byte {
 	fb.StartBlock(0)
 	for _, b := range blocks {
 		for _, k := range b.Keys {
@@ -121,6 +127,36 @@ func Build(blocks []BlockKeys, p bloom.FilterPolicy) []byte {
 		fb.StartBlock(b.Handle.End())
 	}
 	return fb.Finish()
+}
+
+// builders keeps filter block builders between the tables that one
+// process checks, by policy (name and bits/key), so that each table's
+// rebuilt block reuses the memory of an earlier one's (bloom's Reset)
+// instead of allocating, and later collecting, its own.
+var builders sync.Map // builderKey -> *sync.Pool of *bloom.FilterBlockBuilder
+
+// builderKey tells policies apart: their name, bits/key and, for the
+// legacy name, the hash of its tail bytes.
+type builderKey struct {
+	name       string
+	bitsPerKey int
+	signed     bool
+}
+
+// getBuilder returns a Reset builder for the policy p of key; putBuilder
+// gives it back once its block is no longer used.
+func getBuilder(key builderKey, p bloom.FilterPolicy) *bloom.FilterBlockBuilder {
+	pool, _ := builders.LoadOrStore(key, new(sync.Pool))
+	if fb, ok := pool.(*sync.Pool).Get().(*bloom.FilterBlockBuilder); ok {
+		fb.Reset()
+		return fb
+	}
+	return bloom.NewFilterBlockBuilder(p)
+}
+
+func putBuilder(key builderKey, fb *bloom.FilterBlockBuilder) {
+	pool, _ := builders.Load(key)
+	pool.(*sync.Pool).Put(fb)
 }
 
 // Rebuild reads t's keys and returns the filter block upstream would write
@@ -195,13 +231,18 @@ func rebuiltFilters(blocks []BlockKeys) []rebuiltFilter {
 func maxRebuild(n int) uint64 { return 2*uint64(n) + 64<<10 }
 
 // rebuildDiff compares stored with the filter block Build writes with p, a
-// bloom filter of bitsPerKey bits per key (NewPolicy or NewLegacyPolicy).
+// bloom filter of bitsPerKey bits per key (NewPolicy, or NewLegacyPolicy
+// hashing tail bytes signed or not).
 // It returns what Compare(stored, Build(blocks, p)) does without allocating
 // much more than stored's size.
-func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int) *Diff {
+func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, signed bool) *Diff {
 	size := RebuiltSize(blocks, bitsPerKey)
 	if size <= maxRebuild(len(stored)) {
-		return FirstDiff(stored, Build(blocks, p))
+		key := builderKey{p.Name(), bitsPerKey, signed}
+		fb := getBuilder(key, p)
+		d := FirstDiff(stored, buildWith(fb, blocks))
+		putBuilder(key, fb)
+		return d
 	}
 	d := FirstDiff(stored, rebuildPrefix(blocks, p, bitsPerKey, len(stored)+1))
 	d.RebuiltLen = int(min(size, math.MaxInt))

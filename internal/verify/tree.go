@@ -90,7 +90,7 @@ func resolveNoCurrent(dir string, ents []fs.DirEntry) (*Database, []*Target) {
 // search finds the databases in and below the directory root, which is
 // none itself, and returns their items in the order of a depth-first walk
 // by name. It follows no symbolic link (a link to a directory gets a
-// note), descends into no database, and reports a directory it cannot read
+// note), searches a database's subdirectories too, and reports a directory it cannot read
 // as an error. Without any database, root gets an error saying so.
 func search(root string, progress func(dirs, databases int)) []Item {
 	var items []Item
@@ -99,8 +99,10 @@ func search(root string, progress func(dirs, databases int)) []Item {
 	if err != nil {
 		realRoot = root
 	}
-	var visit func(dir string, ents []fs.DirEntry)
-	visit = func(dir string, ents []fs.DirEntry) {
+	// visit searches dir, whose entries are ents; in a database (inDB),
+	// its files are the database's, not tables outside any.
+	var visit func(dir string, ents []fs.DirEntry, inDB bool)
+	visit = func(dir string, ents []fs.DirEntry, inDB bool) {
 		dirs++
 		if progress != nil && dirs%256 == 0 {
 			progress(dirs, dbs)
@@ -115,19 +117,21 @@ func search(root string, progress func(dirs, databases int)) []Item {
 					items = append(items, Item{Path: p, Note: "not followed: a symbolic link to a directory outside the tree (name it to check what it leads to)"})
 				}
 			case e.IsDir():
-				if it, ok := resolveDir(p); ok {
+				it, isDB := resolveDir(p)
+				if isDB {
 					items = append(items, it...)
 					dbs++
-					continue
 				}
 				sub, err := os.ReadDir(p)
 				if err != nil {
 					items = append(items, Item{Path: p, PathErr: fmt.Errorf("cannot search %s for databases: %w", p, err)})
 					continue
 				}
-				visit(p, sub)
+				// A database may hold others (Chromium's shared_proto_db
+				// holds metadata/): its subdirectories are searched too.
+				visit(p, sub, isDB)
 			default:
-				if _, typ, _ := base.ParseFileName(e.Name()); typ == base.TableFile {
+				if _, typ, _ := base.ParseFileName(e.Name()); typ == base.TableFile && !inDB {
 					loose++
 				}
 			}
@@ -137,7 +141,7 @@ func search(root string, progress func(dirs, databases int)) []Item {
 	if err != nil {
 		return []Item{{Path: root, PathErr: fmt.Errorf("cannot search %s for databases: %w", root, err)}}
 	}
-	visit(root, ents)
+	visit(root, ents, false)
 	if progress != nil {
 		progress(dirs, dbs)
 	}

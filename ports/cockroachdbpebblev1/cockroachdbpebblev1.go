@@ -22,8 +22,6 @@
 package cockroachdbpebblev1
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"math"
 
@@ -118,23 +116,15 @@ func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
 		return nil, err
 	}
 	defer d.Close()
-	return adapt.ReadKeys(func(k []byte) (bool, error) {
-		_, closer, err := d.Get(k)
-		switch {
-		case err == nil:
-			return true, closer.Close()
-		case errors.Is(err, pebble.ErrNotFound):
-			return false, nil
-		}
-		return false, err
-	}, keys)
+	return adapt.ReadKeys(adapt.ClosingGetter(d.Get, pebble.ErrNotFound), keys)
 }
 
-// writeDB puts the keys in batches of about batchBytes, flushing the
-// memtable after each, then compacts the whole key range. Automatic
-// compactions are off, so that the tables the compaction starts from, and
-// so the tables it leaves, are the same on every run; with them off, the
-// level-0 tables pile up, so the write stall at 12 of them is lifted.
+// writeDB puts the keys with adapt.WriteFlushed: in batches of about
+// batchBytes, flushing the memtable after each, then a compaction of the
+// whole key range. Automatic compactions are off, so that the tables the
+// compaction starts from, and so the tables it leaves, are the same on
+// every run; with them off, the level-0 tables pile up, so the write stall
+// at 12 of them is lifted.
 func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
 	o := options(bitsPerKey)
 	o.ErrorIfExists = true
@@ -144,43 +134,12 @@ func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
 	if err != nil {
 		return err
 	}
-	fail := func(err error) error {
-		d.Close()
-		return err
-	}
-	if len(kvs) == 0 {
-		return d.Close()
-	}
-	size := 0
-	lo, hi := kvs[0][0], kvs[0][0]
-	for _, kv := range kvs {
-		n := len(kv[0]) + len(kv[1]) + entryOverhead
-		if size > 0 && size+n > batchBytes {
-			if err := d.Flush(); err != nil {
-				return fail(err)
-			}
-			size = 0
-		}
-		size += n
-		if err := d.Set(kv[0], kv[1], pebble.NoSync); err != nil {
-			return fail(err)
-		}
-		if bytes.Compare(kv[0], lo) < 0 {
-			lo = kv[0]
-		}
-		if bytes.Compare(kv[0], hi) > 0 {
-			hi = kv[0]
-		}
-	}
-	if err := d.Flush(); err != nil {
-		return fail(err)
-	}
-	if bytes.Equal(lo, hi) {
-		// Compact needs start < end; one key is one table already.
-		return d.Close()
-	}
-	if err := d.Compact(lo, hi, false); err != nil {
-		return fail(err)
-	}
-	return d.Close()
+	return adapt.WriteFlushed(flusher{d}, kvs, batchBytes, entryOverhead)
 }
+
+// flusher is a pebble DB as an adapt.Flusher.
+type flusher struct{ *pebble.DB }
+
+func (d flusher) Set(key, value []byte) error { return d.DB.Set(key, value, pebble.NoSync) }
+
+func (d flusher) Compact(start, end []byte) error { return d.DB.Compact(start, end, false) }

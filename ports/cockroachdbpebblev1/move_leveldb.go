@@ -20,6 +20,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
@@ -135,12 +136,7 @@ func tablesFromLevelDB() row.Measured {
 			"its iterator's entries compared with upstream's full scan of the same table, each user key sought with SeekGE, and the filter the reader found taken from Reader.Layout",
 		Repro: "sstable.NewReader(sstable.NewSimpleReadable(f), sstable.ReaderOptions{Filters: map[string]sstable.FilterPolicy{\"rocksdb.BuiltinBloomFilter\": bloom.FilterPolicy(10)}}) on testdata/tables/b10-bs4096-snappy/000005.ldb; Reader.Layout().Filter",
 	}
-	dbs, err := adapt.Committed()
-	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
-	}
-	tmp, err := os.MkdirTemp("", "ldbcompat-pebblev1-")
+	dbs, tmp, err := copyCommitted()
 	if err != nil {
 		m.Outcome = "not measured: " + err.Error()
 		return m
@@ -148,20 +144,10 @@ func tablesFromLevelDB() row.Measured {
 	defer os.RemoveAll(tmp)
 	var tables, opened, withFilter, entries, sameEntries, userKeys, found int
 	var problems []string
-	for i, db := range dbs {
-		dir := filepath.Join(tmp, strconv.Itoa(i))
-		if err := adapt.CopyDir(db.FS, dir); err != nil {
-			m.Outcome = "not measured: " + err.Error()
-			return m
-		}
-		d, err := upstreamdb.Ask(dir, upstream.Comparator{})
-		if err != nil {
-			m.Outcome = "not measured: asking upstream: " + err.Error()
-			return m
-		}
-		for _, ut := range d.Tables {
+	for _, db := range dbs {
+		for _, ut := range db.upstream.Tables {
 			tables++
-			path := filepath.Join(dir, fmt.Sprintf("%06d.ldb", ut.Number))
+			path := filepath.Join(db.dir, fmt.Sprintf("%06d.ldb", ut.Number))
 			r, err := openPebbleTable(path, db.Info.BitsPerKey)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s/%06d.ldb: %v", db.Dir, ut.Number, err))
@@ -279,12 +265,7 @@ func dbFromLevelDB() row.Measured {
 			"the same Open, DB.Get of every key the database holds (the newest version of each user key, by upstream's scan of its live tables), and DB.Close with nothing written; then upstream LevelDB 1.23 asked to open that directory (VersionSet::Recover)",
 		Repro: "cp -r testdata/tables/b10-bs4096-snappy db; pebble.Open(\"db\", opts); for f in db/*.ldb; do mv $f ${f%.ldb}.sst; done; pebble.Open(\"db\", opts), DB.Get, DB.Close; then upstream's DB::Open of db",
 	}
-	dbs, err := adapt.Committed()
-	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
-	}
-	tmp, err := os.MkdirTemp("", "ldbcompat-pebblev1-")
+	dbs, tmp, err := copyCommitted()
 	if err != nil {
 		m.Outcome = "not measured: " + err.Error()
 		return m
@@ -294,17 +275,8 @@ func dbFromLevelDB() row.Measured {
 	var firstAsIs, firstUpstream string
 	var problems []string
 	for i, db := range dbs {
-		dir := filepath.Join(tmp, strconv.Itoa(i))
-		if err := adapt.CopyDir(db.FS, dir); err != nil {
-			m.Outcome = "not measured: " + err.Error()
-			return m
-		}
-		d, err := upstreamdb.Ask(dir, upstream.Comparator{})
-		if err != nil {
-			m.Outcome = "not measured: asking upstream: " + err.Error()
-			return m
-		}
-		live := liveKeys(d)
+		dir := db.dir
+		live := liveKeys(db.upstream)
 		if err := openClose(dir, db.Info.BitsPerKey, nil); err != nil {
 			if firstAsIs == "" {
 				firstAsIs, _, _ = strings.Cut(strings.ReplaceAll(err.Error(), dir, "<dir>"), "\n")
@@ -313,7 +285,7 @@ func dbFromLevelDB() row.Measured {
 			asIs++
 		}
 		dir2 := filepath.Join(tmp, strconv.Itoa(i)+"-sst")
-		if err := adapt.CopyDir(db.FS, dir2); err != nil {
+		if err := fixtures.CopyDir(dir2, db.FS); err != nil {
 			m.Outcome = "not measured: " + err.Error()
 			return m
 		}
@@ -379,6 +351,42 @@ func dbFromLevelDB() row.Measured {
 		m.Harm = kit.HarmFails
 	}
 	return m
+}
+
+// upstreamCopy is a copy of a database upstream wrote (testdata/tables),
+// and what upstream finds in it.
+type upstreamCopy struct {
+	fixtures.DB
+	dir      string         // the copy
+	upstream *upstreamdb.DB // what upstream LevelDB 1.23 finds in it
+}
+
+// copyCommitted copies each database upstream wrote into a directory of
+// its own (named by its index) under tmp, a new temporary directory, and
+// asks upstream about each copy. The caller removes tmp; on an error,
+// copyCommitted has.
+func copyCommitted() (dbs []upstreamCopy, tmp string, err error) {
+	committed, err := adapt.Committed()
+	if err != nil {
+		return nil, "", err
+	}
+	tmp, err = os.MkdirTemp("", "ldbcompat-pebblev1-")
+	if err != nil {
+		return nil, "", err
+	}
+	for i, db := range committed {
+		c := upstreamCopy{DB: db, dir: filepath.Join(tmp, strconv.Itoa(i))}
+		if err := fixtures.CopyDir(c.dir, db.FS); err != nil {
+			os.RemoveAll(tmp)
+			return nil, "", err
+		}
+		if c.upstream, err = upstreamdb.Ask(c.dir, upstream.Comparator{}); err != nil {
+			os.RemoveAll(tmp)
+			return nil, "", fmt.Errorf("asking upstream: %w", err)
+		}
+		dbs = append(dbs, c)
+	}
+	return dbs, tmp, nil
 }
 
 // liveKeys returns the user keys whose newest version in d's live tables

@@ -8,4 +8,4 @@ import (
 
 // TestWriteDBSameTables: WriteDB leaves the same table files on every
 // run, so the report is the same from run to run.
-func TestWriteDBSameTables(t *testing.T) { porttest.SameTables(t, writeDB) }
+func TestWriteDBSameTables(t *testing.T) { porttest.SameTables(t, Port().WriteDB) }

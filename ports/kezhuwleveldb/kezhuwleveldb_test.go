@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 	"github.com/ldbcompat/ldbcompat/ports/internal/porttest"
 )
@@ -27,7 +28,7 @@ func TestReadsWithoutFilter(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(t.TempDir(), db.Dir)
-		if err := adapt.CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			t.Fatal(err)
 		}
 		n, err := countFound(dir, nil, live)

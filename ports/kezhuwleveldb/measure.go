@@ -11,6 +11,7 @@ import (
 	"github.com/kezhuw/leveldb"
 
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 )
@@ -52,7 +53,7 @@ func withoutFilter() row.Measured {
 			return m
 		}
 		dir := filepath.Join(tmp, db.Dir)
-		if err := adapt.CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			m.Outcome = "not measured: " + err.Error()
 			return m
 		}
@@ -132,7 +133,7 @@ func filterQuestions() row.Measured {
 			return m
 		}
 		defer os.RemoveAll(dir)
-		if err := adapt.CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			m.Outcome = "not measured: " + err.Error()
 			return m
 		}

@@ -1,15 +1,20 @@
 // Package adapt holds what the port adapters share that does not depend on
 // a port's own types: asking a filter block a question through a port's
 // table reader (on a table ports/internal/sstcraft makes around the block),
-// and reading keys through a port's database.
+// reading keys through a port's database, and writing them through a
+// database that flushes its memtable at will.
 //
-// The forks of syndtr/goleveldb (btcsuite, pingcap, siddontang, and the
-// ones that keep syndtr's module path) have the same API under other
-// import paths, so their types differ: each adapter binds its own types to
-// these helpers with a few closures.
+// An adapter binds its port's own types to these helpers with a few
+// closures or a small type of its own; the modules with syndtr/goleveldb's
+// API, whose adapter is the same but for their types, share one in
+// ports/internal/syndtrapi.
 package adapt
 
 import (
+	"bytes"
+	"errors"
+	"io"
+
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
 )
@@ -104,4 +109,81 @@ func ReadKeys(get Getter, keys [][]byte) ([]bool, error) {
 		found[i] = ok
 	}
 	return found, nil
+}
+
+// ClosingGetter returns a Getter over get, a Get that returns the value
+// with an io.Closer to release it (pebble's DB.Get): it closes what it
+// finds, and notFound is the error get returns for a key it lacks.
+func ClosingGetter(get func(key []byte) ([]byte, io.Closer, error), notFound error) Getter {
+	return func(key []byte) (bool, error) {
+		_, closer, err := get(key)
+		switch {
+		case err == nil:
+			return true, closer.Close()
+		case errors.Is(err, notFound):
+			return false, nil
+		}
+		return false, err
+	}
+}
+
+// Flusher is an open database whose memtable its user can write to a table
+// at will (pebble's DB), bound by an adapter to the port's own calls.
+type Flusher interface {
+	// Set puts a key, without waiting for the log to sync.
+	Set(key, value []byte) error
+	// Flush writes the memtable to a table.
+	Flush() error
+	// Compact compacts the tables that hold start to end.
+	Compact(start, end []byte) error
+	Close() error
+}
+
+// WriteFlushed puts kvs into db in batches of about batchBytes (each key
+// and value, and overhead for each entry: what a memtable entry takes
+// beyond them), flushing the memtable after each, then compacts the whole
+// key range and closes db. Batches far below the memtable's size keep the
+// port from flushing in the background, so that the tables the compaction
+// starts from, and so the tables it leaves, are the same on every run. On
+// an error it closes db and returns the error.
+func WriteFlushed(db Flusher, kvs [][2][]byte, batchBytes, overhead int) error {
+	fail := func(err error) error {
+		db.Close()
+		return err
+	}
+	if len(kvs) == 0 {
+		return db.Close()
+	}
+	size := 0
+	lo, hi := kvs[0][0], kvs[0][0]
+	for _, kv := range kvs {
+		n := len(kv[0]) + len(kv[1]) + overhead
+		if size > 0 && size+n > batchBytes {
+			if err := db.Flush(); err != nil {
+				return fail(err)
+			}
+			size = 0
+		}
+		size += n
+		if err := db.Set(kv[0], kv[1]); err != nil {
+			return fail(err)
+		}
+		if bytes.Compare(kv[0], lo) < 0 {
+			lo = kv[0]
+		}
+		if bytes.Compare(kv[0], hi) > 0 {
+			hi = kv[0]
+		}
+	}
+	if err := db.Flush(); err != nil {
+		return fail(err)
+	}
+	if bytes.Equal(lo, hi) {
+		// Compact needs start < end; one key is one table already.
+		return db.Close()
+	}
+	if err := db.Compact(lo, hi); err != nil {
+		return fail(err)
+	}
+	return db.Close()
 }

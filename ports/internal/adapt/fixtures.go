@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/ldbcompat/ldbcompat"
@@ -22,31 +20,6 @@ func Committed() ([]fixtures.DB, error) {
 		return nil, err
 	}
 	return fixtures.Load(sub)
-}
-
-// CopyDir copies the regular files at the top of fsys into dir, which it
-// creates.
-func CopyDir(fsys fs.FS, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	ents, err := fs.ReadDir(fsys, ".")
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		data, err := fs.ReadFile(fsys, e.Name())
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // LiveKeys returns the user keys of a database whose log is empty whose

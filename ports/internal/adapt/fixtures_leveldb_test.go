@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/verify/upstreamdb"
 )
 
@@ -23,7 +24,7 @@ func TestLiveKeysUpstream(t *testing.T) {
 	}
 	for _, db := range dbs {
 		dir := filepath.Join(t.TempDir(), db.Dir)
-		if err := CopyDir(db.FS, dir); err != nil {
+		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			t.Fatal(err)
 		}
 		d, err := upstreamdb.Ask(dir, upstream.Comparator{})
