@@ -49,7 +49,8 @@ help:
 	@echo "make fuzz           run every fuzz target for FUZZTIME (default 60s) each; compat's against upstream"
 	@echo "make mutants        mutation testing: bloom judged by the kit alone, the readers by their tests,"
 	@echo "                    with and without upstream; writes docs/mutants.md (MUTANTS_TARGETS='kit table')"
-	@echo "make mutants-diff   the same on the lines changed since MUTANTS_BASE (HEAD~1), as CI runs it"
+	@echo "make mutants-diff   the same on the lines changed since MUTANTS_BASE (HEAD~1), at most MUTANTS_SAMPLE"
+	@echo "                    mutants a target (0: all), as CI runs it"
 	@echo "make help           this list"
 	@echo ""
 	@echo "LEVELDB_VERSION picks the upstream release (1.23 by default); only 1.23 can be fetched"
@@ -196,13 +197,15 @@ fixtures-foreign:
 # surviving mutant that tools/mutants/survivors.txt does not explain, and
 # writes docs/mutants.md. MUTANTS_TARGETS picks targets (kit, kit-live,
 # table, table-live, ...), MUTANTS_WORKERS the parallel test runs.
-# mutants-diff runs only the mutants on lines changed since MUTANTS_BASE
-# and writes no report: CI's bounded check.
+# mutants-diff runs only the mutants on lines changed since MUTANTS_BASE,
+# at most MUTANTS_SAMPLE of them per target (evenly spread; 0: all), and
+# writes no report: CI's bounded check.
 GREMLINS_VERSION := v0.6.0
 GREMLINS := .cache/bin/gremlins-$(GREMLINS_VERSION)
 MUTANTS_TARGETS ?=
 MUTANTS_WORKERS ?= 2
 MUTANTS_BASE ?= HEAD~1
+MUTANTS_SAMPLE ?= 0
 MUTANTS_FLAGS = -gremlins $(GREMLINS) -workers $(MUTANTS_WORKERS) $(if $(MUTANTS_TARGETS),-targets $(subst $(eval) ,$(comma),$(strip $(MUTANTS_TARGETS))))
 comma := ,
 
@@ -217,4 +220,4 @@ mutants: deps
 	@$(LEVELDB_ENV); $(GREMLINS_INSTALL) && $(GO) run ./internal/cmd/mutants $(MUTANTS_FLAGS)
 
 mutants-diff: deps
-	@$(LEVELDB_ENV); $(GREMLINS_INSTALL) && $(GO) run ./internal/cmd/mutants $(MUTANTS_FLAGS) -diff $(MUTANTS_BASE)
+	@$(LEVELDB_ENV); $(GREMLINS_INSTALL) && $(GO) run ./internal/cmd/mutants $(MUTANTS_FLAGS) -diff $(MUTANTS_BASE) -sample $(MUTANTS_SAMPLE)

@@ -43,13 +43,14 @@ func randomBlocks(rng *rand.Rand, n int) []BlockKeys {
 func TestRebuildPrefix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	type pol struct {
-		name string
-		p    func(int) bloom.FilterPolicy
+		name   string
+		p      func(int) bloom.FilterPolicy
+		signed bool
 	}
 	pols := []pol{
-		{"current", func(b int) bloom.FilterPolicy { return bloom.NewPolicy(b) }},
-		{"legacy unsigned", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }},
-		{"legacy signed", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, true) }},
+		{"current", func(b int) bloom.FilterPolicy { return bloom.NewPolicy(b) }, false},
+		{"legacy unsigned", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }, false},
+		{"legacy signed", func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, true) }, true},
 	}
 	for iter := 0; iter < 300; iter++ {
 		blocks := randomBlocks(rng, rng.IntN(12))
@@ -87,7 +88,7 @@ func TestRebuildPrefix(t *testing.T) {
 		// rebuildDiff takes the bounded way for blocks much larger
 		// than the stored one, the ordinary way for others: the same
 		// difference either way.
-		if d := rebuildDiff(stored, blocks, pl.p(bpk), bpk); d == nil || *d != *want {
+		if d := rebuildDiff(stored, blocks, pl.p(bpk), bpk, pl.signed); d == nil || *d != *want {
 			t.Fatalf("%s: rebuildDiff %v, full diff %v", name, d, want)
 		}
 	}
@@ -108,7 +109,7 @@ func TestRebuildPrefix(t *testing.T) {
 				t.Fatalf("%d bytes stored: the rebuilt block is not large enough to be rebuilt the bounded way", n)
 			}
 			want := FirstDiff(stored, full)
-			if d := rebuildDiff(stored, blocks, bloom.NewPolicy(3000), 3000); d == nil || *d != *want {
+			if d := rebuildDiff(stored, blocks, bloom.NewPolicy(3000), 3000, false); d == nil || *d != *want {
 				t.Errorf("%d bytes stored, flipped %v: rebuildDiff %v, full diff %v", n, flip, d, want)
 			}
 		}

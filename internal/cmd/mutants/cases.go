@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -89,47 +90,79 @@ var mutated = map[string]map[string]string{
 	"INVERT_NEGATIVES":      {"-": "+"},
 }
 
-// rerunCases runs the mutants of res that gremlins left not covered in
-// case expressions whose clause ran, in a copy of the module at dir, with
-// go test args (the package last) and env, each stopped at timeout.
-func rerunCases(res *result, prof coverProfile, dir, pkgRel string, args, env []string, timeout time.Duration) error {
+// caseMutants returns the mutants of res that gremlins left not covered
+// in case expressions whose clause ran.
+func caseMutants(res *result, prof coverProfile) []*mutant {
 	var todo []*mutant
 	for _, m := range res.Mutants {
 		if m.Status == "NOT COVERED" && strings.HasPrefix(m.Text, "case ") && prof.clauseRan(path.Base(m.File), m.Line, m.Column) {
 			todo = append(todo, m)
 		}
 	}
-	if len(todo) == 0 {
+	return todo
+}
+
+// runMutants runs each of ms as gremlins does, on workers module copies
+// of the module at dir (the mutated files in its directory pkgRel), with
+// go test args (the package last) and env, each stopped at timeout, and
+// sets its status.
+func runMutants(ms []*mutant, dir, pkgRel string, args, env []string, timeout time.Duration, workers int) error {
+	if len(ms) == 0 {
 		return nil
 	}
-	tmp, err := os.MkdirTemp("", "mutants-")
+	workers = max(1, min(workers, len(ms)))
+	todo := make(chan *mutant)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		tmp, err := os.MkdirTemp("", "mutants-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		if err := copyModule(dir, tmp); err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for m := range todo {
+				if err := runIn(tmp, pkgRel, m, args, env, timeout); err != nil {
+					errs <- err
+					for range todo {
+					}
+					return
+				}
+			}
+		}()
+	}
+	for _, m := range ms {
+		todo <- m
+	}
+	close(todo)
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// runIn applies m in the module copy at dir, runs the tests, sets m's
+// status and undoes m.
+func runIn(dir, pkgRel string, m *mutant, args, env []string, timeout time.Duration) error {
+	file := filepath.Join(dir, filepath.FromSlash(pkgRel), path.Base(m.File))
+	orig, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	if err := copyModule(dir, tmp); err != nil {
+	src, err := mutate(orig, m)
+	if err != nil {
 		return err
 	}
-	for _, m := range todo {
-		file := filepath.Join(tmp, filepath.FromSlash(pkgRel), path.Base(m.File))
-		orig, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		src, err := mutate(orig, m)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(file, src, 0o644); err != nil {
-			return err
-		}
-		m.Status = runMutant(tmp, args, env, timeout)
-		m.Rerun = true
-		if err := os.WriteFile(file, orig, 0o644); err != nil {
-			return err
-		}
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		return err
 	}
-	return nil
+	m.Status = runMutant(dir, args, env, timeout)
+	m.Rerun = true
+	return os.WriteFile(file, orig, 0o644)
 }
 
 // mutate returns src with m's operator replaced as gremlins replaces it.

@@ -108,7 +108,7 @@ var targets = []target{
 // options are the command's settings.
 type options struct {
 	gremlins, only, diff, out, reasons string
-	workers, coefficient               int
+	workers, coefficient, sample       int
 	minTimeout                         time.Duration
 }
 
@@ -122,6 +122,7 @@ func main() {
 	flag.IntVar(&o.workers, "workers", runtime.NumCPU(), "gremlins workers")
 	flag.IntVar(&o.coefficient, "timeout-coefficient", 5, "gremlins' timeout: the coverage run's time times this, at least")
 	flag.DurationVar(&o.minTimeout, "min-timeout", 30*time.Second, "the least timeout of a mutant's tests (the coefficient is raised to reach it)")
+	flag.IntVar(&o.sample, "sample", 0, "with -diff, run at most this many of a target's mutants, evenly spread over the changed lines (0: all)")
 	flag.Parse()
 	if o.out == "" && o.diff == "" {
 		o.out = "docs/mutants.md"
@@ -168,7 +169,11 @@ func run(o options) error {
 		if res.NoChange {
 			fmt.Fprintf(os.Stderr, "mutants: %s: no non-test Go file of %s changed since %s\n", t.Name, t.Pkg, o.diff)
 		} else {
-			fmt.Fprintf(os.Stderr, "mutants: %s: %s in %s (timeout %s)\n", t.Name, res.counts(), res.Elapsed.Round(time.Second), res.Timeout)
+			sampled := ""
+			if n := len(res.Unsampled); n > 0 {
+				sampled = fmt.Sprintf(", %d more on the changed lines not run (a sample of %d)", n, o.sample)
+			}
+			fmt.Fprintf(os.Stderr, "mutants: %s: %s%s in %s (timeout %s)\n", t.Name, res.counts(), sampled, res.Elapsed.Round(time.Second), res.Timeout)
 		}
 		rep.Targets = append(rep.Targets, res)
 	}
@@ -291,13 +296,16 @@ func runTarget(root string, t target, o options) (*result, error) {
 		// gremlins asks git diff for the changed lines in the directory
 		// it starts in, and matches them with the package's files by
 		// their names in that directory: diff.relative makes git name
-		// them so.
-		args = append(args, "--diff", gitRef)
-		env = append(env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=diff.relative", "GIT_CONFIG_VALUE_0=true")
+		// them so. It only finds the mutants there and their coverage
+		// (--dry-run): the tool runs them, as many as o.sample allows.
+		args = append(args, "--diff", gitRef, "--dry-run")
 	}
 	args = append(args, pkgDir)
 	cmd := exec.Command(o.gremlins, args...)
 	cmd.Dir, cmd.Env = pkgDir, env
+	if gitRef != "" {
+		cmd.Env = append(env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=diff.relative", "GIT_CONFIG_VALUE_0=true")
+	}
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	start := time.Now()
@@ -329,30 +337,72 @@ func runTarget(root string, t target, o options) (*result, error) {
 			res.Mutants = append(res.Mutants, m)
 		}
 	}
-	for _, ms := range [][]*mutant{res.Mutants, res.Outside} {
-		sort.Slice(ms, func(i, j int) bool {
-			a, b := ms[i], ms[j]
-			if a.File != b.File {
-				return a.File < b.File
-			}
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			if a.Column != b.Column {
-				return a.Column < b.Column
-			}
-			return a.Type < b.Type
-		})
-	}
+	sortMutants(res.Mutants)
+	sortMutants(res.Outside)
 	res.Timeout = o.minTimeout
 	if d, ok := coverageTime(log.String()); ok {
 		res.Timeout = max(res.Timeout, (d * time.Duration(coefficient)).Round(time.Second))
 	}
-	if err := rerunCases(res, prof, dir, kitPkg(t), testArgs, env, res.Timeout); err != nil {
+	todo := caseMutants(res, prof)
+	if gitRef != "" {
+		// Only the changed lines' mutants, those covered run here.
+		var changed []*mutant
+		for _, m := range res.Mutants {
+			if m.Status != "SKIPPED" {
+				changed = append(changed, m)
+			}
+		}
+		res.Mutants = changed
+		for _, m := range changed {
+			if m.Status == "RUNNABLE" {
+				todo = append(todo, m)
+			}
+		}
+		sortMutants(todo)
+		if o.sample > 0 && len(todo) > o.sample {
+			todo, res.Unsampled = sample(todo, o.sample)
+		}
+	}
+	if err := runMutants(todo, dir, kitPkg(t), testArgs, env, res.Timeout, o.workers); err != nil {
 		return nil, err
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// sortMutants sorts ms by file, line, column and type.
+func sortMutants(ms []*mutant) {
+	sort.Slice(ms, func(i, j int) bool {
+		a, b := ms[i], ms[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Type < b.Type
+	})
+}
+
+// sample returns n of ms, evenly spread, and the others, whose status
+// becomes "NOT RUN".
+func sample(ms []*mutant, n int) (picked, others []*mutant) {
+	take := map[int]bool{}
+	for i := 0; i < n; i++ {
+		take[i*len(ms)/n] = true
+	}
+	for i, m := range ms {
+		if take[i] {
+			picked = append(picked, m)
+		} else {
+			m.Status = "NOT RUN"
+			others = append(others, m)
+		}
+	}
+	return picked, others
 }
 
 // kitPkg is the directory of t's package in the module gremlins runs in.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,5 +225,67 @@ func TestCommittedReasons(t *testing.T) {
 		if strings.TrimSpace(r.Why) == "" {
 			t.Errorf("%s: no reason given", k)
 		}
+	}
+}
+
+func TestSample(t *testing.T) {
+	var ms []*mutant
+	for i := 0; i < 10; i++ {
+		ms = append(ms, &mutant{Line: i, Status: "RUNNABLE"})
+	}
+	picked, others := sample(ms, 4)
+	var lines []int
+	for _, m := range picked {
+		lines = append(lines, m.Line)
+	}
+	if fmt.Sprint(lines) != "[0 2 5 7]" || len(others) != 6 {
+		t.Errorf("picked lines %v, %d others; want [0 2 5 7] and 6", lines, len(others))
+	}
+	for _, m := range others {
+		if m.Status != "NOT RUN" {
+			t.Errorf("line %d left out as %q", m.Line, m.Status)
+		}
+	}
+}
+
+// TestRunMutants runs mutants of a small module's package as the tool
+// runs those gremlins leaves: killed when its test fails, lived when it
+// passes, timed out when it loops, each in a copy of the module (the
+// module itself is left as it was).
+func TestRunMutants(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module's tests with go test")
+	}
+	dir := t.TempDir()
+	src := "package p\n\n// Count counts up to n.\nfunc Count(n int) int {\n\ti := 0\n\tfor i < n {\n\t\ti++\n\t}\n\treturn i + 0\n}\n"
+	test := "package p\n\nimport \"testing\"\n\nfunc TestCount(t *testing.T) {\n\tif Count(3) != 3 {\n\t\tt.Fatal(Count(3))\n\t}\n}\n"
+	for name, data := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "p/p.go": src, "p/p_test.go": test} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	col := func(line, op string) int { return strings.Index(line, op) + 1 }
+	ms := []*mutant{
+		{File: "p/p.go", Line: 6, Column: col("\tfor i < n {", "<"), Type: "CONDITIONALS_BOUNDARY"}, // i <= n: 4
+		{File: "p/p.go", Line: 7, Column: col("\t\ti++", "++"), Type: "INCREMENT_DECREMENT"},        // i--: loops
+		{File: "p/p.go", Line: 9, Column: col("\treturn i + 0", "+"), Type: "ARITHMETIC_BASE"},      // i - 0: the same
+		{File: "p/p.go", Line: 6, Column: col("\tfor i < n {", "<"), Type: "CONDITIONALS_NEGATION"}, // i >= n: 0
+	}
+	env := append(os.Environ(), "GOFLAGS=-count=1")
+	if err := runMutants(ms, dir, "p", []string{"./p"}, env, 10*time.Second, 2); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.Status)
+	}
+	if diff := cmp.Diff([]string{"KILLED", "TIMED OUT", "LIVED", "KILLED"}, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "p/p.go")); string(b) != src {
+		t.Errorf("the module's file changed:\n%s", b)
 	}
 }

@@ -48,6 +48,8 @@ type result struct {
 	// NoChange says that a diff run found no change in the package, and
 	// ran nothing.
 	NoChange bool
+	// Unsampled are the mutants of a diff run left out of its sample.
+	Unsampled []*mutant
 }
 
 // count counts m's mutants of status s.
@@ -202,7 +204,11 @@ func (r *report) markdown() string {
 		if t.Timeout > 0 {
 			timeout = t.Timeout.String()
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %d | %d | %d | %d | %d | %s | %s | %s |\n", t.Target.Name, t.Target.About, k, l,
+		about := t.Target.About
+		if n := len(t.Unsampled); n > 0 {
+			about += fmt.Sprintf(" (a sample: %d more mutants on the changed lines not run)", n)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %d | %d | %d | %d | %d | %s | %s | %s |\n", t.Target.Name, about, k, l,
 			t.count("NOT COVERED"), t.count("TIMED OUT"), t.count("NOT VIABLE"), eff, t.Elapsed.Round(time.Second), timeout)
 	}
 	for _, t := range r.Targets {
