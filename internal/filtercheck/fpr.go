@@ -93,8 +93,9 @@ func ExpectedFPR(p bloom.FilterPolicy, n, distinct int, seed uint64) (rate float
 // user keys against the stored filter block, read with policy p as
 // upstream's FilterBlockReader reads it. Each query goes to a non-empty
 // filter chosen uniformly; keys have the length of a random stored key and
-// random bytes; seed makes the choice reproducible. It returns a zero FPR
-// when no filter holds keys.
+// random bytes; seed makes the choice reproducible. When no filter holds
+// keys, or samples is not positive, it returns an FPR of no samples, its
+// Expected NaN (not computed).
 func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPolicy, samples int, seed uint64) FPR {
 	keys := KeysPerFilter(blocks, l.BaseLg, len(l.Filters))
 	distinct := distinctKeysPerFilter(blocks, l.BaseLg, len(l.Filters))
@@ -112,7 +113,7 @@ func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPo
 		}
 	}
 	if len(eligible) == 0 || samples <= 0 {
-		return FPR{}
+		return FPR{Expected: math.NaN()}
 	}
 	present := map[string]bool{}
 	var lengths []int

@@ -209,8 +209,8 @@ func TestMeasureFPRQueries(t *testing.T) {
 	if lengths[1] != samples {
 		t.Errorf("queries by length %v; want all %d of length 1", lengths, samples)
 	}
-	if got := filtercheck.MeasureFPR(contents, l, blocks, p, 0, 1); got != (filtercheck.FPR{}) {
-		t.Errorf("no samples: %+v, want a zero FPR", got)
+	if got := filtercheck.MeasureFPR(contents, l, blocks, p, 0, 1); got.Samples != 0 || got.FalsePositives != 0 || got.Measured != 0 || got.Theoretical != 0 || !math.IsNaN(got.Expected) {
+		t.Errorf("no samples: %+v, want an FPR of no samples, nothing expected", got)
 	}
 }
 

@@ -66,6 +66,25 @@ func dumpTables(t *testing.T) map[string][]byte {
 		es = append(es, table.Entry{Key: table.InternalKey{UserKey: []byte(fmt.Sprintf("k%03d", i)), Seq: 1, Kind: table.KindValue}, Value: v})
 	}
 	files["gaps"] = tabletest.Build(es, tabletest.Options{BlockSize: 200, Policy: bloom.NewPolicy(10)})
+	// A bit more set: a mismatch that rejects no key.
+	l, err := filtercheck.ParseLayout(current)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneMore := bytes.Clone(current)
+	for i := l.Filters[0].Offset; ; i++ {
+		if oneMore[i] != 0xff {
+			oneMore[i] |= oneMore[i] + 1 // the lowest clear bit
+			break
+		}
+	}
+	files["bit more"] = withMeta(t, plain, []metaEntry{{name: bloom.PolicyName, contents: oneMore}}, false)
+	// No filters at all; and, for a table of one 2 KiB range, a filter
+	// for it that is empty, or one more filter, for a range without keys.
+	files["no filters"] = withMeta(t, plain, []metaEntry{{name: bloom.PolicyName, contents: []byte{0, 0, 0, 0, 11}}}, false)
+	one := tabletest.Build([]table.Entry{{Key: table.InternalKey{UserKey: []byte("k"), Seq: 1, Kind: table.KindValue}, Value: []byte("v")}}, tabletest.Options{})
+	files["empty filter with keys"] = withMeta(t, one, []metaEntry{{name: bloom.PolicyName, contents: filterBlockOf(nil)}}, false)
+	files["filter without keys"] = withMeta(t, one, []metaEntry{{name: bloom.PolicyName, contents: filterBlockOf(bloom.NewPolicy(10).CreateFilter([][]byte{[]byte("k")}, nil), append(make([]byte, 8), 6))}}, false)
 	files["unreadable"] = []byte("not a table, although named one")
 	return files
 }
@@ -162,7 +181,7 @@ func TestDump(t *testing.T) {
 				t.Errorf("line %q, want %q", lines[1], want)
 			}
 			rest := lines[2:]
-			if p := d.Comparison.Params; p != nil && p.Known && d.Comparison.LayoutError == "" {
+			if p := d.Comparison.Params; p != nil && d.Comparison.LayoutError == "" {
 				if want := "  implies          " + p.String(); rest[0] != want {
 					t.Errorf("line %q, want %q", rest[0], want)
 				}
@@ -219,7 +238,11 @@ func checkLayout(t *testing.T, tb *table.Table, contents []byte, h table.BlockHa
 		k += fmt.Sprintf("; per filter with keys: min %d, mean %.1f, max %d", lo, float64(sum)/float64(withKeys), hi)
 	}
 	want = append(want, k)
-	if fpr, ok := doc["fpr"].(map[string]any); ok {
+	eligible := false
+	for i, f := range l.Filters {
+		eligible = eligible || f.Len > 1 && keys[i] > 0
+	}
+	if fpr, ok := doc["fpr"].(map[string]any); ok && num(t, fpr, "samples") > 0 {
 		line := fmt.Sprintf("  false positives  measured %.3f%% (%d of %d absent keys); expected of LevelDB's probe scheme ", 100*num(t, fpr, "measured"), int(num(t, fpr, "false_positives")), int(num(t, fpr, "samples")))
 		if _, ok := fpr["expected"]; ok {
 			line += fmt.Sprintf("%.3f%%", 100*num(t, fpr, "expected"))
@@ -227,9 +250,9 @@ func checkLayout(t *testing.T, tb *table.Table, contents []byte, h table.BlockHa
 			line += "not computed (the filter block is not what its policy writes)"
 		}
 		want = append(want, line+fmt.Sprintf(" (simulated); independent-hash formula %.3f%%", 100*num(t, fpr, "independent_hash")))
-		if s := num(t, fpr, "samples"); s != 2000 {
-			t.Errorf("%v samples, want 2000", s)
-		}
+	}
+	if fpr, ok := doc["fpr"].(map[string]any); !ok || num(t, fpr, "samples") != map[bool]float64{true: 2000, false: 0}[eligible] {
+		t.Errorf("JSON fpr %v; want 2000 samples when a filter holds keys, else none", doc["fpr"])
 	}
 	want = append(want, fmt.Sprintf("  %6s  %-23s %6s %6s %3s %8s", "filter", "data offsets", "keys", "bytes", "k", "bits/key"))
 	for i, f := range l.Filters {
@@ -345,6 +368,12 @@ func TestVerifyOutput(t *testing.T) {
 	writeTo(t, filepath.Join(tree, "c-sizes", "000007.ldb"), short[:len(short)-1])
 	long, _ := os.ReadFile(filepath.Join(tree, "c-sizes", "000009.ldb"))
 	writeTo(t, filepath.Join(tree, "c-sizes", "000009.ldb"), append(long, make([]byte, 10)...))
+	emptied, _ := os.ReadFile(filepath.Join(tree, "c-sizes", "000012.ldb"))
+	writeTo(t, filepath.Join(tree, "c-sizes", "000012.ldb"), nil)
+	// A link to a directory outside the tree: a note.
+	if err := os.Symlink(root, filepath.Join(tree, "f-out")); err != nil {
+		t.Fatal(err)
+	}
 	// A database that lost CURRENT.
 	copyFixtureTo(t, "b16-bs128-snappy", filepath.Join(tree, "d-lost", "db"))
 	if err := os.Remove(filepath.Join(tree, "d-lost", "db", "CURRENT")); err != nil {
@@ -461,6 +490,12 @@ func TestVerifyOutput(t *testing.T) {
 			t.Errorf("shorter file: %q lacks %q at its end", r.Detail(), want)
 		}
 	}
+	if r := byPath[filepath.Join(tree, "c-sizes", "000012.ldb")]; r != nil {
+		want := fmt.Sprintf("; the file has 0 bytes, but MANIFEST-000002 records %d for table 12 (upstream opens it at %d bytes)", len(emptied), len(emptied))
+		if !strings.HasSuffix(r.Detail(), want) {
+			t.Errorf("emptied file: %q lacks %q at its end", r.Detail(), want)
+		}
+	}
 	if r := byPath[filepath.Join(tree, "c-sizes", "000009.ldb")]; r != nil {
 		want := fmt.Sprintf("; note: the file has %d bytes, but MANIFEST-000002 records %d for table 9 (upstream opens it at %d bytes, ignoring the 10 after)", len(long)+10, len(long), len(long))
 		if !strings.HasSuffix(r.Detail(), want) {
@@ -485,8 +520,8 @@ func TestVerifyOutput(t *testing.T) {
 	if s.Databases != 5 || s.NotOpened != 2 || s.Skipped != 2 || s.NotTables != 2 || s.PathErrors != 2 {
 		t.Errorf("summary %+v; want 5 databases, 2 not opened, 2 table files skipped, 2 files no tables, 2 path errors", s)
 	}
-	if s.Tables != 3+7+3+3+1+1 || s.Verdicts[verify.Missing] != 7 || s.Verdicts[verify.Unreadable] != 2 {
-		t.Errorf("summary %+v; want 18 tables, 7 missing, 2 unreadable", s)
+	if s.Tables != 3+7+3+3+1+1 || s.Verdicts[verify.Missing] != 7 || s.Verdicts[verify.Unreadable] != 3 {
+		t.Errorf("summary %+v; want 18 tables, 7 missing, 3 unreadable", s)
 	}
 	if r := byPath[empty]; r == nil || r.FileSize != 0 || r.Verdict != verify.Unreadable {
 		t.Errorf("%s: %+v; want unreadable, 0 bytes", empty, r)
@@ -521,8 +556,9 @@ func TestVerifyOutput(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Schema != verify.JSONSchema || doc.ExitCode != verify.ExitPath || len(doc.Databases) != 5 || len(doc.PathErrors) != 2 || len(doc.Notes) != 0 {
-		t.Fatalf("JSON schema %d, exit %d, %d databases, %d path errors, %d notes", doc.Schema, doc.ExitCode, len(doc.Databases), len(doc.PathErrors), len(doc.Notes))
+	if doc.Schema != verify.JSONSchema || doc.ExitCode != verify.ExitPath || len(doc.Databases) != 5 || len(doc.PathErrors) != 2 || len(doc.Notes) != 1 ||
+		doc.Notes[0].Path != filepath.Join(tree, "f-out") || !strings.HasPrefix(doc.Notes[0].Note, "not followed: a symbolic link to a directory outside the tree") {
+		t.Fatalf("JSON schema %d, exit %d, %d databases, %d path errors, notes %+v", doc.Schema, doc.ExitCode, len(doc.Databases), len(doc.PathErrors), doc.Notes)
 	}
 	tables := 0
 	for _, d := range doc.Databases {
@@ -541,12 +577,20 @@ func TestVerifyOutput(t *testing.T) {
 		}
 		for _, tj := range d.Tables {
 			tables++
-			checkTableJSON(t, tj, byPath[tj["path"].(string)])
+			r := byPath[tj["path"].(string)]
+			checkTableJSON(t, tj, r)
+			if r != nil && (r.DB == nil || r.DB.Dir != d.Path) {
+				t.Errorf("JSON lists %s under database %s", r.Path, d.Path)
+			}
 		}
 	}
 	for _, tj := range doc.Tables {
 		tables++
-		checkTableJSON(t, tj, byPath[tj["path"].(string)])
+		r := byPath[tj["path"].(string)]
+		checkTableJSON(t, tj, r)
+		if r != nil && r.DB != nil {
+			t.Errorf("JSON lists %s, of database %s, as a table named directly", r.Path, r.DB.Dir)
+		}
 	}
 	if tables != len(byPath) {
 		t.Errorf("JSON holds %d tables, want %d", tables, len(byPath))
@@ -770,6 +814,9 @@ func TestDetail(t *testing.T) {
 		{"unusable old filter", withMeta(t, plain, []metaEntry{{name: bloom.LegacyPolicyName, contents: current, badCRC: true}}, false), func(*table.Table) string {
 			return "filter leveldb.BuiltinBloomFilter that upstream cannot read: "
 		}},
+		{"unusable filter", withMeta(t, plain, []metaEntry{{name: bloom.PolicyName, contents: current, badCRC: true}}, false), func(*table.Table) string {
+			return "filter leveldb.BuiltinBloomFilter2 that upstream cannot read: "
+		}},
 		{"damaged metaindex", withMeta(t, plain, []metaEntry{{name: bloom.PolicyName, contents: current}}, true), func(*table.Table) string {
 			return "damaged metaindex block, where upstream finds no filter: "
 		}},
@@ -805,6 +852,14 @@ func TestDetail(t *testing.T) {
 			got, want := r.Detail(), tc.want(tb)
 			if got != want && !strings.HasPrefix(got, want) {
 				t.Errorf("detail:\n%s\nwant (at its start):\n%s", got, want)
+			}
+			// An unusable filter of the old name: LevelDB 1.18 and later
+			// would not use it anyway.
+			if r.Verdict == verify.FilterUnusable && r.Policy != "" {
+				const anyway = "; upstream silently reads the table without its filter (LevelDB 1.18 and later ignore a filter of that name anyway)"
+				if legacy := r.Policy == bloom.LegacyPolicyName; strings.HasSuffix(got, anyway) != legacy {
+					t.Errorf("%s: %q: says they ignore it anyway: %v, want %v", r.Policy, got, !legacy, legacy)
+				}
 			}
 		})
 	}
@@ -890,9 +945,13 @@ func TestDumpOfOthers(t *testing.T) {
 	var out, errs bytes.Buffer
 	w := &verify.TextWriter{Out: &out, Err: &errs}
 	w.Dump(items[0], nil)
-	w.Dump(items[len(items)-1], nil)
 	if want := dir + ": database: " + items[0].Database.Detail() + "\n\n"; out.String() != want {
 		t.Errorf("stdout %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	w.Dump(items[len(items)-1], nil)
+	if out.Len() != 0 {
+		t.Errorf("a path's error printed %q on stdout", out.String())
 	}
 	if want := "ldbcompat: " + items[len(items)-1].PathErr.Error() + "\n"; errs.String() != want {
 		t.Errorf("stderr %q, want %q", errs.String(), want)
@@ -949,4 +1008,46 @@ func TestSearchThroughLink(t *testing.T) {
 			t.Errorf("through a link to the tree: %s: %s%v", it.Path, it.Note, it.PathErr)
 		}
 	}
+}
+
+// TestDumpNoSamples: with no absent keys to ask, dump measures nothing and
+// expects nothing: no line of false positives, no expectation in JSON.
+func TestDumpNoSamples(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "000005.ldb")
+	writeTo(t, p, tabletest.Build(entries(), tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)}))
+	it := verify.Item{Table: &verify.Target{Path: p}, Path: p}
+	d := verify.NewDump(verify.Examine(it.Table, verify.Options{Keep: true}), 0, 1)
+	var out bytes.Buffer
+	(&verify.TextWriter{Out: &out, Err: &out}).Dump(it, d)
+	if strings.Contains(out.String(), "false positives") {
+		t.Errorf("a line of false positives for no samples:\n%s", out.String())
+	}
+	var j verify.DumpJSON
+	j.Add(it, d)
+	var js bytes.Buffer
+	if err := j.Write(&js, "test", verify.Summary{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tables []struct{ FPR map[string]any }
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if f := doc.Tables[0].FPR; f == nil || f["samples"] != 0.0 || f["expected"] != nil {
+		t.Errorf("JSON fpr %v; want 0 samples and no expectation", f)
+	}
+}
+
+// filterBlockOf lays out filters as a filter block of base lg 11.
+func filterBlockOf(filters ...[]byte) []byte {
+	var b, offs []byte
+	for _, f := range filters {
+		offs = binary.LittleEndian.AppendUint32(offs, uint32(len(b)))
+		b = append(b, f...)
+	}
+	arr := uint32(len(b))
+	b = append(b, offs...)
+	b = binary.LittleEndian.AppendUint32(b, arr)
+	return append(b, 11)
 }

@@ -244,16 +244,20 @@ func TestMemoryReuse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for name, o := range map[string]verify.Options{
-		"mapped": {},
-		"read": {Open: func(p string) (verify.File, error) {
-			f, err := os.Open(p)
-			if err != nil {
-				return nil, err
-			}
-			return plainFile{f}, nil
-		}},
-	} {
+	read := verify.Options{Open: func(p string) (verify.File, error) {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		return plainFile{f}, nil
+	}}
+	// In turn, so that a table read into memory comes after a mapped one
+	// and the other way round.
+	for _, c := range []struct {
+		name string
+		o    verify.Options
+	}{{"mapped", verify.Options{}}, {"read", read}, {"mapped again", verify.Options{}}, {"read again", read}} {
+		name, o := c.name, c.o
 		r := verify.Examine(&verify.Target{Path: badPath}, o)
 		if r.Verdict != verify.Mismatch || r.FalseNegatives == nil || r.FalseNegatives.Rejected == 0 {
 			t.Fatalf("%s: %s: %s; want a mismatch rejecting keys", name, r.Verdict, r.Detail())
@@ -311,5 +315,58 @@ func TestUnreadablePaths(t *testing.T) {
 	}
 	if r := verify.Examine(last.Table, verify.Options{}); r.Verdict != verify.Unreadable || r.Status != "IO error: "+last.Path+": Permission denied" {
 		t.Errorf("the file named: %s %q", r.Verdict, r.Status)
+	}
+}
+
+// changingFile is a table file whose size, as Stat tells it, grows by a
+// byte at every call after the first: a file written while it is read.
+type changingFile struct {
+	*os.File
+	stats int
+}
+
+type grownInfo struct {
+	fs.FileInfo
+	by int64
+}
+
+func (g grownInfo) Size() int64 { return g.FileInfo.Size() + g.by }
+
+func (f *changingFile) Stat() (fs.FileInfo, error) {
+	fi, err := f.File.Stat()
+	if err != nil {
+		return nil, err
+	}
+	f.stats++
+	return grownInfo{fi, int64(f.stats - 1)}, nil
+}
+
+// TestChangedWhileRead: a table whose file changes while it is read is
+// unchecked, saying so; when reading it failed too, with that error first.
+func TestChangedWhileRead(t *testing.T) {
+	good := tabletest.Build(entries(), tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+	bad := bytes.Clone(good)
+	bad[100] ^= 0x40 // a data block's checksum fails
+	for name, file := range map[string][]byte{"readable": good, "damaged": bad} {
+		p := filepath.Join(t.TempDir(), "000005.ldb")
+		if err := os.WriteFile(p, file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := verify.Options{Open: func(p string) (verify.File, error) {
+			f, err := os.Open(p)
+			if err != nil {
+				return nil, err
+			}
+			return &changingFile{File: f}, nil
+		}}
+		r := verify.Examine(&verify.Target{Path: p}, o)
+		msg := fmt.Sprint(r.Err)
+		if r.Verdict != verify.Unchecked || !strings.Contains(msg, p+" changed while it was read") {
+			t.Errorf("%s: %s: %s; want unchecked, changed while read", name, r.Verdict, msg)
+		}
+		if damaged := name == "damaged"; strings.HasPrefix(msg, p+" changed") == damaged || strings.Contains(msg, "%!") ||
+			damaged != strings.Contains(msg, "block checksum mismatch") {
+			t.Errorf("%s: %q; want the read's error first when there is one", name, msg)
+		}
 	}
 }

@@ -83,6 +83,13 @@ func TestVerdictText(t *testing.T) {
 				t.Errorf("width %d, %s: %q, want %q", width, name, got, want)
 			}
 		}
+		// The rows that are not verdicts: upstream's part only where
+		// there is one.
+		for name, up := range map[string]bool{"(skipped) 0": true, "(database) 2": true, "(path) 3": false} {
+			if lines, ok := rows[name]; !ok || strings.Contains(strings.Join(lines, " "), "upstream:") != up {
+				t.Errorf("width %d, %s: %q; want upstream's part %v", width, name, lines, up)
+			}
+		}
 		for name, lines := range rows {
 			for j := 0; j+1 < len(lines); j++ {
 				if next := strings.Fields(lines[j+1])[0]; len(lines[j])+1+len(next) <= width-indent {

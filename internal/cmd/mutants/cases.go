@@ -20,11 +20,12 @@ import (
 // gremlins decides which mutants to run from the tests' coverage, block by
 // block; Go's coverage blocks of a switch's case clause start after the
 // clause's colon, so the expression of a case is in no block, and every
-// mutant there is "not covered" however often the tests evaluate it.
-// rerunCases runs those mutants itself, as gremlins would: each in a copy
-// of the module, with the target's tests and timeout. A case expression
-// counts as covered when its clause's body ran (the coverage of the
-// unmutated tests); one evaluated only to false stays not covered.
+// mutant there is "not covered" however often the tests evaluate it; so
+// is every mutant of a package-level declaration. The tool runs those
+// mutants itself (blindMutants, runMutants), as gremlins would: each in a
+// copy of the module, with the target's tests and timeout. A case
+// expression counts as covered when its clause's body ran (the coverage
+// of the unmutated tests); one evaluated only to false stays not covered.
 
 // coverProfile holds the blocks of a coverage profile that ran, by file
 // name within the package.
@@ -90,12 +91,18 @@ var mutated = map[string]map[string]string{
 	"INVERT_NEGATIVES":      {"-": "+"},
 }
 
-// caseMutants returns the mutants of res that gremlins left not covered
-// in case expressions whose clause ran.
-func caseMutants(res *result, prof coverProfile) []*mutant {
+// blindMutants returns the mutants of res that gremlins left not covered
+// where coverage cannot see them: in case expressions whose clause ran,
+// and in package-level declarations (a var's initializer runs when the
+// package loads; a const's expression is the compiler's), which no
+// coverage block holds.
+func blindMutants(res *result, prof coverProfile) []*mutant {
 	var todo []*mutant
 	for _, m := range res.Mutants {
-		if m.Status == "NOT COVERED" && strings.HasPrefix(m.Text, "case ") && prof.clauseRan(path.Base(m.File), m.Line, m.Column) {
+		if m.Status != "NOT COVERED" {
+			continue
+		}
+		if m.Func == "" || strings.HasPrefix(m.Text, "case ") && prof.clauseRan(path.Base(m.File), m.Line, m.Column) {
 			todo = append(todo, m)
 		}
 	}

@@ -264,7 +264,7 @@ func runTarget(root string, t target, o options) (*result, error) {
 
 	// The unmutated tests first: they must pass, and their time sets the
 	// least coefficient that gives the timeout wanted.
-	// Their coverage tells which case expressions ran (rerunCases).
+	// Their coverage tells which case expressions ran (blindMutants).
 	var testArgs []string
 	if t.Tags != "" {
 		testArgs = append(testArgs, "-tags", t.Tags)
@@ -343,7 +343,7 @@ func runTarget(root string, t target, o options) (*result, error) {
 	if d, ok := coverageTime(log.String()); ok {
 		res.Timeout = max(res.Timeout, (d * time.Duration(coefficient)).Round(time.Second))
 	}
-	todo := caseMutants(res, prof)
+	todo := blindMutants(res, prof)
 	if gitRef != "" {
 		// Only the changed lines' mutants, those covered run here.
 		var changed []*mutant

@@ -19,8 +19,8 @@ type mutant struct {
 	Func, Text   string
 	Op           string  // "<#1": the first < of the line
 	Reason       *reason // why it may survive, when it did
-	// Rerun says that internal/cmd/mutants ran the mutant itself, gremlins
-	// having left it not covered in a case expression (rerunCases).
+	// Rerun says that internal/cmd/mutants ran the mutant itself
+	// (blindMutants, or a diff run).
 	Rerun bool
 }
 
@@ -240,7 +240,7 @@ func (r *report) markdown() string {
 					parts = append(parts, fmt.Sprintf("%d %s", rerun[s], s))
 				}
 			}
-			fmt.Fprintf(&b, "%d mutants in case expressions, which gremlins takes for not covered, were run by `internal/cmd/mutants` in the same way (their clause ran): %s.\n\n", nrerun, strings.Join(parts, ", "))
+			fmt.Fprintf(&b, "%d mutants that gremlins takes for not covered (in case expressions whose clause ran, and in package-level declarations), or that a diff run samples, were run by `internal/cmd/mutants` in the same way: %s.\n\n", nrerun, strings.Join(parts, ", "))
 		}
 		for _, m := range surv {
 			why := "**not explained**"
