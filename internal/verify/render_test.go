@@ -1051,3 +1051,33 @@ func filterBlockOf(filters ...[]byte) []byte {
 	b = binary.LittleEndian.AppendUint32(b, arr)
 	return append(b, 11)
 }
+
+// TestMetaindexDamagedPastTheSeek: upstream's seek for its filter's entry
+// stops at the first entry not less than it, before a damaged one: it
+// finds no filter and reads the table without one, as verify says
+// (filter-unusable, the damage named) rather than no-filter.
+func TestMetaindexDamagedPastTheSeek(t *testing.T) {
+	plain := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})
+	tb, err := table.Open("base", bytes.NewReader(plain), int64(len(plain)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append([]byte(nil), plain[:tb.MetaindexHandle().Offset]...)
+	out, h := tabletest.AppendBlock(out, []byte("x"), table.NoCompression)
+	handle := table.AppendBlockHandle(nil, h)
+	first := table.FilterPrefix + bloom.PolicyName + "3" // after the bloom filter's name
+	meta := tabletest.EncodeBlock([]tabletest.KV{{Key: []byte(first), Value: handle}, {Key: []byte(table.FilterPrefix + "zz"), Value: handle}}, 16)
+	second := 3 + len(first) + len(handle) // the first entry: three one-byte varints, key, value
+	if meta[second] != byte(len(table.FilterPrefix)) {
+		t.Fatalf("setup: the second entry shares %d bytes, want %d", meta[second], len(table.FilterPrefix))
+	}
+	meta[second] = 0x7f // shares more than the first key has
+	out, mh := tabletest.AppendBlock(out, meta, table.NoCompression)
+	ih := tb.IndexHandle()
+	newIH := table.BlockHandle{Offset: uint64(len(out)), Size: ih.Size}
+	out = append(out, plain[ih.Offset:ih.End()]...)
+	r := checkFile(t, tabletest.AppendFooter(out, mh, newIH))
+	if r.Verdict != verify.FilterUnusable || r.Policy != "" || r.UnusableErr == nil || !strings.HasPrefix(r.Detail(), "damaged metaindex block, where upstream finds no filter: ") {
+		t.Errorf("%s, policy %q, %v: %s", r.Verdict, r.Policy, r.UnusableErr, r.Detail())
+	}
+}

@@ -8,9 +8,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/faultfs"
@@ -368,5 +370,34 @@ func TestChangedWhileRead(t *testing.T) {
 			damaged != strings.Contains(msg, "block checksum mismatch") {
 			t.Errorf("%s: %q; want the read's error first when there is one", name, msg)
 		}
+	}
+}
+
+// TestRunManyWorkers: with more tables than twice the workers, the tables
+// ahead of the one emitted wait for it, and every report comes, in order
+// (GOMAXPROCS 4 gives 4 workers, whatever the machine).
+func TestRunManyWorkers(t *testing.T) {
+	file := tabletest.Build(entries(), tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+	dir := t.TempDir()
+	var paths []string
+	for i := 0; i < 13; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("%06d.ldb", i+5))
+		if err := os.WriteFile(p, file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	done := make(chan *verify.RunResult, 1)
+	go func() { done <- verify.Run(paths, verify.Options{}) }()
+	select {
+	case r := <-done:
+		for i, rep := range r.Reports {
+			if rep == nil || rep.Path != paths[i] || rep.Verdict != verify.OK {
+				t.Errorf("report %d: %+v; want %s ok", i, rep, paths[i])
+			}
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("verify of 13 tables did not end in a minute")
 	}
 }
