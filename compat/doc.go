@@ -50,7 +50,9 @@
 // module, `eval "$(docker/build-leveldb.sh --print-env)"` makes one and
 // prints them), the kit also asks the C++ library live, on larger cases,
 // and writes and reads databases with it (the test log says what the port
-// was compared with). Built against
+// was compared with). With LDBCOMPAT_WIDE=1 in the environment the live
+// cases include a filter of 2^32 bits and more (512 MiB, on each side),
+// where upstream's 64-bit probe arithmetic and a 32-bit one part. Built against
 // a release before v1.18 (LEVELDB_VERSION=v1.4 ... v1.17), whose bloom
 // filter is another (leveldb.BuiltinBloomFilter, hashing tail bytes as
 // plain char), the kit does not ask it: the test log says why, and only

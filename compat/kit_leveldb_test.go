@@ -160,6 +160,9 @@ func TestLiveCountsEachCaseOnce(t *testing.T) {
 		t.Skipf("the kit's live part does not run against LevelDB %s, which predates v1.18 (TestLevigoPort checks that it says so)", upstream.Release())
 	}
 	vec, live := cases.VectorSet(), cases.LiveSet()
+	if wideWanted() {
+		live.Filter = append(live.Filter, cases.WideSet().Filter...)
+	}
 	distinct := func(names ...[]string) int {
 		seen := map[string]bool{}
 		for _, ns := range names {
