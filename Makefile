@@ -196,7 +196,9 @@ fixtures-foreign:
 # ones against upstream LevelDB built as for make compat; fails on a
 # surviving mutant that tools/mutants/survivors.txt does not explain, and
 # writes docs/mutants.md. MUTANTS_TARGETS picks targets (kit, kit-live,
-# table, table-live, ...), MUTANTS_WORKERS the parallel test runs.
+# table, table-live, ...), MUTANTS_WORKERS the parallel test runs;
+# MUTANTS_REUSE=1 keeps the gremlins results of the targets whose inputs
+# have not changed since their last run here (the report says which).
 # mutants-diff runs only the mutants on lines changed since MUTANTS_BASE,
 # at most MUTANTS_SAMPLE of them per target (evenly spread; 0: all), and
 # writes no report: CI's bounded check.
@@ -206,7 +208,8 @@ MUTANTS_TARGETS ?=
 MUTANTS_WORKERS ?= 2
 MUTANTS_BASE ?= HEAD~1
 MUTANTS_SAMPLE ?= 0
-MUTANTS_FLAGS = -gremlins $(GREMLINS) -workers $(MUTANTS_WORKERS) $(if $(MUTANTS_TARGETS),-targets $(subst $(eval) ,$(comma),$(strip $(MUTANTS_TARGETS))))
+MUTANTS_REUSE ?=
+MUTANTS_FLAGS = -gremlins $(GREMLINS) -workers $(MUTANTS_WORKERS) $(if $(MUTANTS_TARGETS),-targets $(subst $(eval) ,$(comma),$(strip $(MUTANTS_TARGETS)))) $(if $(MUTANTS_REUSE),-reuse)
 comma := ,
 
 # Installs gremlins, pinned, once (after LevelDB: a target stops first

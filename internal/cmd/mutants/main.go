@@ -110,6 +110,8 @@ var targets = []target{
 // options are the command's settings.
 type options struct {
 	gremlins, only, diff, out, reasons string
+	adopt                              string
+	reuse                              bool
 	workers, coefficient, sample       int
 	minTimeout                         time.Duration
 }
@@ -125,6 +127,8 @@ func main() {
 	flag.IntVar(&o.coefficient, "timeout-coefficient", 5, "gremlins' timeout: the coverage run's time times this, at least")
 	flag.DurationVar(&o.minTimeout, "min-timeout", 30*time.Second, "the least timeout of a mutant's tests (the coefficient is raised to reach it)")
 	flag.IntVar(&o.sample, "sample", 0, "with -diff, run at most this many of a target's mutants, evenly spread over the changed lines (0: all)")
+	flag.BoolVar(&o.reuse, "reuse", false, "keep a target's gremlins results when its inputs are as at its last run (see reuse.go)")
+	flag.StringVar(&o.adopt, "adopt", "", "record the inputs, as they are now, of the targets this log (an earlier run's standard error) names, for -reuse; then exit")
 	flag.Parse()
 	if o.out == "" && o.diff == "" {
 		o.out = "docs/mutants.md"
@@ -145,6 +149,9 @@ func run(o options) error {
 	}
 	if o.gremlins, err = filepath.Abs(o.gremlins); err != nil {
 		return err
+	}
+	if o.adopt != "" {
+		return adopt(root, o.adopt, o)
 	}
 	reasons, err := readReasons(o.reasons)
 	if err != nil {
@@ -311,10 +318,23 @@ func runTarget(root string, t target, o options) (*result, error) {
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	start := time.Now()
-	err = cmd.Run()
-	if err != nil {
+	var key string
+	var rec *reuseRecord
+	if gitRef == "" {
+		if key, err = inputsKey(root, t, o); err != nil {
+			return nil, err
+		}
+		if r := readRecord(root, t); o.reuse && r != nil && r.Key == key {
+			rec = r
+		}
+	}
+	if rec != nil {
+		res.Reused = rec.When
+		fmt.Fprintf(os.Stderr, "mutants: %s: its inputs are as at its run of %s: gremlins' results reused\n", t.Name, rec.When)
+	} else if err = cmd.Run(); err != nil {
 		return nil, fmt.Errorf("gremlins %s (in %s): %w\n%s", strings.Join(args, " "), pkgDir, err, tail(log.String(), 30))
 	}
+	gremlinsTime := time.Since(start)
 	b, err := os.ReadFile(outFile)
 	if err != nil {
 		return nil, err
@@ -344,6 +364,15 @@ func runTarget(root string, t target, o options) (*result, error) {
 	res.Timeout = o.minTimeout
 	if d, ok := coverageTime(log.String()); ok {
 		res.Timeout = max(res.Timeout, (d * time.Duration(coefficient)).Round(time.Second))
+	}
+	if rec != nil {
+		res.Timeout = rec.Timeout
+		start = start.Add(-rec.Gremlins) // its time counts
+	} else if key != "" {
+		r := reuseRecord{Key: key, Timeout: res.Timeout, Gremlins: gremlinsTime.Round(time.Second), When: time.Now().UTC().Format(time.RFC3339)}
+		if err := writeRecord(root, t, r); err != nil {
+			return nil, err
+		}
 	}
 	todo := blindMutants(res, prof)
 	if gitRef != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -287,5 +288,42 @@ func TestRunMutants(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "p/p.go")); string(b) != src {
 		t.Errorf("the module's file changed:\n%s", b)
+	}
+}
+
+// TestInputFiles: a target's inputs are its package's files and tests and
+// the non-test files of what they import, not other packages' tests (a
+// change to internal/table's tests must not make verify's results stale,
+// and a change to verify's own tests must).
+func TestInputFiles(t *testing.T) {
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(targets, func(t target) bool { return t.Name == "verify" })
+	files, err := inputFiles(root, targets[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(f string) bool { return slices.Contains(files, f) }
+	for _, f := range []string{"internal/verify/check.go", "internal/verify/render_test.go", "internal/table/block.go", "bloom/bloom.go"} {
+		if !has(f) {
+			t.Errorf("verify's inputs leave out %s", f)
+		}
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") && !strings.HasPrefix(f, "internal/verify/") {
+			t.Errorf("verify's inputs hold another package's test file %s", f)
+		}
+	}
+	o := options{workers: 2, coefficient: 5, minTimeout: 30 * time.Second}
+	k1, err := inputsKey(root, targets[i], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, _ := inputsKey(root, targets[i], o)
+	live, _ := inputsKey(root, targets[i+1], o)
+	if k1 != k2 || k1 == live {
+		t.Errorf("keys: verify %s then %s, verify-live %s: want the same twice, another with the tag", k1, k2, live)
 	}
 }

@@ -50,6 +50,9 @@ type result struct {
 	NoChange bool
 	// Unsampled are the mutants of a diff run left out of its sample.
 	Unsampled []*mutant
+	// Reused is when the gremlins run was made whose results -reuse kept
+	// (the target's inputs unchanged since), or "".
+	Reused string
 }
 
 // count counts m's mutants of status s.
@@ -57,6 +60,19 @@ func (r *result) count(s string) int {
 	n := 0
 	for _, m := range r.Mutants {
 		if m.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// equivalentLived counts the mutants that lived and are explained as
+// equivalent: no input tells them from the original, so no test can
+// kill them.
+func (r *result) equivalentLived() int {
+	n := 0
+	for _, m := range r.Mutants {
+		if m.Status == "LIVED" && m.Reason != nil && m.Reason.Class == "equivalent" {
 			n++
 		}
 	}
@@ -184,32 +200,38 @@ func (r *report) markdown() string {
 	b.WriteString("A mutant is a small wrong version of the code (a `<` made `<=`, a `+` made `-`, ...). ")
 	b.WriteString("**Killed**: a test fails on it. **Lived**: every test passes. **Not covered**: no test runs its line. ")
 	b.WriteString("**Timed out**: the tests ran past the timeout (an endless loop, in practice caught). ")
-	b.WriteString("**Not viable**: it does not compile. Efficacy is killed / (killed + lived). ")
+	b.WriteString("**Not viable**: it does not compile. Efficacy is killed / (killed + lived); the column beside it leaves out the lived mutants explained as equivalent, which no test can kill (the usual mutation score). ")
 	fmt.Fprintf(&b, "A target's timeout is its coverage run's time times %d, raised to at least %s; each mutant's `go test` is stopped at it. ", r.Coefficient, r.MinTimeout)
 	b.WriteString("Every mutant that lives or is not covered is explained below from `tools/mutants/survivors.txt`: ")
 	b.WriteString("equivalent (no input tells it from the original) or out of reach (what it would take); `make mutants` fails on any other.\n\n")
-	b.WriteString("| target | judged by | killed | lived | not covered | timed out | not viable | efficacy | time | timeout |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| target | judged by | killed | lived | not covered | timed out | not viable | efficacy | efficacy, equivalent left out | time | timeout |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, t := range r.Targets {
 		if t.NoChange {
-			fmt.Fprintf(&b, "| `%s` | %s | no change | | | | | | | |\n", t.Target.Name, t.Target.About)
+			fmt.Fprintf(&b, "| `%s` | %s | no change | | | | | | | | |\n", t.Target.Name, t.Target.About)
 			continue
 		}
 		k, l := t.count("KILLED"), t.count("LIVED")
-		eff := "—"
+		eff, effNonEq := "—", "—"
 		if k+l > 0 {
 			eff = fmt.Sprintf("%.1f%%", 100*float64(k)/float64(k+l))
+		}
+		if d := k + l - t.equivalentLived(); d > 0 {
+			effNonEq = fmt.Sprintf("%.1f%%", 100*float64(k)/float64(d))
 		}
 		timeout := "—"
 		if t.Timeout > 0 {
 			timeout = t.Timeout.String()
 		}
 		about := t.Target.About
+		if t.Reused != "" {
+			about += fmt.Sprintf(" (gremlins' results of %s reused: the target's inputs unchanged since; its time includes that run's)", t.Reused)
+		}
 		if n := len(t.Unsampled); n > 0 {
 			about += fmt.Sprintf(" (a sample: %d more mutants on the changed lines not run)", n)
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %d | %d | %d | %d | %d | %s | %s | %s |\n", t.Target.Name, about, k, l,
-			t.count("NOT COVERED"), t.count("TIMED OUT"), t.count("NOT VIABLE"), eff, t.Elapsed.Round(time.Second), timeout)
+		fmt.Fprintf(&b, "| `%s` | %s | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", t.Target.Name, about, k, l,
+			t.count("NOT COVERED"), t.count("TIMED OUT"), t.count("NOT VIABLE"), eff, effNonEq, t.Elapsed.Round(time.Second), timeout)
 	}
 	for _, t := range r.Targets {
 		var surv, timed []*mutant

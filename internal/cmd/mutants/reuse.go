@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A target's gremlins run depends only on its inputs: the mutated
+// package's files and tests, the non-test files of every package of this
+// module its tests build, the files they embed, go.mod and go.sum, the
+// target's settings and the tool's versions. With -reuse, a target whose
+// inputs hash as they did at its last run keeps that run's gremlins
+// results (.cache/mutants/NAME.json) instead of running gremlins again;
+// the unmutated tests and the mutants this command runs itself still run.
+// So after a change to one package's tests, only the targets that build
+// them run again.
+
+// reuseRecord is what .cache/mutants/NAME.key holds: the inputs' hash at
+// the run that wrote NAME.json, the timeout gremlins used and its time.
+type reuseRecord struct {
+	Key      string        `json:"key"`
+	Timeout  time.Duration `json:"timeout"`
+	Gremlins time.Duration `json:"gremlins"`
+	When     string        `json:"when"`
+}
+
+// keyFile is where t's reuseRecord is kept.
+func keyFile(root string, t target) string {
+	return filepath.Join(root, ".cache", "mutants", t.Name+".key")
+}
+
+// listedPackage is the part of go list -json read here.
+type listedPackage struct {
+	ImportPath, Dir                               string
+	Standard                                      bool
+	GoFiles, CgoFiles, CFiles, CXXFiles, HFiles   []string
+	SFiles, EmbedFiles, TestGoFiles, XTestGoFiles []string
+	TestEmbedFiles, XTestEmbedFiles               []string
+}
+
+// inputsKey hashes what t's results depend on (see above).
+func inputsKey(root string, t target, o options) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "target %q pkg %q kit %v tags %q run %q short %v env %q\n", t.Name, t.Pkg, t.Kit, t.Tags, t.Run, t.Short, t.Env)
+	fmt.Fprintf(h, "gremlins %s go %s coefficient %d min-timeout %s workers %d\n", gremlinsVersion, goVersion(), o.coefficient, o.minTimeout, o.workers)
+	if t.Kit {
+		fmt.Fprintf(h, "kit test %q export %q\n", kitTest, kitExport)
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if err := hashFile(h, root, f); err != nil {
+			return "", err
+		}
+	}
+	files, err := inputFiles(root, t)
+	if err != nil {
+		return "", err
+	}
+	for _, f := range files {
+		if err := hashFile(h, root, f); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// inputFiles lists, relative to root and sorted, the files of this module
+// that t's tests build: every file of the packages they import, the
+// mutated package's tests, and the files these embed.
+func inputFiles(root string, t target) ([]string, error) {
+	pkgs := []string{"./" + t.Pkg}
+	if t.Kit {
+		pkgs = []string{"./bloom", "./compat"}
+	}
+	args := []string{"list", "-deps", "-test", "-json"}
+	if t.Tags != "" {
+		args = append(args, "-tags", t.Tags)
+	}
+	cmd := exec.Command("go", append(args, pkgs...)...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+	}
+	own := map[string]bool{}
+	for _, p := range pkgs {
+		own[modulePath+"/"+strings.TrimPrefix(p, "./")] = true
+	}
+	seen := map[string]bool{}
+	var files []string
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p listedPackage
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("go list: %w", err)
+		}
+		if p.Standard || !strings.HasPrefix(p.ImportPath, modulePath) || strings.HasSuffix(p.ImportPath, ".test") {
+			continue
+		}
+		path, _, _ := strings.Cut(p.ImportPath, " ") // "pkg [pkg.test]"
+		lists := [][]string{p.GoFiles, p.CgoFiles, p.CFiles, p.CXXFiles, p.HFiles, p.SFiles, p.EmbedFiles}
+		if own[path] {
+			// The mutated package's tests (the kit's own are kitTest);
+			// other packages' tests are not built into its test binary.
+			if !t.Kit {
+				lists = append(lists, p.TestGoFiles, p.XTestGoFiles, p.TestEmbedFiles, p.XTestEmbedFiles)
+			}
+		}
+		for _, l := range lists {
+			for _, f := range l {
+				rel, err := filepath.Rel(root, filepath.Join(p.Dir, f))
+				if err != nil {
+					return nil, err
+				}
+				if !seen[rel] {
+					seen[rel] = true
+					files = append(files, rel)
+				}
+			}
+		}
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// modulePath is this repository's module.
+const modulePath = "github.com/ldbcompat/ldbcompat"
+
+// hashFile writes rel's name and content hash to h.
+func hashFile(h interface{ Write([]byte) (int, error) }, root, rel string) error {
+	b, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(b)
+	fmt.Fprintf(h, "%s %x\n", filepath.ToSlash(rel), sum)
+	return nil
+}
+
+// goVersion is the go command's version, which builds every test.
+func goVersion() string {
+	out, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// readRecord returns the record of t's last run, or nil.
+func readRecord(root string, t target) *reuseRecord {
+	b, err := os.ReadFile(keyFile(root, t))
+	if err != nil {
+		return nil
+	}
+	var r reuseRecord
+	if json.Unmarshal(b, &r) != nil || r.Key == "" {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(root, ".cache", "mutants", t.Name+".json")); err != nil {
+		return nil
+	}
+	return &r
+}
+
+// writeRecord records t's run, after gremlins wrote its results.
+func writeRecord(root string, t target, r reuseRecord) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(keyFile(root, t), append(b, '\n'), 0o644)
+}
+
+// adoptLine is the line a run prints for each target.
+var adoptLine = regexp.MustCompile(`^mutants: ([a-z-]+): .* in ([0-9hms.]+) \(timeout ([0-9hms.]+)\)$`)
+
+// adopt records, for each target whose line the log file of an earlier
+// run of this command holds (its standard error) and whose gremlins
+// results are in .cache/mutants, the inputs as they are now: for a run
+// made by a build of this command that did not record them yet, when the
+// inputs have not changed since it ran.
+func adopt(root, logFile string, o options) error {
+	f, err := os.Open(logFile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := adoptLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		i := slices.IndexFunc(targets, func(t target) bool { return t.Name == m[1] })
+		if i < 0 {
+			continue
+		}
+		t := targets[i]
+		timeout, err := time.ParseDuration(m[3])
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(root, ".cache", "mutants", t.Name+".json")
+		b, err := os.ReadFile(out)
+		if err != nil {
+			return err
+		}
+		var g struct {
+			Elapsed float64 `json:"elapsed_time"`
+		}
+		if err := json.Unmarshal(b, &g); err != nil {
+			return fmt.Errorf("%s: %w", out, err)
+		}
+		key, err := inputsKey(root, t, o)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(out)
+		if err != nil {
+			return err
+		}
+		r := reuseRecord{Key: key, Timeout: timeout, Gremlins: time.Duration(g.Elapsed * float64(time.Second)).Round(time.Second), When: st.ModTime().UTC().Format(time.RFC3339)}
+		if err := writeRecord(root, t, r); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "mutants: %s: adopted the run of %s\n", t.Name, r.When)
+	}
+	return sc.Err()
+}
