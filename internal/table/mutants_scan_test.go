@@ -65,11 +65,11 @@ func ms3IKey(user string, seq uint64) []byte {
 	return table.AppendInternalKey(nil, table.InternalKey{UserKey: []byte(user), Seq: seq, Kind: table.KindValue})
 }
 
-// TestMutantsMaxSequence checks MaxSequence against db/dbformat.h's
+// TestMutantsScanMaxSequence checks MaxSequence against db/dbformat.h's
 // kMaxSequenceNumber, ((0x1ull << 56) - 1): PackSequenceAndType of it with
 // kTypeValue is the tag 0xffffffffffffff01, stored little-endian after the
 // user key, and ParseInternalKey gives it back.
-func TestMutantsMaxSequence(t *testing.T) {
+func TestMutantsScanMaxSequence(t *testing.T) {
 	k := table.AppendInternalKey(nil, table.InternalKey{UserKey: []byte("k"), Seq: table.MaxSequence, Kind: table.KindValue})
 	want := []byte{'k', 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 	if !bytes.Equal(k, want) {
@@ -118,12 +118,12 @@ var ms3GetCases = []struct {
 	{"e", 1, -1},
 }
 
-// TestMutantsGet runs Table::InternalGet's lookup (table/table.cc) with the
+// TestMutantsScanGet runs Table::InternalGet's lookup (table/table.cc) with the
 // InternalKeyComparator (db/dbformat.cc) on a table of one entry per data
 // block, so that both the index block's Seek and the data block's pick
 // the entry: each lookup key finds the first entry at or after it, or
 // none past the last block, and the status is OK.
-func TestMutantsGet(t *testing.T) {
+func TestMutantsScanGet(t *testing.T) {
 	data := tabletest.Build(ms3GetEntries, tabletest.Options{BlockSize: 1})
 	tb := ms3Open(t, "get.ldb", data)
 	if tb.NumDataBlocks() != len(ms3GetEntries) {
@@ -157,13 +157,13 @@ func TestMutantsGet(t *testing.T) {
 	}
 }
 
-// TestMutantsGetFilter checks InternalGet's filter step: with a filter
+// TestMutantsScanGetFilter checks InternalGet's filter step: with a filter
 // block read (FilterUsed), the reader is asked about the block at the
 // index entry's handle with the lookup key, and the InternalFilterPolicy
 // hands the bloom policy the user key without its 8-byte tag; a key the
 // table holds is never ruled out (a bloom filter has no false negatives),
 // so its entry is found. Without a usable filter nothing is asked.
-func TestMutantsGetFilter(t *testing.T) {
+func TestMutantsScanGetFilter(t *testing.T) {
 	p := bloom.NewPolicy(10)
 	data := tabletest.Build(ms3GetEntries, tabletest.Options{BlockSize: 1, Policy: p})
 	tb := ms3Open(t, "getfilter.ldb", data)
@@ -195,13 +195,13 @@ func TestMutantsGetFilter(t *testing.T) {
 	}
 }
 
-// TestMutantsGetIndexStatus checks that InternalGet returns the index
+// TestMutantsScanGetIndexStatus checks that InternalGet returns the index
 // iterator's status when its Seek runs into a bad entry (table/table.cc:
 // `if (s.ok()) s = iiter->status()`): the index block's second entry claims
 // a 127-byte key where 3 bytes remain before the restart array, so a
 // lookup past the first entry gets "bad entry in block" at that entry's
 // file offset, while a lookup the first entry answers is OK.
-func TestMutantsGetIndexStatus(t *testing.T) {
+func TestMutantsScanGetIndexStatus(t *testing.T) {
 	k := ms3IKey("a", 1)
 	data, dh := tabletest.AppendBlock(nil, tabletest.EncodeBlock([]tabletest.KV{{Key: k, Value: []byte("v")}}, 16), table.NoCompression)
 	data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), table.NoCompression)
@@ -333,13 +333,13 @@ func ms3ReadAll(t *testing.T, tb *table.Table, n int) error {
 	return errKeys
 }
 
-// TestMutantsKeyBudgetExact checks the key budget of an uncompressed block
+// TestMutantsScanKeyBudgetExact checks the key budget of an uncompressed block
 // at its boundary: 64 times the block's size plus 4096 bytes of keys are
 // read, one byte more is refused (upstream reads both; the bound is this
 // reader's). The block: a 2000-byte key, 75 entries repeating it and a
 // last entry keeping its first s bytes: 2004 + 4*76 + 8 = 2316 bytes,
 // whose budget 64*2316 + 4096 = 152320 is 76*2000 + 320.
-func TestMutantsKeyBudgetExact(t *testing.T) {
+func TestMutantsScanKeyBudgetExact(t *testing.T) {
 	const keyLen, repeats = 2000, 75
 	const size = keyLen + 4 + 4*(repeats+1) + 8
 	const budget = 64*size + 4096
@@ -400,14 +400,14 @@ func ms3Snappy(contents []byte, lit, tail int) []byte {
 	return literal(b, contents[len(contents)-tail:])
 }
 
-// TestMutantsKeyBudgetSnappyRatio4 checks the choice between the two
+// TestMutantsScanKeyBudgetSnappyRatio4 checks the choice between the two
 // budgets of a snappy block: the stored size's (256 times it) replaces the
 // decompressed size's (64 times it) only when it is smaller. A block that
 // decodes to exactly 4 times its stored size has both equal, so the error
 // names the decompressed size. The block: a 2000-byte key, then 2000
 // entries of 4 bytes repeating it; the snappy stream's literal prefix is
 // lengthened until the stored size is exactly a quarter.
-func TestMutantsKeyBudgetSnappyRatio4(t *testing.T) {
+func TestMutantsScanKeyBudgetSnappyRatio4(t *testing.T) {
 	const keyLen, repeats = 2000, 2000
 	shared := make([]int, repeats)
 	for i := range shared {
@@ -441,11 +441,11 @@ func TestMutantsKeyBudgetSnappyRatio4(t *testing.T) {
 		fmt.Sprintf("data block 0 %s: at byte %d of %d decompressed: %s", dh, cur, size, ms3Limit(j, 64, "size")), "")
 }
 
-// TestMutantsKeyBudgetStored checks the stored-size budget of a snappy
+// TestMutantsScanKeyBudgetStored checks the stored-size budget of a snappy
 // block decoding to more than 4 times its size: 256 times its stored size
 // plus 4096 bytes of keys are read, and keys beyond that are refused with
 // an error naming the stored size.
-func TestMutantsKeyBudgetStored(t *testing.T) {
+func TestMutantsScanKeyBudgetStored(t *testing.T) {
 	const keyLen = 2000
 	for _, c := range []struct {
 		repeats int
@@ -482,11 +482,11 @@ func TestMutantsKeyBudgetStored(t *testing.T) {
 	}
 }
 
-// TestMutantsBadKey checks DBIter's check of each key (db/db_iter.cc
+// TestMutantsScanBadKey checks DBIter's check of each key (db/db_iter.cc
 // ParseKey): the first key that is no internal key (here a 5-byte key,
 // then one of type 2) fails the scan with "Corruption: corrupted internal
 // key in DBIter", at that entry; DataKeys and ReadDataBlock both say so.
-func TestMutantsBadKey(t *testing.T) {
+func TestMutantsScanBadKey(t *testing.T) {
 	kinds := table.AppendInternalKey(nil, table.InternalKey{UserKey: []byte("c"), Seq: 1, Kind: 2})
 	entries := []tabletest.KV{
 		{Key: ms3IKey("a", 1), Value: []byte("v0")},
@@ -514,11 +514,11 @@ func TestMutantsBadKey(t *testing.T) {
 		"Corruption: corrupted internal key in DBIter")
 }
 
-// TestMutantsBlockStatus checks that a data block whose checksum does not
+// TestMutantsScanBlockStatus checks that a data block whose checksum does not
 // match fails DataKeys and ReadDataBlock with ReadBlock's "Corruption:
 // block checksum mismatch" (table/format.cc) at the block's offset, all
 // keys being internal keys.
-func TestMutantsBlockStatus(t *testing.T) {
+func TestMutantsScanBlockStatus(t *testing.T) {
 	block := tabletest.EncodeBlock([]tabletest.KV{{Key: ms3IKey("a", 1), Value: []byte("v")}}, 16)
 	data, dh := ms3Table(block, table.NoCompression, ms3IKey("a", 1))
 	stored := binary.LittleEndian.Uint32(data[dh.Size+1:])
@@ -530,9 +530,9 @@ func TestMutantsBlockStatus(t *testing.T) {
 		"Corruption: block checksum mismatch")
 }
 
-// TestMutantsReadDataBlockRange checks that ReadDataBlock refuses a block
+// TestMutantsScanReadDataBlockRange checks that ReadDataBlock refuses a block
 // number outside the index's entries, with the range in the error.
-func TestMutantsReadDataBlockRange(t *testing.T) {
+func TestMutantsScanReadDataBlockRange(t *testing.T) {
 	data, _ := ms3Table(tabletest.EncodeBlock([]tabletest.KV{{Key: ms3IKey("a", 1), Value: []byte("v")}}, 16), table.NoCompression, ms3IKey("a", 1))
 	tb := ms3Open(t, "range.ldb", data)
 	if _, err := tb.ReadDataBlock(0); err != nil {
