@@ -198,7 +198,7 @@ func run(o options) error {
 	for _, r := range rep.Targets {
 		for _, m := range r.Mutants {
 			if m.survived() && m.Reason == nil {
-				bad = append(bad, fmt.Sprintf("  %s: %s %s at %s:%d:%d (%s) `%s`", r.Target.Name, m.Status, m.Type, m.File, m.Line, m.Column, m.Func, m.Text))
+				bad = append(bad, fmt.Sprintf("  %s at %s:%d:%d, its line there: %s | CLASS | WHY", m.Status, m.File, m.Line, m.Column, m.key(strings.TrimSuffix(r.Target.Name, "-live"))))
 			}
 		}
 	}
