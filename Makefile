@@ -209,6 +209,10 @@ MUTANTS_WORKERS ?= 2
 MUTANTS_BASE ?= HEAD~1
 MUTANTS_SAMPLE ?= 0
 MUTANTS_REUSE ?=
+# Each process's address space, in KiB (ulimit -v): a mutant that makes a
+# size unbounded fails its allocation at once instead of driving the
+# machine into swapping (8 GiB: the kit's wide filter needs 1 GiB).
+MUTANTS_VMEM ?= 8388608
 MUTANTS_FLAGS = -gremlins $(GREMLINS) -workers $(MUTANTS_WORKERS) $(if $(MUTANTS_TARGETS),-targets $(subst $(eval) ,$(comma),$(strip $(MUTANTS_TARGETS)))) $(if $(MUTANTS_REUSE),-reuse)
 comma := ,
 
@@ -220,7 +224,7 @@ GREMLINS_INSTALL = test -x $(GREMLINS) || { mkdir -p .cache/bin .cache/gobin && 
 
 .PHONY: mutants mutants-diff
 mutants: deps
-	@$(LEVELDB_ENV); $(GREMLINS_INSTALL) && $(GO) run ./internal/cmd/mutants $(MUTANTS_FLAGS)
+	@$(LEVELDB_ENV); ulimit -v $(MUTANTS_VMEM) && $(GREMLINS_INSTALL) && $(GO) run ./internal/cmd/mutants $(MUTANTS_FLAGS)
 
 mutants-diff: deps
-	@$(LEVELDB_ENV); $(GREMLINS_INSTALL) && $(GO) run ./internal/cmd/mutants $(MUTANTS_FLAGS) -diff $(MUTANTS_BASE) -sample $(MUTANTS_SAMPLE)
+	@$(LEVELDB_ENV); ulimit -v $(MUTANTS_VMEM) && $(GREMLINS_INSTALL) && $(GO) run ./internal/cmd/mutants $(MUTANTS_FLAGS) -diff $(MUTANTS_BASE) -sample $(MUTANTS_SAMPLE)
