@@ -377,10 +377,14 @@ func (h *file) Release(context.Context) syscall.Errno {
 }
 
 // Unavailable returns why this machine cannot mount a faultfs, or nil when
-// it can: FUSE needs Linux, /dev/fuse and root (or fusermount3).
+// it can: FUSE needs Linux, /dev/fuse and root (or fusermount3); a
+// non-empty LDBCOMPAT_NO_FUSE says why not (compat-arm64 sets it under qemu).
 func Unavailable() error {
 	if runtime.GOOS != "linux" {
 		return fmt.Errorf("FUSE mounts are tested on Linux only, not %s", runtime.GOOS)
+	}
+	if why := os.Getenv("LDBCOMPAT_NO_FUSE"); why != "" {
+		return fmt.Errorf("LDBCOMPAT_NO_FUSE says: %s", why)
 	}
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		return fmt.Errorf("no FUSE device: %w", err)
