@@ -63,6 +63,10 @@ type bloomPolicy struct {
 	// upstream does, instead of reading all k bits: the faster of the
 	// two depends on the processor (see probe.go); the answer does not.
 	earlyExit bool
+	// vector makes CreateFilter set probes through the vector kernel
+	// where there is one (vector_*.go): faster on some processors, the
+	// same bits.
+	vector bool
 }
 
 func newBloom(bitsPerKey int, name string, signedTail bool) *bloomPolicy {
@@ -75,6 +79,7 @@ func newBloom(bitsPerKey int, name string, signedTail bool) *bloomPolicy {
 		name:       name,
 		signedTail: signedTail,
 		earlyExit:  earlyExitFaster,
+		vector:     vectorCreateFaster,
 	}
 }
 
@@ -117,7 +122,7 @@ func (p *bloomPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
 		} else {
 			hashKeys(chunk, hashes)
 		}
-		addHashes(array, p.k, hashes)
+		addHashes(array, p.k, hashes, p.vector)
 	}
 	return dst
 }

@@ -325,7 +325,7 @@ func TestKeyMayMatchInlineHash(t *testing.T) {
 					for _, nbytes := range []int{1, 8, 13, 12500} {
 						filter := make([]byte, nbytes+1)
 						filter[nbytes] = byte(k)
-						addHashes(filter[:nbytes], k, []uint32{h})
+						addHashes(filter[:nbytes], k, []uint32{h}, false)
 						if !p.KeyMayMatch(key, filter) {
 							t.Fatalf("key of %d bytes, signed %v, early %v, k %d: misses a filter of its own bits", n, signed, early, k)
 						}
@@ -339,6 +339,40 @@ func TestKeyMayMatchInlineHash(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestCreateFilterVector checks that CreateFilter and the filter block
+// builder write the same bytes with the vector kernel as without, for key
+// counts around its groups of four and its batches, and bits per key that
+// make k 1, 6, 7 and 30.
+func TestCreateFilterVector(t *testing.T) {
+	rng := rand.New(rand.NewSource(12))
+	for _, bitsPerKey := range []int{1, 10, 11, 44} {
+		for _, n := range []int{0, 1, 3, 4, 5, 63, 64, 65, 100, 383, 384, 385, 1000, 5003} {
+			keys := make([][]byte, n)
+			for i := range keys {
+				keys[i] = make([]byte, rng.Intn(40))
+				rng.Read(keys[i])
+			}
+			var got [2][]byte
+			var blocks [2][]byte
+			for i, vector := range []bool{false, true} {
+				p := newBloom(bitsPerKey, PolicyName, false)
+				p.vector = vector
+				got[i] = p.CreateFilter(keys, nil)
+				blocks[i] = buildTable(NewFilterBlockBuilder(p), keys)
+			}
+			if !bytes.Equal(got[0], got[1]) {
+				t.Fatalf("bits/key %d, %d keys: CreateFilter differs with the vector kernel", bitsPerKey, n)
+			}
+			if !bytes.Equal(blocks[0], blocks[1]) {
+				t.Fatalf("bits/key %d, %d keys: the filter block differs with the vector kernel", bitsPerKey, n)
+			}
+			if want := refFilter(keys, bitsPerKey, ProbesFor(bitsPerKey), false); !bytes.Equal(got[1], want) {
+				t.Fatalf("bits/key %d, %d keys: filter differs from the reference", bitsPerKey, n)
 			}
 		}
 	}

@@ -155,7 +155,7 @@ func (b *FilterBlockBuilder) generateFilter() {
 		}
 		var array []byte
 		b.result, array = b.bloom.appendEmpty(b.result, n)
-		addHashes(array, b.bloom.k, b.hashes)
+		addHashes(array, b.bloom.k, b.hashes, b.bloom.vector)
 		b.hashes = b.hashes[:0]
 		return
 	}

@@ -94,19 +94,25 @@ func FuzzCreateFilter(f *testing.F) {
 		dst = bytes.Clone(dst)
 		bitsPerKey := int(bpk % 1001)
 		keys := splitKeys(data)
-		p := NewPolicy(bitsPerKey)
-		prefix := append([]byte(nil), dst...)
-		out := p.CreateFilter(keys, dst)
-		if !bytes.Equal(out[:len(prefix)], prefix) || !bytes.Equal(dst, prefix) {
-			t.Fatal("CreateFilter changed dst[:len(dst)]")
-		}
-		filter := out[len(prefix):]
-		if want := refFilter(keys, bitsPerKey, ProbesFor(bitsPerKey), false); !bytes.Equal(filter, want) {
-			t.Fatalf("bits/key %d, keys %q: filter differs from the reference", bitsPerKey, keys)
-		}
-		for _, k := range keys {
-			if !p.KeyMayMatch(k, filter) {
-				t.Fatalf("bits/key %d: key %q filtered out", bitsPerKey, k)
+		want := refFilter(keys, bitsPerKey, ProbesFor(bitsPerKey), false)
+		// Both ways of setting the probes (the vector kernel where
+		// this processor has one), whichever it uses by default.
+		for _, vector := range []bool{false, true} {
+			p := newBloom(bitsPerKey, PolicyName, false)
+			p.vector = vector
+			prefix := append([]byte(nil), dst...)
+			out := p.CreateFilter(keys, dst)
+			if !bytes.Equal(out[:len(prefix)], prefix) || !bytes.Equal(dst, prefix) {
+				t.Fatal("CreateFilter changed dst[:len(dst)]")
+			}
+			filter := out[len(prefix):]
+			if !bytes.Equal(filter, want) {
+				t.Fatalf("bits/key %d, vector %v, keys %q: filter differs from the reference", bitsPerKey, vector, keys)
+			}
+			for _, k := range keys {
+				if !p.KeyMayMatch(k, filter) {
+					t.Fatalf("bits/key %d: key %q filtered out", bitsPerKey, k)
+				}
 			}
 		}
 	})
