@@ -55,16 +55,13 @@ var vectorCreateFaster = hasAVX2 && earlyExitFaster
 // those of the last keys (and all where the processor has no AVX2) by the
 // reducer.
 func addHashesVector(array []byte, k int, hashes []uint32) {
-	if !hasAVX2 || len(array) == 0 {
+	if !hasAVX2 {
 		addHashesScalar(array, k, hashes)
 		return
 	}
+	// Filters have 64 bits or more (FilterBits), so nbits is not zero.
 	nbits := uint64(len(array)) * 8
 	n := len(hashes) &^ 3
-	if n > 0 {
-		addProbesAVX2(unsafe.SliceData(hashes), n, k, ^uint64(0)/nbits+1, nbits, unsafe.SliceData(array))
-	}
-	if n < len(hashes) {
-		addHashesScalar(array, k, hashes[n:])
-	}
+	addProbesAVX2(unsafe.SliceData(hashes), n, k, ^uint64(0)/nbits+1, nbits, unsafe.SliceData(array))
+	addHashesScalar(array, k, hashes[n:])
 }

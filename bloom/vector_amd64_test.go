@@ -106,3 +106,42 @@ func firstNonZero(b []byte) int {
 	}
 	return -1
 }
+
+// TestAddHashesHugeVector checks that bit arrays of 2^32 bits or more,
+// which the vector kernel cannot reduce into (its remainder multiplies by
+// the low 32 bits of bits), take the path where the probe is the bit, as
+// util/bloom.cc's h % bits with bits a size_t gives, even with the vector
+// kernel chosen: exactly 2^29 bytes and a little more.
+func TestAddHashesHugeVector(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	hs := []uint32{0, 7, 8, 1<<32 - 1}
+	for len(hs) < 16 {
+		hs = append(hs, rng.Uint32())
+	}
+	for _, nbytes := range []int{hugeBytes, hugeBytes + 1000} {
+		array, free := zeroArray(t, nbytes)
+		const k = 6
+		addHashes(array, k, hs, true)
+		nbits := uint64(nbytes) * 8
+		for _, h := range hs {
+			delta := h>>17 | h<<15
+			for j := 0; j < k; j++ {
+				r := uint64(h+uint32(j)*delta) % nbits
+				if array[r/8]&(1<<(r%8)) == 0 {
+					t.Fatalf("%d bytes: hash %#x, probe %d: bit %d not set", nbytes, h, j, r)
+				}
+			}
+		}
+		for _, h := range hs {
+			delta := h>>17 | h<<15
+			for j := 0; j < k; j++ {
+				r := uint64(h+uint32(j)*delta) % nbits
+				array[r/8] &^= 1 << (r % 8)
+			}
+		}
+		if i := firstNonZero(array); i >= 0 {
+			t.Fatalf("%d bytes: byte %d is %#x, set by no probe", nbytes, i, array[i])
+		}
+		free()
+	}
+}

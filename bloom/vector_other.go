@@ -4,7 +4,7 @@ package bloom
 
 // vectorCreateFaster is false where there is no vector kernel (other
 // architectures, or the purego build tag).
-const vectorCreateFaster = false
+var vectorCreateFaster = false
 
 // addHashesVector is addHashesScalar where there is no vector kernel.
 func addHashesVector(array []byte, k int, hashes []uint32) {

@@ -705,10 +705,13 @@ const kitModulePath = "github.com/ldbcompat/ldbcompat/mutants/kit"
 // writer (internal/tabledb), since bloom has no database of its own.
 //
 // bloom's KeyMayMatch has two probe loops with the same answers, one
-// returning at the first clear bit and one reading all k bits; which one
-// runs depends on the processor (cpu_*.go). The kit runs on each, as on
-// two machines, so that a mutant in either is judged wherever make
-// mutants runs (kitExport sets the choice).
+// returning at the first clear bit and one reading all k bits, and
+// CreateFilter two ways of setting the probes, scalar and the vector
+// kernel (vector_*.go, where the processor has AVX2); which ones run
+// depends on the processor (cpu_*.go, vector_*.go). The kit runs twice,
+// as on two machines, AMD's choices and Intel's, so that a mutant in
+// either of each is judged wherever make mutants runs (kitExport sets the
+// choices).
 const kitTest = `package bloom_test
 
 import (
@@ -723,11 +726,11 @@ import (
 
 func TestKit(t *testing.T) {
 	for _, c := range []struct {
-		name      string
-		earlyExit bool
-	}{{"first-clear-bit", true}, {"all-k-bits", false}} {
+		name              string
+		earlyExit, vector bool
+	}{{"first-clear-bit,vector", true, true}, {"all-k-bits,scalar", false, false}} {
 		t.Run(c.name, func(t *testing.T) {
-			defer port.SetEarlyExit(c.earlyExit)()
+			defer port.SetPaths(c.earlyExit, c.vector)()
 			testKit(t)
 		})
 	}
@@ -759,16 +762,18 @@ func testKit(t *testing.T) {
 `
 
 // kitExport is a test file of the copied package: it lets the kit's test
-// choose the probe loop (bloom's earlyExitFaster, cpu_*.go). A rename of
-// that variable in bloom fails the kit targets' build, loudly.
+// choose the probe loop and the way probes are set (bloom's
+// earlyExitFaster and vectorCreateFaster, cpu_*.go and vector_*.go). A
+// rename of either variable in bloom fails the kit targets' build, loudly.
 const kitExport = `package bloom
 
-// SetEarlyExit makes the policies made from now on return at the first
-// clear bit (true) or read all k bits (false), and returns what restores
-// the processor's choice.
-func SetEarlyExit(v bool) (restore func()) {
-	old := earlyExitFaster
-	earlyExitFaster = v
-	return func() { earlyExitFaster = old }
+// SetPaths makes the policies made from now on return at the first clear
+// bit (earlyExit) or read all k bits, and set probes in the vector kernel
+// where there is one (vector) or in scalar code; it returns what restores
+// the processor's choices.
+func SetPaths(earlyExit, vector bool) (restore func()) {
+	oldEarly, oldVector := earlyExitFaster, vectorCreateFaster
+	earlyExitFaster, vectorCreateFaster = earlyExit, vector
+	return func() { earlyExitFaster, vectorCreateFaster = oldEarly, oldVector }
 }
 `
