@@ -6,6 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -24,8 +27,10 @@ import (
 // is every mutant of a package-level declaration. The tool runs those
 // mutants itself (blindMutants, runMutants), as gremlins would: each in a
 // copy of the module, with the target's tests and timeout. A case
-// expression counts as covered when its clause's body ran (the coverage
-// of the unmutated tests); one evaluated only to false stays not covered.
+// expression counts as covered when the coverage of the unmutated tests
+// shows it evaluated: its clause's body ran, or the body of a later
+// clause of its switch (the cases are tried in order) or of its default
+// (which runs only when every case was tried).
 
 // coverProfile holds the blocks of a coverage profile that ran, by file
 // name within the package.
@@ -96,17 +101,79 @@ var mutated = map[string]map[string]string{
 // and in package-level declarations (a var's initializer runs when the
 // package loads; a const's expression is the compiler's), which no
 // coverage block holds.
-func blindMutants(res *result, prof coverProfile) []*mutant {
+func blindMutants(res *result, prof coverProfile, root string) []*mutant {
 	var todo []*mutant
 	for _, m := range res.Mutants {
 		if m.Status != "NOT COVERED" {
 			continue
 		}
-		if m.Func == "" || strings.HasPrefix(m.Text, "case ") && prof.clauseRan(path.Base(m.File), m.Line, m.Column) {
+		if m.Func == "" || strings.HasPrefix(m.Text, "case ") && caseEvaluated(prof, root, m) {
 			todo = append(todo, m)
 		}
 	}
 	return todo
+}
+
+// caseEvaluated tells whether the case expression of m, in its file under
+// root, was evaluated by the tests whose coverage is prof: its clause's
+// body ran, or that of a later clause of the same switch, or of its
+// default clause. A file that cannot be read or parsed counts only the
+// clause's own body.
+func caseEvaluated(prof coverProfile, root string, m *mutant) bool {
+	file := path.Base(m.File)
+	if prof.clauseRan(file, m.Line, m.Column) {
+		return true
+	}
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(m.File)))
+	if err != nil {
+		return false
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, m.File, src, 0)
+	if err != nil {
+		return false
+	}
+	evaluated := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		var body *ast.BlockStmt
+		switch s := n.(type) {
+		case *ast.SwitchStmt:
+			body = s.Body
+		case *ast.TypeSwitchStmt:
+			body = s.Body
+		default:
+			return !evaluated
+		}
+		mine := -1
+		for i, st := range body.List {
+			cc := st.(*ast.CaseClause)
+			start, colon := fset.Position(cc.Case), fset.Position(cc.Colon)
+			at := token.Position{Line: m.Line, Column: m.Column}
+			if cc.List != nil && !before(at, start) && before(at, colon) {
+				mine = i
+			}
+		}
+		if mine < 0 {
+			return true
+		}
+		for i, st := range body.List {
+			cc := st.(*ast.CaseClause)
+			if i <= mine && cc.List != nil {
+				continue
+			}
+			colon := fset.Position(cc.Colon)
+			if prof.clauseRan(file, colon.Line, colon.Column) {
+				evaluated = true
+			}
+		}
+		return false
+	})
+	return evaluated
+}
+
+// before tells whether a comes before b in a file.
+func before(a, b token.Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
 }
 
 // runMutants runs each of ms as gremlins does, on workers module copies

@@ -374,7 +374,7 @@ func runTarget(root string, t target, o options) (*result, error) {
 			return nil, err
 		}
 	}
-	todo := blindMutants(res, prof)
+	todo := blindMutants(res, prof, root)
 	if gitRef != "" {
 		// Only the changed lines' mutants, those covered run here.
 		var changed []*mutant

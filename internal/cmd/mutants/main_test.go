@@ -118,6 +118,22 @@ func TestReportListsSurvivors(t *testing.T) {
 	}
 }
 
+// TestReportTime checks the report's total time: the run's own when it ran
+// every target, the targets' times summed when some reused the results of
+// earlier gremlins runs (each target's time then includes its run's).
+func TestReportTime(t *testing.T) {
+	fresh := &result{Target: target{Name: "kit"}, Elapsed: 90 * time.Second}
+	reused := &result{Target: target{Name: "table"}, Elapsed: 20 * time.Minute, Reused: "2026-11-24T10:00:00Z"}
+	r := &report{Targets: []*result{fresh}, Elapsed: 95 * time.Second}
+	if got, want := r.totalTime(), "1m35s in all"; got != want {
+		t.Errorf("no target reused: %q, want %q", got, want)
+	}
+	r = &report{Targets: []*result{fresh, reused}, Elapsed: 100 * time.Second}
+	if got, want := r.totalTime(), "21m30s in all, the targets' times summed (this run, which reused the gremlins results of 1 of them, took 1m40s)"; got != want {
+		t.Errorf("one target reused: %q, want %q", got, want)
+	}
+}
+
 func TestMutate(t *testing.T) {
 	src := []byte("package p\n\nfunc f(a, b int) bool {\n\tswitch {\n\tcase a <= b-1:\n\t\treturn true\n\t}\n\treturn a == b\n}\n")
 	for _, c := range []struct {
@@ -172,6 +188,58 @@ func TestCoverProfile(t *testing.T) {
 	} {
 		if got := c.clauseRan(tc.file, tc.line, tc.col); got != tc.want {
 			t.Errorf("clauseRan(%s, %d, %d) = %v, want %v", tc.file, tc.line, tc.col, got, tc.want)
+		}
+	}
+}
+
+// TestCaseEvaluated checks which case expressions count as evaluated from
+// a coverage profile: a case is tried when its own clause ran, a later
+// clause of its switch ran, or its default ran; not when only an earlier
+// clause ran, or the clauses of another switch.
+func TestCaseEvaluated(t *testing.T) {
+	src := "package p\n" + // 1
+		"\n" + // 2
+		"func f(a int) int {\n" + // 3
+		"\tswitch {\n" + // 4
+		"\tcase a < 1:\n" + // 5
+		"\t\treturn 1\n" + // 6
+		"\tcase a < 2:\n" + // 7
+		"\t\treturn 2\n" + // 8
+		"\tcase a < 3:\n" + // 9
+		"\t\treturn 3\n" + // 10
+		"\t}\n" + // 11
+		"\tswitch {\n" + // 12
+		"\tcase a > 9:\n" + // 13
+		"\t\treturn 9\n" + // 14
+		"\tdefault:\n" + // 15
+		"\t\treturn 0\n" + // 16
+		"\t}\n" + // 17
+		"}\n"
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "p", "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	col := strings.Index("\tcase a < 1:", "<") + 1
+	for _, c := range []struct {
+		name string
+		ran  []coverBlock // clause bodies that ran: the block after a colon
+		line int
+		want bool
+	}{
+		{"own clause", []coverBlock{{7, 13}}, 7, true},
+		{"a later clause", []coverBlock{{9, 13}}, 5, true},
+		{"only an earlier clause", []coverBlock{{5, 13}}, 7, false},
+		{"nothing", nil, 9, false},
+		{"its default", []coverBlock{{15, 10}}, 13, true},
+		{"another switch's clause", []coverBlock{{15, 10}}, 9, false},
+	} {
+		prof := coverProfile{"p.go": c.ran}
+		m := &mutant{File: "p/p.go", Line: c.line, Column: col, Text: "case a"}
+		if got := caseEvaluated(prof, root, m); got != c.want {
+			t.Errorf("%s: the case at line %d evaluated = %v, want %v", c.name, c.line, got, c.want)
 		}
 	}
 }
