@@ -95,7 +95,7 @@ var kitOutside = func() []outside {
 }()
 
 var targets = []target{
-	{Name: "kit", Kit: true, Pkg: "bloom", Outside: kitOutside, About: "package `bloom` as a port, judged by `compat.TestPort` alone (every hook: Hash, NewPolicy, the filter block builder and reader, ReadDB and WriteDB through a minimal table reader and writer), run once with each of `KeyMayMatch`'s two probe loops; golden vectors only"},
+	{Name: "kit", Kit: true, Pkg: "bloom", Outside: kitOutside, About: "package `bloom` as a port, judged by `compat.TestPort` alone (every hook: Hash, NewPolicy, the filter block builder and reader, ReadDB and WriteDB through a minimal table reader and writer), run twice, with AMD's choices (`KeyMayMatch` returning at the first clear bit, `CreateFilter`'s vector kernel) and with Intel's (all k bits, scalar probes); golden vectors only"},
 	{Name: "kit-live", Kit: true, Pkg: "bloom", Tags: "leveldb", Env: []string{"LDBCOMPAT_WIDE=1"}, Outside: kitOutside, About: "the same, live against upstream LevelDB through cgo and levigo (`-tags leveldb`), with the filter of 2^32 bits (`LDBCOMPAT_WIDE=1`)"},
 	{Name: "table", Pkg: "internal/table", Short: true, About: "`internal/table` by its own tests (`-short`: the bit-flip sweeps over the smallest fixtures)"},
 	{Name: "table-live", Pkg: "internal/table", Tags: "leveldb", Short: true, About: "the same with `-tags leveldb`: the upstream differentials too"},
