@@ -9,6 +9,15 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-4
 	MOVL AX, ret+0(FP)
 	RET
 
+// SETBIT ORs the mask in the low byte of the lane at off(SP) into the
+// byte of array (DI) the rest of the lane holds; AX and reg are
+// clobbered.
+#define SETBIT(off, reg) \
+	MOVQ off(SP), AX \
+	MOVQ AX, reg \
+	SHRQ $8, AX \
+	ORB  reg, (DI)(AX*1)
+
 // func addProbesAVX2(hashes *uint32, n int, k int, m uint64, bits uint64, array *byte)
 //
 // Per group of four 32-bit hashes, in the low halves of four 64-bit lanes,
@@ -63,22 +72,10 @@ probe:
 	VMOVDQU  Y4, 0(SP)
 	VPADDD   Y1, Y0, Y0   // h += delta, mod 2^32 in each lane's low half
 
-	MOVQ 0(SP), AX
-	MOVQ AX, R8
-	SHRQ $8, AX
-	ORB  R8, (DI)(AX*1)
-	MOVQ 8(SP), AX
-	MOVQ AX, R9
-	SHRQ $8, AX
-	ORB  R9, (DI)(AX*1)
-	MOVQ 16(SP), AX
-	MOVQ AX, R10
-	SHRQ $8, AX
-	ORB  R10, (DI)(AX*1)
-	MOVQ 24(SP), AX
-	MOVQ AX, R11
-	SHRQ $8, AX
-	ORB  R11, (DI)(AX*1)
+	SETBIT(0, R8)
+	SETBIT(8, R9)
+	SETBIT(16, R10)
+	SETBIT(24, R11)
 
 	DECQ BX
 	JNZ  probe

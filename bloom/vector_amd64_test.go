@@ -3,6 +3,7 @@
 package bloom
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand"
 	"syscall"
@@ -47,29 +48,37 @@ func TestAddProbesAVX2(t *testing.T) {
 		}
 		for _, k := range []int{1, 6, 7, 30} {
 			addProbesAVX2(&hs[0], len(hs), k, ^uint64(0)/nbits+1, nbits, &array[0])
-			// Every expected bit is set; clearing them all must leave
-			// the array zero, or the kernel set a bit it should not have.
-			for _, h := range hs {
-				delta := h>>17 | h<<15
-				for j := 0; j < k; j++ {
-					r := uint64(h+uint32(j)*delta) % nbits
-					if array[r/8]&(1<<(r%8)) == 0 {
-						t.Fatalf("%d bits, k %d, hash %#x: probe %d, bit %d, not set", nbits, k, h, j, r)
-					}
-				}
-			}
-			for _, h := range hs {
-				delta := h>>17 | h<<15
-				for j := 0; j < k; j++ {
-					r := uint64(h+uint32(j)*delta) % nbits
-					array[r/8] &^= 1 << (r % 8)
-				}
-			}
-			if i := firstNonZero(array); i >= 0 {
-				t.Fatalf("%d bits, k %d: byte %d is %#x, set by no probe", nbits, k, i, array[i])
-			}
+			checkProbeBits(t, array, hs, k, fmt.Sprintf("%d bits, k %d", nbits, k))
 		}
 		free()
+	}
+}
+
+// checkProbeBits checks that array holds exactly the bits of upstream's
+// probes of hs, (h + j*delta mod 2^32) % bits for j < k with a 64-bit
+// modulo, bits = 8*len(array): each is set, and clearing them all (which
+// it does) leaves the array zero. what names the case in failures.
+func checkProbeBits(t *testing.T, array []byte, hs []uint32, k int, what string) {
+	t.Helper()
+	nbits := uint64(len(array)) * 8
+	for _, h := range hs {
+		delta := h>>17 | h<<15
+		for j := 0; j < k; j++ {
+			r := uint64(h+uint32(j)*delta) % nbits
+			if array[r/8]&(1<<(r%8)) == 0 {
+				t.Fatalf("%s: hash %#x, probe %d: bit %d not set", what, h, j, r)
+			}
+		}
+	}
+	for _, h := range hs {
+		delta := h>>17 | h<<15
+		for j := 0; j < k; j++ {
+			r := uint64(h+uint32(j)*delta) % nbits
+			array[r/8] &^= 1 << (r % 8)
+		}
+	}
+	if i := firstNonZero(array); i >= 0 {
+		t.Fatalf("%s: byte %d is %#x, set by no probe", what, i, array[i])
 	}
 }
 
@@ -122,26 +131,7 @@ func TestAddHashesHugeVector(t *testing.T) {
 		array, free := zeroArray(t, nbytes)
 		const k = 6
 		addHashes(array, k, hs, true)
-		nbits := uint64(nbytes) * 8
-		for _, h := range hs {
-			delta := h>>17 | h<<15
-			for j := 0; j < k; j++ {
-				r := uint64(h+uint32(j)*delta) % nbits
-				if array[r/8]&(1<<(r%8)) == 0 {
-					t.Fatalf("%d bytes: hash %#x, probe %d: bit %d not set", nbytes, h, j, r)
-				}
-			}
-		}
-		for _, h := range hs {
-			delta := h>>17 | h<<15
-			for j := 0; j < k; j++ {
-				r := uint64(h+uint32(j)*delta) % nbits
-				array[r/8] &^= 1 << (r % 8)
-			}
-		}
-		if i := firstNonZero(array); i >= 0 {
-			t.Fatalf("%d bytes: byte %d is %#x, set by no probe", nbytes, i, array[i])
-		}
+		checkProbeBits(t, array, hs, k, fmt.Sprintf("%d bytes", nbytes))
 		free()
 	}
 }
