@@ -1,4 +1,4 @@
-// Package bloom is a pure-Go implementation of LevelDB's built-in bloom
+// Package bloom is a Go implementation of LevelDB's built-in bloom
 // filter policy ("leveldb.BuiltinBloomFilter2") and of the filter block that
 // LevelDB tables carry, byte for byte compatible with upstream LevelDB 1.23
 // release builds on amd64 and arm64.
@@ -17,7 +17,10 @@
 // filter blocks.
 //
 // The package has no dependencies beyond the standard library and uses no
-// cgo. On amd64 it asks the processor its vendor (CPUID, cpu_amd64.s) to
-// pick the faster of two equivalent ways of testing a filter's bits; the
-// purego build tag leaves the assembly out.
+// cgo. On amd64 it asks the processor its vendor and features (CPUID,
+// cpu_amd64.s) to pick the faster of two equivalent ways of testing a
+// filter's bits, and on AMD processors with AVX2 sets a new filter's bits
+// with an assembly kernel (vector_amd64.s) that writes the same bytes as
+// the Go code; the purego build tag leaves the assembly out, and every
+// other architecture runs Go only.
 package bloom
