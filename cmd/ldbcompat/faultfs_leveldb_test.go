@@ -40,6 +40,9 @@ func TestFaultyStorageStatusesAgainstUpstream(t *testing.T) {
 		{"EIO on the MANIFEST", "MANIFEST-000002", faultfs.Fault{ReadErr: syscall.EIO}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if _, minor := upstream.Version(); c.file == victim && minor < 14 {
+				t.Skipf("LevelDB 1.%d opens tables as NNNNNN.sst only (.ldb came in 1.14): it never reaches a fault on %s", minor, victim)
+			}
 			f := faultfs.MountT(t, backing)
 			f.Set(c.file, c.fault)
 			_, out, _ := runChild(t, "verify", "--json", f.Dir)

@@ -50,6 +50,12 @@ func TestForeignAgreesWithUpstream(t *testing.T) {
 			if got := upstream.Reword(db.Status); got != want {
 				t.Errorf("database status: upstream %q, verify %q", want, got)
 			}
+			if _, minor := upstream.Version(); minor < 14 {
+				// Its tables are NNNNNN.ldb, which v1.4 to v1.13 (.sst
+				// only) report missing: no table to compare.
+				t.Logf("LevelDB 1.%d opens tables as NNNNNN.sst only: the tables' statuses are not compared", minor)
+				return
+			}
 			for i, it := range res.Items {
 				rep := res.Reports[i]
 				if it.Table == nil || rep == nil {
