@@ -10,9 +10,10 @@ import "unsafe"
 // busy (two multiplications per probe, one of them 64x64 to 128 bits,
 // on top of the hash's); the vector unit has two multipliers of its own
 // (VPMULUDQ, 32x32 to 64 bits) and computes the same remainder exactly
-// with four of them per four probes (positionsAVX2's comment says how).
-// The bits are then set by a plain loop: which order they are set in
-// does not change the filter.
+// with four of them per four probes (addProbesAVX2's comment in
+// vector_amd64.s says how). The kernel sets each group's bits while the
+// next group is computed: the order bits are set in does not change the
+// filter.
 
 // addProbesAVX2 sets in the bit array at array, of bits bits, the k
 // probe bits of each hash in hashes[:n] (n a multiple of 4): bits
