@@ -3,7 +3,15 @@ package bloom
 import (
 	"encoding/binary"
 	"slices"
+
+	"github.com/ldbcompat/ldbcompat/internal/prehash"
 )
+
+func init() {
+	prehash.AddHashes = func(fb any, hashes []uint32) bool {
+		return fb.(*FilterBlockBuilder).addHashes(hashes)
+	}
+}
 
 // A filter block holds one filter per 2 KiB range of data-block offsets in a
 // table. Its layout, from table/filter_block.cc and doc/table_format.md:
@@ -113,6 +121,17 @@ func (b *FilterBlockBuilder) AddKey(key []byte) {
 	}
 	b.keys = append(b.keys, key...)
 	b.ends = append(b.ends, len(b.keys))
+}
+
+// addHashes adds keys given their hashes Hash(key, bloomSeed), as AddKey
+// of each would, when b's policy makes its filters of that hash; otherwise
+// it adds nothing and returns false (prehash.AddHashes).
+func (b *FilterBlockBuilder) addHashes(hashes []uint32) bool {
+	if b.bloom == nil || b.bloom.signedTail {
+		return false
+	}
+	b.hashes = append(b.hashes, hashes...)
+	return true
 }
 
 // Finish finishes the last filter and appends the offset array, the array

@@ -3,7 +3,10 @@ package bloom
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"testing"
+
+	"github.com/ldbcompat/ldbcompat/internal/prehash"
 )
 
 // testHashPolicy is upstream's TestHashFilter from
@@ -227,6 +230,63 @@ func TestFilterBlockBloomRoundTrip(t *testing.T) {
 	for i, k := range keys {
 		if !r.KeyMayMatch(offsets[i], k) {
 			t.Fatalf("key % x at block %d filtered out", k, offsets[i])
+		}
+	}
+}
+
+// TestPrehashAddHashes: prehash.AddHashes, given each key's
+// Hash(key, prehash.Seed), builds the block AddKey of the keys builds, for
+// the policies whose filters are made of that hash; for the others (the
+// legacy hash of signed tail bytes, another package's policy) it adds
+// nothing and says so. The keys have tail bytes of 0x80 and more, which
+// the signed hash treats differently.
+func TestPrehashAddHashes(t *testing.T) {
+	if prehash.Seed != bloomSeed {
+		t.Fatalf("prehash.Seed %#x, the bloom seed is %#x", prehash.Seed, bloomSeed)
+	}
+	var keys [][]byte
+	for i := 0; i < 300; i++ {
+		keys = append(keys, []byte(fmt.Sprintf("key%d\xf0", i)))
+	}
+	build := func(p FilterPolicy, byHash bool) ([]byte, bool) {
+		fb := NewFilterBlockBuilder(p)
+		taken := true
+		for i := 0; i < len(keys); i += 100 {
+			fb.StartBlock(uint64(i) * 1000)
+			block := keys[i : i+100]
+			if byHash {
+				hashes := make([]uint32, len(block))
+				for j, k := range block {
+					hashes[j] = Hash(k, prehash.Seed)
+				}
+				if !prehash.AddHashes(fb, hashes) {
+					taken = false
+					for _, k := range block {
+						fb.AddKey(k)
+					}
+				}
+				continue
+			}
+			for _, k := range block {
+				fb.AddKey(k)
+			}
+		}
+		return bytes.Clone(fb.Finish()), taken
+	}
+	for _, tc := range []struct {
+		name  string
+		p     FilterPolicy
+		taken bool
+	}{
+		{"current", NewPolicy(10), true},
+		{"legacy unsigned", NewLegacyPolicy(10, false), true},
+		{"legacy signed", NewLegacyPolicy(10, true), false},
+		{"another policy", &testHashPolicy{}, false},
+	} {
+		want, _ := build(tc.p, false)
+		got, taken := build(tc.p, true)
+		if taken != tc.taken || !bytes.Equal(got, want) {
+			t.Errorf("%s: AddHashes took the hashes: %v, want %v; blocks equal: %v", tc.name, taken, tc.taken, bytes.Equal(got, want))
 		}
 	}
 }

@@ -10,20 +10,25 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/prehash"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
 
-// readKeysSlowly is ReadKeys written plainly, with DataBlocks.
+// readKeysSlowly is ReadKeys written plainly, with DataBlocks: each key
+// with its hash as BlockKeys defines it.
 func readKeysSlowly(t *table.Table) ([]filtercheck.BlockKeys, error) {
 	var blocks []filtercheck.BlockKeys
 	err := t.DataBlocks(func(b *table.DataBlock) error {
 		keys := make([][]byte, len(b.Entries))
+		hashes := make([]uint32, len(b.Entries))
 		for i, e := range b.Entries {
 			keys[i] = e.Key.UserKey
+			hashes[i] = bloom.Hash(e.Key.UserKey, prehash.Seed)
 		}
-		blocks = append(blocks, filtercheck.BlockKeys{Handle: b.Handle, Keys: keys})
+		blocks = append(blocks, filtercheck.BlockKeys{Handle: b.Handle, Keys: keys, Hashes: hashes})
 		return nil
 	})
 	return blocks, err
@@ -126,6 +131,61 @@ func TestReadKeysPlain(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: KeyStore.ReadKeys, its memory used before, differs from reading the keys with DataBlocks (-DataBlocks +ReadKeys):\n%s", name, diff)
+		}
+	}
+}
+
+// TestBuildFromHashes: Build makes a bloom filter's block of the hashes
+// ReadKeys keeps (the same block as from the keys alone), unless they
+// cannot be the keys' (a count that differs) or the policy hashes
+// otherwise (the legacy hash of signed tail bytes), when it hashes the
+// keys. A wrong hash where the hashes are used changes the block: that is
+// how the test tells which were used.
+func TestBuildFromHashes(t *testing.T) {
+	var blocks []filtercheck.BlockKeys
+	for _, f := range tabletest.Fixtures(t, "../../testdata/tables") {
+		bs, err := filtercheck.ReadKeys(f.Open(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bs) > 1 && len(bs[0].Keys) > 1 {
+			blocks = bs
+			break
+		}
+	}
+	if blocks == nil {
+		t.Fatal("no fixture table with two data blocks")
+	}
+	keysOnly := make([]filtercheck.BlockKeys, len(blocks))
+	for i, b := range blocks {
+		keysOnly[i] = filtercheck.BlockKeys{Handle: b.Handle, Keys: b.Keys}
+	}
+	withHashes := func(edit func(h []uint32) []uint32) []filtercheck.BlockKeys {
+		bs := make([]filtercheck.BlockKeys, len(blocks))
+		copy(bs, blocks)
+		bs[0].Hashes = edit(append([]uint32(nil), blocks[0].Hashes...))
+		return bs
+	}
+	wrong := withHashes(func(h []uint32) []uint32 { h[0] = ^h[0]; return h })
+	short := withHashes(func(h []uint32) []uint32 { h[0] = ^h[0]; return h[1:] })
+	for _, tc := range []struct {
+		name       string
+		p          bloom.FilterPolicy
+		usesHashes bool
+	}{
+		{"current", bloom.NewPolicy(10), true},
+		{"legacy unsigned", bloom.NewLegacyPolicy(10, false), true},
+		{"legacy signed", bloom.NewLegacyPolicy(10, true), false},
+	} {
+		want := filtercheck.Build(keysOnly, tc.p)
+		if got := filtercheck.Build(blocks, tc.p); !bytes.Equal(got, want) {
+			t.Errorf("%s: the block of ReadKeys' hashes differs from the keys'", tc.name)
+		}
+		if got := filtercheck.Build(short, tc.p); !bytes.Equal(got, want) {
+			t.Errorf("%s: hashes fewer than the keys were used", tc.name)
+		}
+		if got := filtercheck.Build(wrong, tc.p); bytes.Equal(got, want) == tc.usesHashes {
+			t.Errorf("%s: a wrong hash changed the block: %v, want %v", tc.name, !bytes.Equal(got, want), tc.usesHashes)
 		}
 	}
 }

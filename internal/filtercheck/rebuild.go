@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/prehash"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
@@ -14,6 +15,10 @@ import (
 type BlockKeys struct {
 	Handle table.BlockHandle // where the data block is stored
 	Keys   [][]byte          // its entries' user keys, in order
+	// Hashes, when not nil, holds bloom.Hash(key, prehash.Seed) of each
+	// of Keys: ReadKeys hashes each key as it reads it, and a bloom
+	// filter's rebuild uses those hashes instead of hashing the keys again.
+	Hashes []uint32
 }
 
 // ReadKeys reads every data block of t and returns their handles and user
@@ -29,6 +34,8 @@ type KeyStore struct {
 	arenas [][]byte   // chunks the keys are copied into
 	slices [][][]byte // chunks of the blocks' key slices
 	blocks []BlockKeys
+	hashes []uint32
+	ends   []int
 }
 
 // ReadKeys reads every data block of t and returns their handles and user
@@ -47,12 +54,15 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	sliceChunk := min(4<<10, max(size/64, 16))
 	var arena []byte
 	var slices [][]byte
+	hashes := s.hashes[:0]
+	ends := s.ends[:0]            // where each block's hashes end
 	nextArena, nextSlices := 0, 0 // the chunks of s to use next
 	first := 0                    // where the current block's slices start
 	err := t.DataKeys(func(k []byte) {
 		// Every key is a valid internal key: its user key is all but its
 		// 8-byte tag.
 		u := k[:len(k)-8]
+		hashes = append(hashes, bloom.Hash(u, prehash.Seed))
 		var stored []byte
 		switch {
 		case len(u) > arenaChunk/4:
@@ -101,9 +111,17 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 		}
 		first = len(slices)
 		blocks = append(blocks, BlockKeys{Handle: h, Keys: keys})
+		ends = append(ends, len(hashes))
 		return nil
 	})
-	s.blocks = blocks
+	// The hashes are sliced once all are read: appending may have moved
+	// them.
+	start := 0
+	for i, end := range ends {
+		blocks[i].Hashes = hashes[start:end:end]
+		start = end
+	}
+	s.blocks, s.hashes, s.ends = blocks, hashes, ends
 	if err != nil {
 		return nil, err
 	}
@@ -121,8 +139,10 @@ func Build(blocks []BlockKeys, p bloom.FilterPolicy) []byte {
 func buildWith(fb *bloom.FilterBlockBuilder, blocks []BlockKeys) []byte {
 	fb.StartBlock(0)
 	for _, b := range blocks {
-		for _, k := range b.Keys {
-			fb.AddKey(k)
+		if len(b.Hashes) != len(b.Keys) || !prehash.AddHashes(fb, b.Hashes) {
+			for _, k := range b.Keys {
+				fb.AddKey(k)
+			}
 		}
 		fb.StartBlock(b.Handle.End())
 	}
