@@ -138,3 +138,24 @@ func BenchmarkHash16(b *testing.B) {
 	reportPerKey(b, benchN)
 	benchSink = int(h)
 }
+
+// BenchmarkHashMixed hashes keys of random lengths, 1 to 30 bytes, as in
+// make bench's smallkeys database: how many whole words and tail bytes a
+// key has changes from one key to the next.
+func BenchmarkHashMixed(b *testing.B) {
+	rng := rand.New(rand.NewSource(6))
+	keys := make([][]byte, benchN)
+	for i := range keys {
+		keys[i] = make([]byte, 1+rng.Intn(30))
+		rng.Read(keys[i])
+	}
+	b.ResetTimer()
+	var h uint32
+	for i := 0; i < b.N; i++ {
+		for _, k := range keys {
+			h += Hash(k, bloomSeed)
+		}
+	}
+	reportPerKey(b, benchN)
+	benchSink = int(h)
+}

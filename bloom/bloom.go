@@ -211,15 +211,20 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 		i += 4
 	}
 	if i < kn {
-		// One to three tail bytes: unsigned, or sign-extended as
+		// One to three tail bytes: unsigned, from the key's last 4
+		// bytes when it has them (as in Hash), or sign-extended as
 		// HashSignedTail does.
 		var t uint32
-		for j := kn - 1; j >= i; j-- {
-			b := *(*byte)(unsafe.Add(kp, j))
-			if p.signedTail {
-				t = t<<8 + uint32(int32(int8(b)))
-			} else {
-				t = t<<8 | uint32(b)
+		if kn >= 4 && !p.signedTail {
+			t = le32(kp, kn-4) >> (32 - 8*uint(kn-i))
+		} else {
+			for j := kn - 1; j >= i; j-- {
+				b := *(*byte)(unsafe.Add(kp, j))
+				if p.signedTail {
+					t = t<<8 + uint32(int32(int8(b)))
+				} else {
+					t = t<<8 | uint32(b)
+				}
 			}
 		}
 		h += t
