@@ -7,9 +7,19 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/prehash"
 )
 
-func init() {
+func init() { registerPrehash() }
+
+// registerPrehash sets prehash.AddHashes to add hashes to this package's
+// builders, handing any other value to the function it replaces: a
+// program may link more than one copy of this package (the mutation tests
+// build a mutated copy beside it), each with its own builder type.
+func registerPrehash() {
+	prev := prehash.AddHashes
 	prehash.AddHashes = func(fb any, hashes []uint32) bool {
-		return fb.(*FilterBlockBuilder).addHashes(hashes)
+		if b, ok := fb.(*FilterBlockBuilder); ok {
+			return b.addHashes(hashes)
+		}
+		return prev != nil && prev(fb, hashes)
 	}
 }
 

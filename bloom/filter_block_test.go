@@ -290,3 +290,31 @@ func TestPrehashAddHashes(t *testing.T) {
 		}
 	}
 }
+
+// TestPrehashChain: where a program links more than one copy of this
+// package, each copy's builders reach their own copy through
+// prehash.AddHashes, whichever registered last, and a value no copy knows
+// is refused.
+func TestPrehashChain(t *testing.T) {
+	defer func(saved func(any, []uint32) bool) { prehash.AddHashes = saved }(prehash.AddHashes)
+	type otherBuilder struct{ hashes []uint32 }
+	prehash.AddHashes = func(fb any, hashes []uint32) bool { // another copy's
+		if o, ok := fb.(*otherBuilder); ok {
+			o.hashes = append(o.hashes, hashes...)
+			return true
+		}
+		return false
+	}
+	registerPrehash()
+	other := &otherBuilder{}
+	fb := NewFilterBlockBuilder(NewPolicy(10))
+	if !prehash.AddHashes(other, []uint32{7}) || len(other.hashes) != 1 {
+		t.Errorf("the other copy's builder was not handed on: %v", other.hashes)
+	}
+	if !prehash.AddHashes(fb, []uint32{7, 8}) || len(fb.hashes) != 2 {
+		t.Errorf("this copy's builder did not take the hashes: %v", fb.hashes)
+	}
+	if prehash.AddHashes(struct{}{}, []uint32{7}) {
+		t.Error("a value no copy knows was taken")
+	}
+}
