@@ -243,12 +243,14 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 		if p.earlyExit {
 			if k == 6 {
 				// 10 bits per key, upstream's recommendation and the
-				// usual setting, written out.
-				if !r.isSet(base, h) || !r.isSet(base, h+delta) || !r.isSet(base, h+2*delta) ||
+				// usual setting, written out. The second and the last
+				// probe go to the divider (see probe.go).
+				bits := uint32(nbytes) * 8
+				if !r.isSet(base, h) || !isSetDiv(base, h+delta, bits) || !r.isSet(base, h+2*delta) ||
 					!r.isSet(base, h+3*delta) || !r.isSet(base, h+4*delta) {
 					return false
 				}
-				return r.isSet(base, h+5*delta)
+				return isSetDiv(base, h+5*delta, bits)
 			}
 			for j := 0; j < k; j++ {
 				if !r.isSet(base, h) {
