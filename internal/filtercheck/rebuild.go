@@ -21,8 +21,8 @@ type BlockKeys struct {
 	Hashes []uint32
 }
 
-// ReadKeys reads every data block of t and returns their handles and user
-// keys.
+// ReadKeys reads every data block of t and returns their handles, user
+// keys and the keys' hashes.
 func ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	return new(KeyStore).ReadKeys(t)
 }
@@ -35,11 +35,11 @@ type KeyStore struct {
 	slices [][][]byte // chunks of the blocks' key slices
 	blocks []BlockKeys
 	hashes []uint32
-	ends   []int
 }
 
-// ReadKeys reads every data block of t and returns their handles and user
-// keys, in s's memory: what an earlier call returned is overwritten.
+// ReadKeys reads every data block of t and returns their handles, user
+// keys and the keys' hashes, in s's memory: what an earlier call returned
+// is overwritten.
 func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	blocks := s.blocks[:0]
 	if cap(blocks) < t.NumDataBlocks() {
@@ -55,7 +55,6 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	var arena []byte
 	var slices [][]byte
 	hashes := s.hashes[:0]
-	ends := s.ends[:0]            // where each block's hashes end
 	nextArena, nextSlices := 0, 0 // the chunks of s to use next
 	first := 0                    // where the current block's slices start
 	err := t.DataKeys(func(k []byte) {
@@ -111,17 +110,17 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 		}
 		first = len(slices)
 		blocks = append(blocks, BlockKeys{Handle: h, Keys: keys})
-		ends = append(ends, len(hashes))
 		return nil
 	})
-	// The hashes are sliced once all are read: appending may have moved
-	// them.
+	// The hashes are sliced once all are read, since appending may have
+	// moved them: each block's follow the last block's, one per key.
 	start := 0
-	for i, end := range ends {
+	for i := range blocks {
+		end := start + len(blocks[i].Keys)
 		blocks[i].Hashes = hashes[start:end:end]
 		start = end
 	}
-	s.blocks, s.hashes, s.ends = blocks, hashes, ends
+	s.blocks, s.hashes = blocks, hashes
 	if err != nil {
 		return nil, err
 	}
