@@ -3,6 +3,7 @@ package filtercheck
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // Filter is one filter of a filter block.
@@ -31,37 +32,52 @@ type Layout struct {
 // upstream's reader, which treats damage as "may match", it reports any
 // inconsistency as an error.
 func ParseLayout(contents []byte) (*Layout, error) {
+	l := new(Layout)
+	if err := parseLayout(l, contents); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// parseLayout is ParseLayout into l, whose Filters' memory it reuses.
+func parseLayout(l *Layout, contents []byte) error {
 	n := len(contents)
 	if n < 5 {
-		return nil, fmt.Errorf("filter block of %d bytes is shorter than its 5-byte tail", n)
+		return fmt.Errorf("filter block of %d bytes is shorter than its 5-byte tail", n)
 	}
-	l := &Layout{BaseLg: int(contents[n-1])}
+	*l = Layout{Filters: l.Filters[:0], BaseLg: int(contents[n-1])}
 	arr := binary.LittleEndian.Uint32(contents[n-5:])
 	if uint64(arr) > uint64(n-5) {
-		return nil, fmt.Errorf("filter block: offset array at %d starts past its tail at %d", arr, n-5)
+		return fmt.Errorf("filter block: offset array at %d starts past its tail at %d", arr, n-5)
 	}
 	l.ArrayOffset = int(arr)
 	if (n-5-l.ArrayOffset)%4 != 0 {
-		return nil, fmt.Errorf("filter block: offset array from %d to %d is not a whole number of uint32s", l.ArrayOffset, n-5)
+		return fmt.Errorf("filter block: offset array from %d to %d is not a whole number of uint32s", l.ArrayOffset, n-5)
 	}
 	num := (n - 5 - l.ArrayOffset) / 4
-	l.Filters = make([]Filter, num)
+	l.Filters = slices.Grow(l.Filters, num)[:num]
 	for i := range l.Filters {
 		start := binary.LittleEndian.Uint32(contents[l.ArrayOffset+4*i:])
 		limit := binary.LittleEndian.Uint32(contents[l.ArrayOffset+4*i+4:])
 		if start > limit || int64(limit) > int64(l.ArrayOffset) {
-			return nil, fmt.Errorf("filter block: filter %d spans bytes %d to %d, outside 0..%d", i, start, limit, l.ArrayOffset)
+			return fmt.Errorf("filter block: filter %d spans bytes %d to %d, outside 0..%d", i, start, limit, l.ArrayOffset)
 		}
 		l.Filters[i] = Filter{Offset: int(start), Len: int(limit - start)}
 	}
-	return l, nil
+	return nil
 }
 
 // KeysPerFilter returns how many keys the rebuilt filter block puts in each
 // of num filters: keys of the data block at offset o go to filter o >> baseLg.
 // Keys past the last filter are not counted.
 func KeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
-	counts := make([]int, num)
+	return keysPerFilter(nil, blocks, baseLg, num)
+}
+
+// keysPerFilter is KeysPerFilter into counts' memory.
+func keysPerFilter(counts []int, blocks []BlockKeys, baseLg, num int) []int {
+	counts = slices.Grow(counts[:0], num)[:num]
+	clear(counts)
 	for _, b := range blocks {
 		i := b.Handle.Offset >> (uint(baseLg) & 63)
 		if i < uint64(num) {

@@ -1,8 +1,9 @@
 package filtercheck
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 )
@@ -67,7 +68,23 @@ func filterInterval(n, flen, k int) (interval, bool) {
 // from the size and k byte of each filter and the number of keys it should
 // hold (keys[i] for filter i, as KeysPerFilter returns).
 func InferParams(contents []byte, l *Layout, keys []int) Params {
-	ivs := make([]interval, 0, len(l.Filters))
+	return inferParams(contents, l, keys, new(paramsBufs))
+}
+
+// edge is where an interval of bits-per-key values starts (delta +1) or
+// ends (delta -1, one past its last value).
+type edge struct{ at, delta int }
+
+// paramsBufs is the memory InferParams works in.
+type paramsBufs struct {
+	ivs   []interval
+	edges []edge
+}
+
+// inferParams is InferParams in bufs' memory.
+func inferParams(contents []byte, l *Layout, keys []int, bufs *paramsBufs) Params {
+	ivs := slices.Grow(bufs.ivs[:0], len(l.Filters))
+	defer func() { bufs.ivs = ivs[:0] }()
 	p := Params{}
 	for i, f := range l.Filters {
 		if i >= len(keys) || keys[i] == 0 {
@@ -83,16 +100,13 @@ func InferParams(contents []byte, l *Layout, keys []int) Params {
 	}
 	p.Known = true
 	// Sweep the interval endpoints for the value covered most often.
-	type edge struct{ at, delta int }
-	edges := make([]edge, 0, 2*len(ivs))
+	edges := slices.Grow(bufs.edges[:0], 2*len(ivs))
+	defer func() { bufs.edges = edges[:0] }()
 	for _, iv := range ivs {
 		edges = append(edges, edge{iv.lo, +1}, edge{iv.hi + 1, -1})
 	}
-	sort.Slice(edges, func(i, j int) bool {
-		if edges[i].at != edges[j].at {
-			return edges[i].at < edges[j].at
-		}
-		return edges[i].delta < edges[j].delta
+	slices.SortFunc(edges, func(a, b edge) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.delta, b.delta))
 	})
 	cover, best := 0, 0
 	for i, e := range edges {

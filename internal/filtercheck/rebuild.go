@@ -3,6 +3,7 @@ package filtercheck
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
@@ -192,8 +193,12 @@ func Rebuild(t *table.Table, p bloom.FilterPolicy) ([]byte, error) {
 // with a bloom filter of bitsPerKey bits per key (NewPolicy or
 // NewLegacyPolicy), without building it.
 func RebuiltSize(blocks []BlockKeys, bitsPerKey int) uint64 {
+	return rebuiltSize(rebuiltFilters(nil, blocks), bitsPerKey)
+}
+
+// rebuiltSize is RebuiltSize of the filters rebuiltFilters returns.
+func rebuiltSize(filters []rebuiltFilter, bitsPerKey int) uint64 {
 	var size uint64
-	filters := rebuiltFilters(blocks)
 	for _, f := range filters {
 		if f.keys > 0 {
 			size += filterSize(f.keys, bitsPerKey)
@@ -214,18 +219,18 @@ type rebuiltFilter struct {
 }
 
 // rebuiltFilters replays the calls Build makes on its FilterBlockBuilder
-// and returns the filters the builder generates, in order: after each data
-// block, StartBlock(end of the block) generates a filter for every 2 KiB
-// range before end's that has none yet, the first of them holding every key
-// added since the last one was generated; Finish generates one more when
-// keys are pending.
-func rebuiltFilters(blocks []BlockKeys) []rebuiltFilter {
+// and returns the filters the builder generates, in order, in dst's memory:
+// after each data block, StartBlock(end of the block) generates a filter
+// for every 2 KiB range before end's that has none yet, the first of them
+// holding every key added since the last one was generated; Finish
+// generates one more when keys are pending.
+func rebuiltFilters(dst []rebuiltFilter, blocks []BlockKeys) []rebuiltFilter {
 	const baseLg = bloom.FilterBaseLg
-	var fs []rebuiltFilter
+	fs := dst[:0]
 	if n := len(blocks); n > 0 {
 		// One filter per 2 KiB before the last block's end, and one more;
 		// never more than the blocks' own handles make room for.
-		fs = make([]rebuiltFilter, 0, min(blocks[n-1].Handle.End()>>baseLg+1, uint64(4*n)))
+		fs = slices.Grow(fs, int(min(blocks[n-1].Handle.End()>>baseLg+1, uint64(4*n))))
 	}
 	lo, keys := 0, 0 // pending: blocks[lo:i], keys in them
 	for i, b := range blocks {
@@ -253,9 +258,10 @@ func maxRebuild(n int) uint64 { return 2*uint64(n) + 64<<10 }
 // bloom filter of bitsPerKey bits per key (NewPolicy, or NewLegacyPolicy
 // hashing tail bytes signed or not).
 // It returns what Compare(stored, Build(blocks, p)) does without allocating
-// much more than stored's size.
-func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, signed bool) *Diff {
-	size := RebuiltSize(blocks, bitsPerKey)
+// much more than stored's size. bufs is memory it may use.
+func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, signed bool, bufs *compareBufs) *Diff {
+	bufs.rebuilt = rebuiltFilters(bufs.rebuilt, blocks)
+	size := rebuiltSize(bufs.rebuilt, bitsPerKey)
 	if size <= maxRebuild(len(stored)) {
 		key := builderKey{p.Name(), bitsPerKey, signed}
 		fb := getBuilder(key, p)
@@ -275,7 +281,7 @@ func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPe
 // (bloom.AppendFilterPrefix).
 func rebuildPrefix(blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, n int) []byte {
 	out := make([]byte, 0, n)
-	filters := rebuiltFilters(blocks)
+	filters := rebuiltFilters(nil, blocks)
 	var keys [][]byte
 	for _, f := range filters {
 		if f.keys == 0 {

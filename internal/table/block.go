@@ -30,7 +30,7 @@ const (
 type blockIter struct {
 	t        *Table
 	b        *Block
-	what     string
+	what     blockName
 	data     []byte
 	restarts uint32 // offset of the restart array: entries end there
 	num      uint32 // restart points
@@ -45,14 +45,14 @@ type blockIter struct {
 	err      error // the iterator's status: nil while OK
 }
 
-func (t *Table) newBlockIter(b *Block, what string) *blockIter {
+func (t *Table) newBlockIter(b *Block, what blockName) *blockIter {
 	it := &blockIter{}
 	t.initBlockIter(it, b, what)
 	return it
 }
 
 // initBlockIter resets it to iterate b, keeping its key buffer.
-func (t *Table) initBlockIter(it *blockIter, b *Block, what string) {
+func (t *Table) initBlockIter(it *blockIter, b *Block, what blockName) {
 	*it = blockIter{t: t, b: b, what: what, data: b.Contents, key: it.key[:0]}
 	c := b.Contents
 	if len(c) < 4 || uint64(len(c)) > math.MaxUint32 {
@@ -236,7 +236,7 @@ func (it *blockIter) seek(target []byte, cmp comparator) bool {
 // contents, for a problem upstream reports with status: its file offset
 // when the block is stored uncompressed, else the block's offset with pos
 // given in the message.
-func (t *Table) blockErrorf(b *Block, what string, pos int, status, format string, args ...any) error {
+func (t *Table) blockErrorf(b *Block, what blockName, pos int, status, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if b.Compression == NoCompression {
 		return t.statusErrorf(b.Handle.Offset+uint64(pos), status, "%s %s: %s", what, b.Handle, msg)

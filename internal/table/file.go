@@ -20,7 +20,7 @@ func (t *Table) ioStatus() string { return "IO error: " + t.name + ": Invalid ar
 // read returns n bytes of the file at off: a slice of the whole file when
 // it has been read, else a new buffer. A read past the end of the file is
 // upstream's I/O error.
-func (t *Table) read(off, n uint64, what string) ([]byte, error) {
+func (t *Table) read(off, n uint64, what blockName) ([]byte, error) {
 	if off > t.fileSize || n > t.fileSize-off {
 		return nil, t.statusErrorf(min(off, t.fileSize), t.ioStatus(),
 			"%s: %d bytes at offset %d run past the end of the %d-byte file", what, n, off, t.fileSize)
@@ -29,7 +29,7 @@ func (t *Table) read(off, n uint64, what string) ([]byte, error) {
 }
 
 // readIn is read for bytes known to lie in the file.
-func (t *Table) readIn(off, n uint64, what string) ([]byte, error) {
+func (t *Table) readIn(off, n uint64, what blockName) ([]byte, error) {
 	if t.file != nil {
 		return t.file[off : off+n : off+n], nil
 	}
@@ -46,7 +46,7 @@ func (t *Table) readIn(off, n uint64, what string) ([]byte, error) {
 		// block; its footer decoder reads bytes it never got.
 		err = io.ErrUnexpectedEOF
 		status = "Corruption: truncated block read"
-		if what == "footer" {
+		if what == named("footer") {
 			return nil, &base.Error{Type: base.TableFile, File: t.name, Offset: int64(off), Msg: fmt.Sprintf("reading %s (%d bytes): the read returned %d bytes, and upstream decodes the %d it did not get", what, n, m, int(n)-m), Err: base.ErrUndefined}
 		}
 	}

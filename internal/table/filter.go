@@ -80,7 +80,7 @@ func (t *Table) LookupFilter(policy string) *FilterLookup {
 		return f
 	}
 	target := []byte(FilterPrefix + policy)
-	it := t.newBlockIter(&t.metaBlock, "metaindex block")
+	it := t.newBlockIter(&t.metaBlock, named("metaindex block"))
 	if !it.seek(target, compareBytewise) || !bytes.Equal(it.key, target) {
 		f.Use, f.Err = FilterNotFound, it.err
 		return f
@@ -92,7 +92,7 @@ func (t *Table) LookupFilter(policy string) *FilterLookup {
 		return f
 	}
 	var b Block
-	if _, err := t.readBlock(&b, f.Handle, "filter block", nil); err != nil {
+	if _, err := t.readBlock(&b, f.Handle, named("filter block"), nil); err != nil {
 		f.Use, f.Err = FilterUnreadable, err
 		return f
 	}

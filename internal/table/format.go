@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
@@ -116,7 +117,7 @@ func (t *Table) readFooter() error {
 			"file is %d bytes, too short for a table (footer is %d bytes)", t.size, FooterSize)
 	}
 	off := t.size - FooterSize
-	footer, err := t.read(off, FooterSize, "footer")
+	footer, err := t.read(off, FooterSize, named("footer"))
 	if err != nil {
 		return err
 	}
@@ -164,7 +165,7 @@ type Block struct {
 // what names the block in errors ("data block", ...).
 func (t *Table) ReadBlock(h BlockHandle, what string) (*Block, error) {
 	b := &Block{}
-	if _, err := t.readBlock(b, h, what, nil); err != nil {
+	if _, err := t.readBlock(b, h, named(what), nil); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -178,7 +179,7 @@ var allocHook = func(n uint64) {}
 // readBlock is ReadBlock into b; a snappy block is decoded into scratch
 // when it is large enough, else into a new buffer, which readBlock returns
 // for reuse. An uncompressed block aliases the file's bytes.
-func (t *Table) readBlock(b *Block, h BlockHandle, what string, scratch []byte) ([]byte, error) {
+func (t *Table) readBlock(b *Block, h BlockHandle, what blockName, scratch []byte) ([]byte, error) {
 	// ReadBlock allocates n+5 bytes, then reads them at the offset; the
 	// mapped file refuses a read whose offset+n+5 is past its end. Where
 	// those sums overflow, upstream allocates too little or reads out of
@@ -186,11 +187,11 @@ func (t *Table) readBlock(b *Block, h BlockHandle, what string, scratch []byte) 
 	allocHook(max(h.Size, h.Size+TrailerSize)) // saturating
 	if h.Size > math.MaxUint64-TrailerSize || h.Offset > math.MaxUint64-TrailerSize-h.Size {
 		return scratch, &base.Error{Type: base.TableFile, File: t.name, Offset: int64(min(h.Offset, t.fileSize)), Err: base.ErrUndefined,
-			Msg: fmt.Sprintf("%s: offset+size+%d overflows 64 bits, where LevelDB reads out of bounds", handleText(what, h), TrailerSize)}
+			Msg: fmt.Sprintf("%s: offset+size+%d overflows 64 bits, where LevelDB reads out of bounds", handleText(what.String(), h), TrailerSize)}
 	}
 	if h.Offset > t.fileSize || h.Size+TrailerSize > t.fileSize-h.Offset {
 		return scratch, t.statusErrorf(min(h.Offset, t.fileSize), t.ioStatus(),
-			"%s: block and its %d-byte trailer run past the end of the %d-byte file", handleText(what, h), TrailerSize, t.fileSize)
+			"%s: block and its %d-byte trailer run past the end of the %d-byte file", handleText(what.String(), h), TrailerSize, t.fileSize)
 	}
 	buf, err := t.readIn(h.Offset, h.Size+TrailerSize, what)
 	if err != nil {
@@ -230,6 +231,26 @@ func (t *Table) readBlock(b *Block, h BlockHandle, what string, scratch []byte) 
 		return scratch, t.statusErrorf(h.Offset+n, statusBlockType, "%s %s: unknown compression type %d; want 0 (none) or 1 (snappy)", what, h, typ)
 	}
 	return scratch, nil
+}
+
+// blockName names a block in errors: "index block", or "data block 3"
+// when n is not negative. A scan reads thousands of blocks and fails on
+// few, so the name is formatted only when an error is.
+type blockName struct {
+	kind string
+	n    int
+}
+
+// named is the blockName of the one block of its kind in a table, or of
+// what a caller names one.
+func named(kind string) blockName { return blockName{kind: kind, n: -1} }
+
+// String returns the name: kind and, unless negative, n.
+func (b blockName) String() string {
+	if b.n < 0 {
+		return b.kind
+	}
+	return b.kind + " " + strconv.Itoa(b.n)
 }
 
 // handleText names the handle h of the block what ("data block 3"), as

@@ -48,7 +48,7 @@ func (t *Table) Get(ikey []byte, f *FilterLookup, p bloom.FilterPolicy) (GetResu
 	if len(ikey) < internalKeyTagSize {
 		return r, &base.Error{Type: base.TableFile, File: t.name, Msg: "lookup key shorter than an internal key's 8-byte tag", Err: base.ErrUndefined}
 	}
-	idx := t.newBlockIter(&t.indexBlock, "index block")
+	idx := t.newBlockIter(&t.indexBlock, named("index block"))
 	found := idx.seek(ikey, compareInternal)
 	if base.IsUndefined(idx.err) {
 		return r, idx.err
@@ -66,13 +66,13 @@ func (t *Table) Get(ikey []byte, f *FilterLookup, p bloom.FilterPolicy) (GetResu
 			var it *blockIter
 			if !hok {
 				r.Err = t.statusErrorf(idx.valueAt(), statusBadHandle, "index entry: value of %d bytes % x does not start with a block handle (two varints)", len(idx.value), truncate(idx.value))
-			} else if _, err := t.readBlock(&b, h, "data block", nil); err != nil {
+			} else if _, err := t.readBlock(&b, h, named("data block"), nil); err != nil {
 				if base.IsUndefined(err) {
 					return r, err
 				}
 				r.Err = err
 			} else {
-				it = t.newBlockIter(&b, "data block")
+				it = t.newBlockIter(&b, named("data block"))
 				if it.seek(ikey, compareInternal) {
 					r.Found, r.Key, r.Value = true, bytes.Clone(it.key), bytes.Clone(it.value)
 				}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
@@ -53,6 +52,38 @@ type walker struct {
 	first   error // the first data block error
 }
 
+// walkerBufs are the buffers a walker reads into: a compressed block's
+// contents and the current key. A table keeps them between scans (and
+// OpenBytesReusing between tables), so that a scan does not allocate
+// them afresh.
+type walkerBufs struct {
+	scratch, key []byte
+}
+
+// newWalker returns a walker over t's data blocks, with the buffers t
+// keeps unless another scan has them; done gives them back.
+func (t *Table) newWalker() *walker {
+	bufs := t.takeBufs()
+	return &walker{t: t, scratch: bufs.scratch, it: blockIter{key: bufs.key}}
+}
+
+// done gives the walker's buffers back to its table.
+func (w *walker) done() {
+	t := w.t
+	t.bufMu.Lock()
+	t.bufs = walkerBufs{scratch: w.scratch, key: w.it.key[:0]}
+	t.bufMu.Unlock()
+}
+
+// takeBufs takes the buffers t keeps, leaving none.
+func (t *Table) takeBufs() walkerBufs {
+	t.bufMu.Lock()
+	defer t.bufMu.Unlock()
+	bufs := t.bufs
+	t.bufs = walkerBufs{}
+	return bufs
+}
+
 // block starts index entry i: it reads the block and positions the
 // iterator on its first entry, reporting whether there is one. Its error,
 // if any, is it.err.
@@ -66,7 +97,7 @@ func (w *walker) block(i int) bool {
 		return false
 	}
 	var err error
-	what := "data block " + strconv.Itoa(i)
+	what := blockName{kind: "data block", n: i}
 	if w.scratch, err = t.readBlock(&w.b, e.Handle, what, w.scratch); err != nil {
 		w.it.err = err
 		return false
@@ -109,7 +140,8 @@ type ScanEntry struct {
 // A non-nil error from fn stops the scan and is returned.
 func (t *Table) Scan(fn func(ScanEntry) error) error {
 	t.loadFile()
-	w := walker{t: t}
+	w := t.newWalker()
+	defer w.done()
 	for i := range t.index {
 		for ok := w.block(i); ok; ok = w.it.parseNext() {
 			at := w.b.Handle.Offset
@@ -188,7 +220,8 @@ func verdict(badKey, status, limit error) error {
 // kind; the scan itself goes on to find the error upstream reports.
 func (t *Table) walkKeys(entry func(it *blockIter), block func(i int, b *Block, n int) error) error {
 	t.loadFile()
-	w := walker{t: t}
+	w := t.newWalker()
+	defer w.done()
 	var badKey, limit error
 	for i := range t.index {
 		n := 0
@@ -238,7 +271,8 @@ func (t *Table) ReadDataBlock(i int) (*DataBlock, error) {
 	if i < 0 || i >= len(t.index) {
 		return nil, fmt.Errorf("table %s: data block %d out of range [0, %d)", t.name, i, len(t.index))
 	}
-	w := walker{t: t}
+	// Not t.newWalker: the block returned keeps the walker's buffer.
+	w := &walker{t: t}
 	var db *DataBlock
 	var badKey, limit error
 	kb := keyBudget{}

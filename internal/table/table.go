@@ -78,6 +78,12 @@ type Table struct {
 	fileOnce sync.Once
 	file     []byte
 	spare    []byte // a buffer loadFile may read the file into (UseBuffer)
+
+	seps     []byte // the index entries' separators, one after another
+	indexBuf []byte // the buffer a compressed index block decodes into
+
+	bufMu sync.Mutex
+	bufs  walkerBufs // a scan's buffers, while no scan uses them
 }
 
 // Open reads the table in r, a file of size bytes, as Table::Open does
@@ -114,6 +120,23 @@ func OpenBytes(name string, data []byte, size int64) (*Table, error) {
 	t := &Table{name: name, r: bytes.NewReader(data), file: data}
 	t.fileOnce.Do(func() {}) // the whole file is already in memory
 	return open(t, int64(len(data)), size)
+}
+
+// OpenBytesReusing is OpenBytes for a table that takes over the memory of
+// prev, a table opened earlier (or nil): its index entries, their
+// separators and the buffers compressed blocks decode into. A
+// caller that checks many tables one after another opens each so, and the
+// memory is not allocated and faulted in afresh for every table. Nothing
+// read from prev may be in use any more; prev itself must not be used
+// again, but the table returned may be prev.
+func OpenBytesReusing(prev *Table, name string, data []byte, size int64) (*Table, error) {
+	if prev == nil {
+		return OpenBytes(name, data, size)
+	}
+	index, seps, indexBuf, bufs := prev.index, prev.seps, prev.indexBuf, prev.takeBufs()
+	*prev = Table{name: name, r: bytes.NewReader(data), file: data, index: index, seps: seps, indexBuf: indexBuf, bufs: bufs}
+	prev.fileOnce.Do(func() {}) // the whole file is already in memory
+	return open(prev, int64(len(data)), size)
 }
 
 // open opens t, whose name and reader are set, as OpenSized describes.
@@ -185,31 +208,44 @@ func (t *Table) NumDataBlocks() int { return len(t.index) }
 // readIndex reads the index block as Table::Open does, then decodes its
 // entries as upstream's index iterator yields them.
 func (t *Table) readIndex() error {
-	if _, err := t.readBlock(&t.indexBlock, t.indexHandle, "index block", nil); err != nil {
+	var err error
+	if t.indexBuf, err = t.readBlock(&t.indexBlock, t.indexHandle, named("index block"), t.indexBuf); err != nil {
 		return err
 	}
-	it := t.newBlockIter(&t.indexBlock, "index block")
+	it := t.newBlockIter(&t.indexBlock, named("index block"))
 	// Upstream writes one restart point per index entry; room for that
 	// many, but for no more than one per 32 bytes of the block (an entry
 	// takes about that much), however many restarts a damaged block claims.
-	t.index = make([]IndexEntry, 0, min(it.num, uint32(len(t.indexBlock.Contents)/32)))
+	if want := int(min(it.num, uint32(len(t.indexBlock.Contents)/32))); cap(t.index) < want {
+		t.index = make([]IndexEntry, 0, want)
+	}
+	t.index = t.index[:0]
+	// The separators are copied one after another into t.seps. Where
+	// appending moves them, the earlier ones stay where they were, unchanged.
+	seps := t.seps[:0]
 	for ok := it.first(); ok; ok = it.parseNext() {
-		e := IndexEntry{Separator: bytes.Clone(it.key), Value: it.value, At: it.valueAt()}
+		seps = append(seps, it.key...)
+		n := len(seps)
+		e := IndexEntry{Separator: seps[n-len(it.key) : n : n], Value: it.value, At: it.valueAt()}
+		if e.Separator == nil {
+			e.Separator = []byte{} // empty, not nil, as bytes.Clone gives it
+		}
 		e.Handle, e.HandleOK = decodeHandleOK(it.value)
 		t.index = append(t.index, e)
 	}
 	t.indexErr = it.err
+	t.seps = seps
 	return nil
 }
 
 // readMetaindex reads the metaindex block as Table::ReadMeta does, keeping
 // why it cannot, and lists its entries.
 func (t *Table) readMetaindex() {
-	if _, err := t.readBlock(&t.metaBlock, t.metaindexHandle, "metaindex block", nil); err != nil {
+	if _, err := t.readBlock(&t.metaBlock, t.metaindexHandle, named("metaindex block"), nil); err != nil {
 		t.metaErr = err
 		return
 	}
-	it := t.newBlockIter(&t.metaBlock, "metaindex block")
+	it := t.newBlockIter(&t.metaBlock, named("metaindex block"))
 	for ok := it.first(); ok; ok = it.parseNext() {
 		m := MetaEntry{Name: string(it.key), Value: it.value}
 		m.Handle, m.HandleOK = decodeHandleOK(it.value)

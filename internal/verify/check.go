@@ -162,7 +162,8 @@ func Examine(tg *Target, o Options) *TableReport {
 type scratch struct {
 	file   []byte // the whole file (table.Table.UseBuffer)
 	keys   filtercheck.KeyStore
-	mapped []byte // the file's memory map, released once the check is done
+	mapped []byte       // the file's memory map, released once the check is done
+	table  *table.Table // the last table opened from a map (table.OpenBytesReusing)
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
@@ -365,7 +366,11 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 		err error
 	)
 	if data != nil {
-		t, err = table.OpenBytes(tg.Path, data, size)
+		// Mapped, so sc is not nil (read).
+		t, err = table.OpenBytesReusing(sc.table, tg.Path, data, size)
+		if t != nil {
+			sc.table = t
+		}
 	} else {
 		t, err = table.OpenSized(tg.Path, f, fi.Size(), size)
 	}
