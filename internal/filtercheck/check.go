@@ -93,8 +93,8 @@ func CompareTable(t *table.Table) (*Comparison, error) {
 // count sets r.DataBlocks and r.Keys from r.Blocks.
 func (r *Comparison) count() {
 	r.DataBlocks = len(r.Blocks)
-	for _, b := range r.Blocks {
-		r.Keys += len(b.Keys)
+	for i := range r.Blocks {
+		r.Keys += r.Blocks[i].Len()
 	}
 }
 
@@ -106,6 +106,39 @@ func (r *Comparison) count() {
 // a legacy block twice, once per hash, only when a key hashes differently
 // under the two.
 func Compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte) *Comparison {
+	r, ok := compare(blocks, name, h, stored)
+	if !ok {
+		panic("filtercheck: Compare of blocks without their keys (ReadHashes) where it needs them; see CompareHashes")
+	}
+	return r
+}
+
+// CompareHashes is Compare for blocks that may hold hashes without keys,
+// as KeyStore.ReadHashes reads them. Hashes are all the rebuild of a
+// filter block of the policy named bloom.PolicyName needs, in the usual
+// case; where more is needed (another policy, or a stored block implying
+// a rebuilt one too large to build whole), it compares nothing and
+// returns false, and the caller reads the keys (ReadKeys) for Compare.
+func CompareHashes(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte) (*Comparison, bool) {
+	return compare(blocks, name, h, stored)
+}
+
+// keyless reports whether some block of blocks has hashes but no keys.
+func keyless(blocks []BlockKeys) bool {
+	for i := range blocks {
+		if blocks[i].Keys == nil && len(blocks[i].Hashes) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// compare is CompareHashes.
+func compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte) (*Comparison, bool) {
+	hashesOnly := keyless(blocks)
+	if hashesOnly && name != bloom.PolicyName {
+		return nil, false
+	}
 	r := &Comparison{Blocks: blocks}
 	r.count()
 	r.Policy, r.FilterBlockOffset, r.FilterBlockSize = name, h.Offset, len(stored)
@@ -130,6 +163,10 @@ func Compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte
 	switch name {
 	case bloom.PolicyName:
 		r.Params = &params
+		bufs.rebuilt = rebuiltFilters(bufs.rebuilt, blocks)
+		if hashesOnly && rebuiltSize(bufs.rebuilt, bpk) > maxRebuild(len(stored)) {
+			return nil, false // rebuildDiff would need the keys
+		}
 		r.Diff = rebuildDiff(stored, blocks, bloom.NewPolicy(bpk), bpk, false, bufs)
 	case bloom.LegacyPolicyName:
 		r.Params = &params
@@ -154,13 +191,13 @@ func Compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte
 		}
 	default:
 		r.Match = MatchUnknownPolicy
-		return r
+		return r, true
 	}
 	r.Match = MatchOK
 	if r.Diff != nil {
 		r.Match = MatchDiffers
 	}
-	return r
+	return r, true
 }
 
 // compareBufs is the memory Compare works in, kept between calls in

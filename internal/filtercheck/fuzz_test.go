@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/alloctest"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
@@ -82,6 +85,26 @@ func FuzzCompare(f *testing.F) {
 		})
 		if err != nil {
 			t.Fatalf("Check: %v", err)
+		}
+		// What `ldbcompat verify` does: the hashes first, the keys only
+		// where the comparison needs them.
+		hashes, err := new(filtercheck.KeyStore).ReadHashes(tb)
+		if err != nil {
+			t.Fatalf("ReadHashes: %v", err)
+		}
+		_, stored, _ := tb.FilterBlock()
+		h, _ := tb.FilterHandle()
+		// Without the keys, only a block of the current policy that is
+		// rebuilt whole (not rebuildPrefix) can be compared.
+		whole := name == bloom.PolicyName && filtercheck.RebuiltSize(r.Blocks, r.Params.BitsPerKey) <= 2*uint64(len(stored))+64<<10
+		rh, ok := filtercheck.CompareHashes(hashes, name, h, stored)
+		if ok != whole {
+			t.Fatalf("CompareHashes of a %q filter block of %d bytes, rebuilt in %d: ok %v", name, len(stored), filtercheck.RebuiltSize(r.Blocks, r.Params.BitsPerKey), ok)
+		}
+		if ok {
+			if diff := cmp.Diff(r, rh, cmpopts.IgnoreFields(filtercheck.Comparison{}, "Blocks")); diff != "" {
+				t.Fatalf("CompareHashes differs from CompareTable (-keys +hashes):\n%s", diff)
+			}
 		}
 		if got > allocBound(len(data)) {
 			t.Fatalf("checking a %d-byte table allocated %d bytes; want at most %d", len(data), got, allocBound(len(data)))

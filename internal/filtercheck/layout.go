@@ -78,10 +78,11 @@ func KeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 func keysPerFilter(counts []int, blocks []BlockKeys, baseLg, num int) []int {
 	counts = slices.Grow(counts[:0], num)[:num]
 	clear(counts)
-	for _, b := range blocks {
+	for j := range blocks {
+		b := &blocks[j]
 		i := b.Handle.Offset >> (uint(baseLg) & 63)
 		if i < uint64(num) {
-			counts[i] += len(b.Keys)
+			counts[i] += b.Len()
 		}
 	}
 	return counts

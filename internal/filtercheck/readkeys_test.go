@@ -117,8 +117,9 @@ func TestReadKeysPlain(t *testing.T) {
 	for i, j := 0, len(names)-1; i < j; i, j = i+1, j-1 {
 		order[i], order[j] = order[j], order[i]
 	}
+	// ReadHashes, in turn with ReadKeys, reads the same but the keys.
 	var store filtercheck.KeyStore
-	for _, name := range order {
+	for i, name := range order {
 		data := files[name]
 		tb, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
 		if err != nil {
@@ -131,6 +132,27 @@ func TestReadKeysPlain(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: KeyStore.ReadKeys, its memory used before, differs from reading the keys with DataBlocks (-DataBlocks +ReadKeys):\n%s", name, diff)
+		}
+		if i%2 == 1 {
+			continue // the next ReadKeys reuses what ReadKeys used
+		}
+		for j := range want {
+			if n := want[j].Len(); n != len(want[j].Keys) {
+				t.Fatalf("%s: block %d: Len %d with %d keys", name, j, n, len(want[j].Keys))
+			}
+			want[j].Keys = nil
+		}
+		got, err = store.ReadHashes(tb)
+		if err != nil {
+			t.Fatalf("%s: KeyStore.ReadHashes: %v", name, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: KeyStore.ReadHashes differs from reading the keys' hashes with DataBlocks (-DataBlocks +ReadHashes):\n%s", name, diff)
+		}
+		for j := range got {
+			if got[j].Len() != len(got[j].Hashes) {
+				t.Fatalf("%s: block %d: Len %d with %d hashes and no keys", name, j, got[j].Len(), len(got[j].Hashes))
+			}
 		}
 	}
 }

@@ -15,11 +15,23 @@ import (
 // order.
 type BlockKeys struct {
 	Handle table.BlockHandle // where the data block is stored
-	Keys   [][]byte          // its entries' user keys, in order
+	// Keys are its entries' user keys, in order; nil when only their
+	// hashes were read (KeyStore.ReadHashes).
+	Keys [][]byte
 	// Hashes, when not nil, holds bloom.Hash(key, prehash.Seed) of each
 	// of Keys: ReadKeys hashes each key as it reads it, and a bloom
 	// filter's rebuild uses those hashes instead of hashing the keys again.
+	// Without Keys, they stand for the keys.
 	Hashes []uint32
+}
+
+// Len returns the number of the block's entries: its keys, or its hashes
+// when only they were read.
+func (b *BlockKeys) Len() int {
+	if b.Keys == nil {
+		return len(b.Hashes)
+	}
+	return len(b.Keys)
 }
 
 // ReadKeys reads every data block of t and returns their handles, user
@@ -42,6 +54,20 @@ type KeyStore struct {
 // keys and the keys' hashes, in s's memory: what an earlier call returned
 // is overwritten.
 func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
+	return s.read(t, true)
+}
+
+// ReadHashes is ReadKeys without the keys: each block's Keys is nil, and
+// its Hashes stand for them. That is all a rebuild of a filter block of
+// the policy named bloom.PolicyName needs (Compare), and it copies and
+// keeps no key. Anything else that looks at keys (CountFalseNegatives,
+// HashesDiffer, a legacy filter's rebuild, MeasureFPR) needs ReadKeys.
+func (s *KeyStore) ReadHashes(t *table.Table) ([]BlockKeys, error) {
+	return s.read(t, false)
+}
+
+// read is ReadKeys, or ReadHashes unless keep.
+func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 	blocks := s.blocks[:0]
 	if cap(blocks) < t.NumDataBlocks() {
 		blocks = make([]BlockKeys, 0, t.NumDataBlocks())
@@ -58,11 +84,15 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	hashes := s.hashes[:0]
 	nextArena, nextSlices := 0, 0 // the chunks of s to use next
 	first := 0                    // where the current block's slices start
+	hstart := 0                   // where its hashes start
 	err := t.DataKeys(func(k []byte) {
 		// Every key is a valid internal key: its user key is all but its
 		// 8-byte tag.
 		u := k[:len(k)-8]
 		hashes = append(hashes, bloom.Hash(u, prehash.Seed))
+		if !keep {
+			return
+		}
 		var stored []byte
 		switch {
 		case len(u) > arenaChunk/4:
@@ -105,19 +135,24 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 		}
 		slices = append(slices, stored)
 	}, func(_ int, h table.BlockHandle, n int) error {
-		keys := [][]byte{} // as ReadDataBlock gives a block without entries
-		if n > 0 {
-			keys = slices[first:len(slices):len(slices)]
+		var keys [][]byte
+		if keep {
+			keys = [][]byte{} // as ReadDataBlock gives a block without entries
+			if n > 0 {
+				keys = slices[first:len(slices):len(slices)]
+			}
+			first = len(slices)
 		}
-		first = len(slices)
-		blocks = append(blocks, BlockKeys{Handle: h, Keys: keys})
+		// Its hashes for now, to be sliced again below.
+		blocks = append(blocks, BlockKeys{Handle: h, Keys: keys, Hashes: hashes[hstart:]})
+		hstart = len(hashes)
 		return nil
 	})
-	// The hashes are sliced once all are read, since appending may have
-	// moved them: each block's follow the last block's, one per key.
+	// The hashes are sliced again once all are read, since appending may
+	// have moved them: each block's follow the last block's.
 	start := 0
 	for i := range blocks {
-		end := start + len(blocks[i].Keys)
+		end := start + len(blocks[i].Hashes)
 		blocks[i].Hashes = hashes[start:end:end]
 		start = end
 	}
@@ -139,7 +174,13 @@ func Build(blocks []BlockKeys, p bloom.FilterPolicy) []byte {
 func buildWith(fb *bloom.FilterBlockBuilder, blocks []BlockKeys) []byte {
 	fb.StartBlock(0)
 	for _, b := range blocks {
-		if len(b.Hashes) != len(b.Keys) || !prehash.AddHashes(fb, b.Hashes) {
+		switch {
+		case b.Keys == nil && len(b.Hashes) > 0:
+			// Only hashes were read (ReadHashes): they must do.
+			if !prehash.AddHashes(fb, b.Hashes) {
+				panic("filtercheck: a filter block rebuilt from hashes alone with a policy that does not build from them; read the keys (ReadKeys)")
+			}
+		case len(b.Hashes) != len(b.Keys) || !prehash.AddHashes(fb, b.Hashes):
 			for _, k := range b.Keys {
 				fb.AddKey(k)
 			}
@@ -233,8 +274,9 @@ func rebuiltFilters(dst []rebuiltFilter, blocks []BlockKeys) []rebuiltFilter {
 		fs = slices.Grow(fs, int(min(blocks[n-1].Handle.End()>>baseLg+1, uint64(4*n))))
 	}
 	lo, keys := 0, 0 // pending: blocks[lo:i], keys in them
-	for i, b := range blocks {
-		keys += len(b.Keys)
+	for i := range blocks {
+		b := &blocks[i]
+		keys += b.Len()
 		for idx := b.Handle.End() >> baseLg; uint64(len(fs)) < idx; {
 			fs = append(fs, rebuiltFilter{lo, i + 1, keys})
 			lo, keys = i+1, 0

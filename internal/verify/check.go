@@ -380,8 +380,11 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 		defer func() { sc.file = t.FileBuffer() }()
 	}
 	if err == nil {
+		// With scratch memory, the keys' hashes only: all that the
+		// usual verdict needs. decideFilter reads the keys where it
+		// needs them.
 		if sc != nil {
-			blocks, err = sc.keys.ReadKeys(t)
+			blocks, err = sc.keys.ReadHashes(t)
 		} else {
 			blocks, err = filtercheck.ReadKeys(t)
 		}
@@ -397,22 +400,41 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 		return
 	}
 	if err != nil {
-		switch {
-		case errors.Is(err, table.ErrLimit):
-			rep.Verdict, rep.Err, rep.Scan = Unchecked, err, false
-		case errors.Is(err, base.ErrUndefined):
-			rep.Verdict, rep.Err, rep.Undefined = Unreadable, err, true
-		default:
-			rep.Verdict, rep.Err, rep.Status = Unreadable, err, base.StatusOf(err)
-			rep.Device = isDeviceError(err)
-		}
+		scanFailed(rep, err)
 		return
 	}
 	rep.Table, rep.BlockKeys, rep.DataBlocks = t, blocks, len(blocks)
-	for _, b := range blocks {
-		rep.Keys += len(b.Keys)
+	for i := range blocks {
+		rep.Keys += blocks[i].Len()
 	}
-	decideFilter(t, blocks, rep)
+	keys := func() ([]filtercheck.BlockKeys, bool) {
+		if sc == nil {
+			return blocks, true // read with their keys
+		}
+		blocks, err := sc.keys.ReadKeys(t)
+		if err != nil {
+			// The same scan as before: the file changed under the map?
+			rep.Scan = true
+			scanFailed(rep, err)
+			return nil, false
+		}
+		rep.BlockKeys = blocks
+		return blocks, true
+	}
+	decideFilter(t, blocks, keys, rep)
+}
+
+// scanFailed sets the verdict of a table whose scan failed with err.
+func scanFailed(rep *TableReport, err error) {
+	switch {
+	case errors.Is(err, table.ErrLimit):
+		rep.Verdict, rep.Err, rep.Scan = Unchecked, err, false
+	case errors.Is(err, base.ErrUndefined):
+		rep.Verdict, rep.Err, rep.Undefined = Unreadable, err, true
+	default:
+		rep.Verdict, rep.Err, rep.Status = Unreadable, err, base.StatusOf(err)
+		rep.Device = isDeviceError(err)
+	}
 }
 
 // isDeviceError tells whether err is the storage failing to read a file
@@ -441,8 +463,11 @@ func notRegular(path string, fi fs.FileInfo) error {
 // decideFilter sets the verdict of a table upstream reads, from its filter
 // block as upstream's Table::ReadMeta finds it with its bloom filter
 // policy, leveldb.BuiltinBloomFilter2, and failing that from the other
-// "filter." entries of its metaindex.
-func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, rep *TableReport) {
+// "filter." entries of its metaindex. blocks may hold the keys' hashes
+// only (filtercheck.KeyStore.ReadHashes); keys reads the keys where the
+// verdict needs them, with the same scan, or sets the verdict of a scan
+// that fails and returns false.
+func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, keys func() ([]filtercheck.BlockKeys, bool), rep *TableReport) {
 	present := map[string]bool{}
 	var others []string
 	for _, m := range t.Metaindex() {
@@ -460,7 +485,16 @@ func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, rep *TableRepo
 	case f.Use == table.FilterUsed:
 		rep.Policy = bloom.PolicyName
 		rep.FilterBlock = f.Contents
-		rep.Comparison = filtercheck.Compare(blocks, bloom.PolicyName, f.Handle, f.Contents)
+		c, ok := filtercheck.CompareHashes(blocks, bloom.PolicyName, f.Handle, f.Contents)
+		if !ok || c.Match != filtercheck.MatchOK {
+			// The comparison, or the count of false negatives
+			// below, needs the keys.
+			if blocks, ok = keys(); !ok {
+				return
+			}
+			c = filtercheck.Compare(blocks, bloom.PolicyName, f.Handle, f.Contents)
+		}
+		rep.Comparison = c
 		rep.Verdict = OK
 		if rep.Comparison.Match != filtercheck.MatchOK {
 			rep.Verdict = Mismatch
@@ -494,6 +528,10 @@ func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, rep *TableRepo
 			return
 		}
 		rep.FilterBlock = f.Contents
+		blocks, ok := keys()
+		if !ok {
+			return
+		}
 		rep.Comparison = filtercheck.Compare(blocks, bloom.LegacyPolicyName, f.Handle, f.Contents)
 		rep.Verdict = OldFilter
 		if rep.Comparison.Match != filtercheck.MatchOK {
