@@ -39,6 +39,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sync"
 
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
@@ -75,7 +76,7 @@ version prints the version, the Go release it was built with and the
 Files are opened read-only; no lock is taken and nothing is written.
 Progress goes to stderr when it is a terminal or for many tables.
 
-` + exitText
+`
 
 // pathText says what a PATH is, for every command's help.
 const pathText = `PATH is a LevelDB database directory (one with a CURRENT file), a
@@ -91,11 +92,12 @@ cannot open it. A named file that is not a table (by its name, *.ldb or
 *.sst, or by its magic number) is skipped and said so.
 `
 
-// exitText documents the verdicts and exit codes.
-var exitText = `Verdicts and exit status (the highest applies; dump exits as verify):
-
-` + verify.VerdictText(76) + `
-`
+// exitText documents the verdicts and exit codes, after usage and after
+// verify's and dump's help. It is made when first printed, not when
+// every run starts.
+var exitText = sync.OnceValue(func() string {
+	return "Verdicts and exit status (the highest applies; dump exits as verify):\n\n" + verify.VerdictText(76) + "\n"
+})
 
 // verifyUsage is `ldbcompat help verify`.
 var verifyUsage = `Usage: ldbcompat verify [--json] PATH...
@@ -113,7 +115,7 @@ Flags:
   --json   print one JSON document on stdout (docs/verify.md describes it)
   --       ends the flags; later arguments are paths
 
-` + exitText
+`
 
 // dumpUsage is `ldbcompat help dump`.
 var dumpUsage = `Usage: ldbcompat dump [--json] [--samples N] [--seed S] PATH...
@@ -132,7 +134,7 @@ Flags:
   --seed S      seed for the absent keys (default 1)
   --            ends the flags; later arguments are paths
 
-` + exitText
+`
 
 func main() {
 	// The garbage verify makes is small beside what it keeps (a table's
@@ -149,7 +151,7 @@ func main() {
 // run is the whole command, for tests: it returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage+exitText())
 		return exitUsage
 	}
 	switch args[0] {
@@ -170,7 +172,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		if len(args) == 2 {
-			text, ok := helpFor[args[1]]
+			text, ok := help(args[1])
 			if !ok {
 				fmt.Fprintf(stderr, "ldbcompat help: unknown command %q\nRun 'ldbcompat help' for usage.\n", args[1])
 				return exitUsage
@@ -178,14 +180,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, text)
 			return exitOK
 		}
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage+exitText())
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "ldbcompat: unknown command %q\nRun 'ldbcompat help' for usage.\n", args[0])
 	return exitUsage
 }
 
-// helpFor is each command's help.
+// help returns command name's help: helpFor's, and for verify and dump
+// exitText after it.
+func help(name string) (string, bool) {
+	text, ok := helpFor[name]
+	if name == "verify" || name == "dump" {
+		text += exitText()
+	}
+	return text, ok
+}
+
+// helpFor is each command's help, exitText aside.
 var helpFor = map[string]string{
 	"verify":  verifyUsage,
 	"dump":    dumpUsage,
@@ -211,7 +223,8 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]st
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, helpFor[fs.Name()])
+				text, _ := help(fs.Name())
+				fmt.Fprint(stdout, text)
 				return nil, true
 			}
 			fmt.Fprintf(stderr, "ldbcompat %s: %v\nRun 'ldbcompat help %s' for usage.\n", fs.Name(), err, fs.Name())

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
@@ -17,12 +18,14 @@ import (
 var (
 	// pebbleMarker: Pebble names its MANIFEST in a marker file instead of
 	// CURRENT (marker.manifest.000001.MANIFEST-000001).
-	pebbleMarker = regexp.MustCompile(`(?i)^marker\.manifest\.[0-9]+\.`)
+	pebbleMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^marker\.manifest\.[0-9]+\.`) })
 	// optionsFile: RocksDB, and Pebble, write their options there, under
 	// a [Version] section naming the store.
-	optionsFile = regexp.MustCompile(`^OPTIONS-[0-9]+$`)
+	optionsFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^OPTIONS-[0-9]+$`) })
 	// storeVersion is that section's line.
-	storeVersion = regexp.MustCompile(`(?m)^\s*(rocksdb_version|pebble_version)\s*=\s*(\S+)`)
+	storeVersion = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^\s*(rocksdb_version|pebble_version)\s*=\s*(\S+)`)
+	})
 )
 
 // foreignKind tells, from the entries of the directory dir, whether
@@ -30,12 +33,12 @@ var (
 // tells so; "" otherwise.
 func foreignKind(dir string, ents []fs.DirEntry) (kind, evidence string) {
 	for _, e := range ents {
-		if pebbleMarker.MatchString(e.Name()) {
+		if pebbleMarker().MatchString(e.Name()) {
 			return "Pebble", e.Name() + " names its MANIFEST, as Pebble does instead of CURRENT"
 		}
 	}
 	for _, e := range ents {
-		if !optionsFile.MatchString(e.Name()) || !e.Type().IsRegular() {
+		if !optionsFile().MatchString(e.Name()) || !e.Type().IsRegular() {
 			continue
 		}
 		f, err := os.Open(filepath.Join(dir, e.Name()))
@@ -44,7 +47,7 @@ func foreignKind(dir string, ents []fs.DirEntry) (kind, evidence string) {
 		}
 		head, _ := io.ReadAll(io.LimitReader(f, 16<<10))
 		f.Close()
-		if m := storeVersion.FindSubmatch(head); m != nil {
+		if m := storeVersion().FindSubmatch(head); m != nil {
 			kind := "RocksDB"
 			if string(m[1]) == "pebble_version" {
 				kind = "Pebble"
