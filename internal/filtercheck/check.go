@@ -163,17 +163,16 @@ func compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte
 	switch name {
 	case bloom.PolicyName:
 		r.Params = &params
-		bufs.rebuilt = rebuiltFilters(bufs.rebuilt, blocks)
-		if hashesOnly && rebuiltSize(bufs.rebuilt, bpk) > maxRebuild(len(stored)) {
-			return nil, false // rebuildDiff would need the keys
+		var ok bool
+		if r.Diff, ok = rebuildDiff(stored, blocks, bloom.NewPolicy(bpk), bpk, false, bufs); !ok {
+			return nil, false
 		}
-		r.Diff = rebuildDiff(stored, blocks, bloom.NewPolicy(bpk), bpk, false, bufs)
 	case bloom.LegacyPolicyName:
 		r.Params = &params
-		du := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, false), bpk, false, bufs)
+		du, _ := rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, false), bpk, false, bufs)
 		ds := du // the same block, when no key tells the hashes apart
 		if HashesDiffer(blocks) {
-			ds = rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk, true, bufs)
+			ds, _ = rebuildDiff(stored, blocks, bloom.NewLegacyPolicy(bpk, true), bpk, true, bufs)
 		}
 		switch {
 		case du == nil && ds == nil:

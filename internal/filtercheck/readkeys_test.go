@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
@@ -209,5 +210,89 @@ func TestBuildFromHashes(t *testing.T) {
 		if got := filtercheck.Build(wrong, tc.p); bytes.Equal(got, want) == tc.usesHashes {
 			t.Errorf("%s: a wrong hash changed the block: %v, want %v", tc.name, !bytes.Equal(got, want), tc.usesHashes)
 		}
+	}
+}
+
+// TestCompareHashes: the comparison verify makes from ReadHashes' blocks
+// is CompareTable's, where it is made at all; it is not made where it
+// takes keys (a legacy filter, which may hash tail bytes signed), but is
+// for a table without keys, where nothing takes them.
+func TestCompareHashes(t *testing.T) {
+	// Data blocks without entries, and one with keys.
+	meta := tabletest.EncodeBlock(nil, 16)
+	table2 := func(withKeys bool) []byte {
+		var file []byte
+		var index []tabletest.KV
+		for b := 0; b < 3; b++ {
+			var kvs []tabletest.KV
+			if withKeys && b == 1 {
+				kvs = []tabletest.KV{{Key: ikey("a\x80", 1)}, {Key: ikey("b", 1)}}
+			}
+			var h table.BlockHandle
+			file, h = tabletest.AppendBlock(file, tabletest.EncodeBlock(kvs, 16), table.NoCompression)
+			index = append(index, tabletest.KV{Key: ikey(string(rune('a'+b)), 1), Value: table.AppendBlockHandle(nil, h)})
+		}
+		file, mh := tabletest.AppendBlock(file, meta, table.NoCompression)
+		file, ih := tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
+		return tabletest.AppendFooter(file, mh, ih)
+	}
+	for _, tc := range []struct {
+		name     string
+		withKeys bool
+		policy   string
+		want     bool // compared from the hashes
+	}{
+		{"no keys, current", false, bloom.PolicyName, true},
+		{"no keys, legacy", false, bloom.LegacyPolicyName, true},
+		{"no keys, other", false, "leveldb.OtherFilter", true},
+		{"keys, current", true, bloom.PolicyName, true},
+		{"keys, legacy", true, bloom.LegacyPolicyName, false},
+		{"keys, other", true, "leveldb.OtherFilter", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plain, err := tabletest.ReplaceFilter(table2(tc.withKeys), "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb, err := table.Open("t.ldb", bytes.NewReader(plain), int64(len(plain)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks, err := filtercheck.ReadKeys(tb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := bloom.NewPolicy(10)
+			if tc.policy == bloom.LegacyPolicyName {
+				p = bloom.NewLegacyPolicy(10, true)
+			}
+			data, err := tabletest.ReplaceFilter(plain, tc.policy, filtercheck.Build(blocks, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tb, err = table.Open("t.ldb", bytes.NewReader(data), int64(len(data))); err != nil {
+				t.Fatal(err)
+			}
+			want, err := filtercheck.CompareTable(tb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hashes, err := new(filtercheck.KeyStore).ReadHashes(tb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, stored, _ := tb.FilterBlock()
+			h, _ := tb.FilterHandle()
+			got, ok := filtercheck.CompareHashes(hashes, tc.policy, h, stored)
+			if ok != tc.want {
+				t.Fatalf("CompareHashes compared: %v, want %v", ok, tc.want)
+			}
+			if !ok {
+				return
+			}
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(filtercheck.Comparison{}, "Blocks")); diff != "" {
+				t.Errorf("CompareHashes differs from CompareTable (-keys +hashes):\n%s", diff)
+			}
+		})
 	}
 }

@@ -300,8 +300,10 @@ func maxRebuild(n int) uint64 { return 2*uint64(n) + 64<<10 }
 // bloom filter of bitsPerKey bits per key (NewPolicy, or NewLegacyPolicy
 // hashing tail bytes signed or not).
 // It returns what Compare(stored, Build(blocks, p)) does without allocating
-// much more than stored's size. bufs is memory it may use.
-func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, signed bool, bufs *compareBufs) *Diff {
+// much more than stored's size, and true; or false, having compared
+// nothing, when that takes the keys and blocks hold only their hashes
+// (ReadHashes). bufs is memory it may use.
+func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, signed bool, bufs *compareBufs) (*Diff, bool) {
 	bufs.rebuilt = rebuiltFilters(bufs.rebuilt, blocks)
 	size := rebuiltSize(bufs.rebuilt, bitsPerKey)
 	if size <= maxRebuild(len(stored)) {
@@ -309,11 +311,14 @@ func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPe
 		fb := getBuilder(key, p)
 		d := FirstDiff(stored, buildWith(fb, blocks))
 		putBuilder(key, fb)
-		return d
+		return d, true
+	}
+	if keyless(blocks) {
+		return nil, false // rebuildPrefix makes filters of the keys
 	}
 	d := FirstDiff(stored, rebuildPrefix(blocks, p, bitsPerKey, len(stored)+1))
 	d.RebuiltLen = int(min(size, math.MaxInt))
-	return d
+	return d, true
 }
 
 // rebuildPrefix returns the first n bytes of Build(blocks, p), for p a

@@ -88,7 +88,7 @@ func TestRebuildPrefix(t *testing.T) {
 		// rebuildDiff takes the bounded way for blocks much larger
 		// than the stored one, the ordinary way for others: the same
 		// difference either way.
-		if d := rebuildDiff(stored, blocks, pl.p(bpk), bpk, pl.signed, new(compareBufs)); d == nil || *d != *want {
+		if d, _ := rebuildDiff(stored, blocks, pl.p(bpk), bpk, pl.signed, new(compareBufs)); d == nil || *d != *want {
 			t.Fatalf("%s: rebuildDiff %v, full diff %v", name, d, want)
 		}
 	}
@@ -109,7 +109,7 @@ func TestRebuildPrefix(t *testing.T) {
 				t.Fatalf("%d bytes stored: the rebuilt block is not large enough to be rebuilt the bounded way", n)
 			}
 			want := FirstDiff(stored, full)
-			if d := rebuildDiff(stored, blocks, bloom.NewPolicy(3000), 3000, false, new(compareBufs)); d == nil || *d != *want {
+			if d, _ := rebuildDiff(stored, blocks, bloom.NewPolicy(3000), 3000, false, new(compareBufs)); d == nil || *d != *want {
 				t.Errorf("%d bytes stored, flipped %v: rebuildDiff %v, full diff %v", n, flip, d, want)
 			}
 		}

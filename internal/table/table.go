@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
@@ -216,10 +217,7 @@ func (t *Table) readIndex() error {
 	// Upstream writes one restart point per index entry; room for that
 	// many, but for no more than one per 32 bytes of the block (an entry
 	// takes about that much), however many restarts a damaged block claims.
-	if want := int(min(it.num, uint32(len(t.indexBlock.Contents)/32))); cap(t.index) < want {
-		t.index = make([]IndexEntry, 0, want)
-	}
-	t.index = t.index[:0]
+	t.index = slices.Grow(t.index[:0], int(min(it.num, uint32(len(t.indexBlock.Contents)/32))))
 	// The separators are copied one after another into t.seps. Where
 	// appending moves them, the earlier ones stay where they were, unchanged.
 	seps := t.seps[:0]

@@ -367,10 +367,9 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 	)
 	if data != nil {
 		// Mapped, so sc is not nil (read).
+		// nil when it fails: the next table then allocates its own.
 		t, err = table.OpenBytesReusing(sc.table, tg.Path, data, size)
-		if t != nil {
-			sc.table = t
-		}
+		sc.table = t
 	} else {
 		t, err = table.OpenSized(tg.Path, f, fi.Size(), size)
 	}
