@@ -116,6 +116,31 @@ func snappySeeds() [][]byte {
 			add(new(snappyStream).lit(pad, 2).lit(seqBytes(l, l), extra).lit(pad, 0))
 		}
 	}
+	// An element that reaches or overruns the declared length (by one)
+	// while much input remains: the end of the output, not of the input,
+	// stops the decoder there.
+	for _, off := range []int{1, 3, 7, 8, 9, 16, 17, 20} {
+		for l := 1; l <= 64; l++ {
+			b := new(snappyStream).lit(seqBytes(off, 20), 0).copy2(l, off)
+			end := b.n
+			if l >= 4 && l <= 11 {
+				b = new(snappyStream).lit(seqBytes(off, 20), 0).copy1(l, off)
+			}
+			b.lit(pad, 1)
+			add(b, end-b.n, end-b.n-1)
+		}
+	}
+	for _, l := range []int{1, 16, 17, 60, 64, 100} {
+		b := new(snappyStream).lit(seqBytes(0, 20), 0).lit(seqBytes(l, l), 2)
+		end := b.n
+		b.lit(pad, 1)
+		add(b, end-b.n, end-b.n-1)
+	}
+	// Literals of 17..64 bytes with fewer than 64 bytes of input after
+	// their tag but much output still to come.
+	for l := 17; l <= 64; l++ {
+		add(new(snappyStream).lit(pad, 1).lit(seqBytes(l, l), 0).copy2(64, 100).copy2(64, 30))
+	}
 	long := new(snappyStream).lit(seqBytes(0, 40), 0).copy1(11, 3).copy2(64, 20).copy4(30, 100).lit(pad, 2).copy2(40, 7).lit(seqBytes(7, 5), 0)
 	full := long.bytes(0)
 	for i := range full {
@@ -143,7 +168,11 @@ func checkSnappy(t *testing.T, src []byte, maxLen uint64) {
 		}
 		return p
 	}
-	for _, c := range []int{-1, 0, 7, 100, 5000} {
+	caps := []int{-1, 0, 7, 100, 5000}
+	if n, k := binary.Uvarint(src); k > 0 && n > 0 && n <= 1<<16 {
+		caps = append(caps, int(n), int(n)-1) // room or not
+	}
+	for _, c := range caps {
 		var dst, ref []byte
 		if c >= 0 {
 			dst, ref = garbage(c)[:c/2], garbage(c)[:c/2]
