@@ -158,7 +158,8 @@ fprate:
 # Every fuzz target of every package, one `go test -fuzz` run each
 # (tools/fuzz.sh): the pure-Go targets, then the differential FuzzUpstream*
 # ones against upstream LevelDB, built if needed, with the leveldb tag. FUZZTIME
-# is per target, a duration (60s) or an execution count (100000x); new
+# is per target, a duration (60s) or an execution count (100000x), and
+# FUZZTIME_<Target> in the environment overrides it for one target; new
 # inputs that widen coverage are minimized for at most FUZZMINIMIZETIME. A
 # failing input is written to the package's testdata/fuzz/<Target>/: commit
 # it with the fix. The summary gives each target's executions (the count Go

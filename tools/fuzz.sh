@@ -8,8 +8,9 @@
 # runs the FuzzUpstream* targets, which need the leveldb tag, apart.
 #
 # FUZZTIME is the budget per target: a duration (60s) or a count of
-# executions (100000x). FUZZMINIMIZETIME bounds the minimization of each new
-# input (Go's default, 60s, can stall a short run).
+# executions (100000x); FUZZTIME_<target> (FUZZTIME_FuzzUpstreamTable=4000x)
+# overrides it for one target. FUZZMINIMIZETIME bounds the minimization of
+# each new input (Go's default, 60s, can stall a short run).
 #
 # A failing input is written by Go to PKG/testdata/fuzz/TARGET/; the run
 # stops there with a non-zero exit, naming the file. Commit it with the fix.
@@ -44,10 +45,6 @@ fi
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-60s}
 FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-5s}
-case $FUZZTIME in
-*x) duration=false ;;
-*) duration=true ;;
-esac
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -65,10 +62,16 @@ summary=()
 for pkg in "$@"; do
 	targets=$("$GO" test "${tags[@]}" -list "$match" "$pkg" | grep '^Fuzz' || true)
 	for t in $targets; do
-		echo "fuzz: $pkg $t for $FUZZTIME"
+		budget_var="FUZZTIME_$t"
+		budget=${!budget_var:-$FUZZTIME}
+		case $budget in
+		*x) duration=false ;;
+		*) duration=true ;;
+		esac
+		echo "fuzz: $pkg $t for $budget"
 		before=$(corpus "$pkg" "$t")
 		status=0
-		"$GO" test "${tags[@]}" -run '^$' -fuzz "^$t\$" -fuzztime "$FUZZTIME" \
+		"$GO" test "${tags[@]}" -run '^$' -fuzz "^$t\$" -fuzztime "$budget" \
 			-fuzzminimizetime "$FUZZMINIMIZETIME" "$pkg" 2>&1 | tee "$log" || status=$?
 		execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
 		note=""
@@ -80,7 +83,7 @@ for pkg in "$@"; do
 			if $duration && [ "$before" = "$after" ] &&
 				! grep -q 'Failing input written\|panic:\|hung or terminated' "$log" &&
 				[ "$(printf '%s\n' "$failure" | sed -n 2p | sed 's/^[[:space:]]*//')" = "context deadline exceeded" ]; then
-				echo "fuzz: $t: Go reported its own $FUZZTIME deadline as a failure (golang/go#75804); no failing input, counted as ended"
+				echo "fuzz: $t: Go reported its own $budget deadline as a failure (golang/go#75804); no failing input, counted as ended"
 				note=" (ended by golang/go#75804)"
 			else
 				echo "fuzz: $pkg $t FAILED (exit $status)." >&2
@@ -92,8 +95,8 @@ for pkg in "$@"; do
 				exit 1
 			fi
 		fi
-		summary+=("$(printf '%-32s %-24s %12s execs%s' "$t" "$pkg" "${execs:-?}" "$note")")
+		summary+=("$(printf '%-32s %-24s %12s execs of %s%s' "$t" "$pkg" "${execs:-?}" "$budget" "$note")")
 	done
 done
-echo "fuzz: every target ran for $FUZZTIME without a failure:"
+echo "fuzz: every target ran without a failure:"
 printf '%s\n' "${summary[@]}"
