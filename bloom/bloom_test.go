@@ -299,7 +299,7 @@ func TestLegacyPolicy(t *testing.T) {
 // TestKeyMayMatchInlineHash checks KeyMayMatch, which computes Hash (or
 // HashSignedTail) inline and writes the probes of k = 6 out, against probes
 // of the hash's value, for keys of every length to 70, tail bytes high and
-// low, both ways of testing the bits (earlyExit) whatever this processor
+// low, every way of testing the bits (probePaths) whatever this processor
 // uses: a key matches a filter holding only its own probe bits, and misses
 // once any one of them is cleared.
 func TestKeyMayMatchInlineHash(t *testing.T) {
@@ -318,23 +318,22 @@ func TestKeyMayMatchInlineHash(t *testing.T) {
 				h = HashSignedTail(key, bloomSeed)
 			}
 			delta := h>>17 | h<<15
-			for _, early := range []bool{false, true} {
-				p := newBloom(10, PolicyName, signed)
-				p.earlyExit = early
+			for _, path := range probePaths {
+				p := path.policy(10, signed)
 				for _, k := range []int{1, 6, 7, 30} {
 					for _, nbytes := range []int{1, 8, 13, 12500} {
 						filter := make([]byte, nbytes+1)
 						filter[nbytes] = byte(k)
 						addHashes(filter[:nbytes], k, []uint32{h}, false)
 						if !p.KeyMayMatch(key, filter) {
-							t.Fatalf("key of %d bytes, signed %v, early %v, k %d: misses a filter of its own bits", n, signed, early, k)
+							t.Fatalf("key of %d bytes, signed %v, %s, k %d: misses a filter of its own bits", n, signed, path.name, k)
 						}
 						for j := 0; j < k; j++ {
 							pos := uint64(h+uint32(j)*delta) % uint64(nbytes*8)
 							f := append([]byte(nil), filter...)
 							f[pos/8] &^= 1 << (pos % 8)
 							if p.KeyMayMatch(key, f) {
-								t.Fatalf("key of %d bytes, signed %v, early %v, k %d: matches with probe %d cleared", n, signed, early, k, j)
+								t.Fatalf("key of %d bytes, signed %v, %s, k %d: matches with probe %d cleared", n, signed, path.name, k, j)
 							}
 						}
 					}
@@ -376,4 +375,27 @@ func TestCreateFilterVector(t *testing.T) {
 			}
 		}
 	}
+}
+
+// probePath is one of KeyMayMatch's ways of testing a key's bits.
+type probePath struct {
+	name       string
+	early, div bool // bloomPolicy's earlyExit and divProbes
+}
+
+// probePaths are KeyMayMatch's ways of testing a key's bits: all k bits
+// (Intel), returning at the first clear bit (AMD), and so with two of the
+// six probes of 10 bits per key by division (AMD family 25). Tests run
+// each, whichever this processor uses.
+var probePaths = []probePath{
+	{"all k bits", false, false},
+	{"first clear bit", true, false},
+	{"first clear bit, two probes divided", true, true},
+}
+
+// policy returns a policy of bitsPerKey testing bits this way.
+func (path probePath) policy(bitsPerKey int, signed bool) *bloomPolicy {
+	p := newBloom(bitsPerKey, PolicyName, signed)
+	p.earlyExit, p.divProbes = path.early, path.div
+	return p
 }

@@ -7,3 +7,8 @@ package bloom
 // processor is not told apart (other architectures, or the purego build
 // tag), it reads all k bits, as on the Intel processors measured.
 var earlyExitFaster = false
+
+// divProbesFaster reports whether KeyMayMatch, returning at the first
+// clear bit, is faster taking two of its probes' remainders from a
+// division: never where the processor is not told apart.
+var divProbesFaster = false

@@ -127,12 +127,11 @@ func FuzzKeyMayMatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key, filter []byte) {
 		for _, signed := range []bool{false, true} {
 			want := refMayMatch(key, filter, signed)
-			// Both ways of testing the bits, whichever this processor uses.
-			for _, early := range []bool{false, true} {
-				p := newBloom(10, PolicyName, signed)
-				p.earlyExit = early
+			// Every way of testing the bits, whichever this processor uses.
+			for _, path := range probePaths {
+				p := path.policy(10, signed)
 				if got := p.KeyMayMatch(key, filter); got != want {
-					t.Fatalf("signed %v, early exit %v: KeyMayMatch(% x, % x) = %v, reference %v", signed, early, key, filter, got, want)
+					t.Fatalf("signed %v, %s: KeyMayMatch(% x, % x) = %v, reference %v", signed, path.name, key, filter, got, want)
 				}
 			}
 		}

@@ -29,11 +29,15 @@ import (
 // less time returning at the first clear bit (it reads 1.8 bits on
 // average instead of 6), and a present one about the same (make bench,
 // docs/performance.md). earlyExitFaster (cpu_*.go) picks the early return
-// on AMD processors. There, at 10 bits per key, two of the six probes
-// divide as upstream does (isSetDiv): the multiplier is what a present
-// key's probes wait for, and the divider, a unit of its own, is idle
-// beside it. Present keys took about 7% less time than with six reducer
-// probes; two divisions were the best of the mixes timed.
+// on AMD processors. On AMD's family 25 (divProbesFaster), at 10 bits per
+// key, two of the six probes divide as upstream does (isSetDiv): the
+// multiplier is what a present key's probes wait for, and the divider, a
+// unit of its own, is idle beside it. Present keys took about 7% less time
+// than with six reducer probes; two divisions were the best of the mixes
+// timed. On family 26 (Zen 5) the same mix made present keys 3% and
+// absent ones 9% slower than six reducer probes, and every probe by
+// division made present keys about 1.5 times as slow: there all six use
+// the reducer.
 //
 // How CreateFilter sets the bits differs too: on AMD processors with AVX2,
 // the probes of four keys at a time are reduced in the vector unit

@@ -725,12 +725,17 @@ import (
 )
 
 func TestKit(t *testing.T) {
+	// As on AMD's family 25, on its family 26 and on Intel.
 	for _, c := range []struct {
-		name              string
-		earlyExit, vector bool
-	}{{"first-clear-bit,vector", true, true}, {"all-k-bits,scalar", false, false}} {
+		name                         string
+		earlyExit, divProbes, vector bool
+	}{
+		{"first-clear-bit,divided,vector", true, true, true},
+		{"first-clear-bit,vector", true, false, true},
+		{"all-k-bits,scalar", false, false, false},
+	} {
 		t.Run(c.name, func(t *testing.T) {
-			defer port.SetPaths(c.earlyExit, c.vector)()
+			defer port.SetPaths(c.earlyExit, c.divProbes, c.vector)()
 			testKit(t)
 		})
 	}
@@ -763,17 +768,18 @@ func testKit(t *testing.T) {
 
 // kitExport is a test file of the copied package: it lets the kit's test
 // choose the probe loop and the way probes are set (bloom's
-// earlyExitFaster and vectorCreateFaster, cpu_*.go and vector_*.go). A
-// rename of either variable in bloom fails the kit targets' build, loudly.
+// earlyExitFaster, divProbesFaster and vectorCreateFaster, cpu_*.go and
+// vector_*.go). A rename of any of them in bloom fails the kit targets'
+// build, loudly.
 const kitExport = `package bloom
 
 // SetPaths makes the policies made from now on return at the first clear
-// bit (earlyExit) or read all k bits, and set probes in the vector kernel
-// where there is one (vector) or in scalar code; it returns what restores
-// the processor's choices.
-func SetPaths(earlyExit, vector bool) (restore func()) {
-	oldEarly, oldVector := earlyExitFaster, vectorCreateFaster
-	earlyExitFaster, vectorCreateFaster = earlyExit, vector
-	return func() { earlyExitFaster, vectorCreateFaster = oldEarly, oldVector }
+// bit (earlyExit), with two probes by division (divProbes), or read all k
+// bits, and set probes in the vector kernel where there is one (vector) or
+// in scalar code; it returns what restores the processor's choices.
+func SetPaths(earlyExit, divProbes, vector bool) (restore func()) {
+	oldEarly, oldDiv, oldVector := earlyExitFaster, divProbesFaster, vectorCreateFaster
+	earlyExitFaster, divProbesFaster, vectorCreateFaster = earlyExit, divProbes, vector
+	return func() { earlyExitFaster, divProbesFaster, vectorCreateFaster = oldEarly, oldDiv, oldVector }
 }
 `
