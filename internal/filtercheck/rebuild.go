@@ -89,6 +89,9 @@ func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 		// Every key is a valid internal key: its user key is all but its
 		// 8-byte tag.
 		u := k[:len(k)-8]
+		if len(hashes) == cap(hashes) {
+			hashes = growHashes(hashes, t.Size())
+		}
 		hashes = append(hashes, bloom.Hash(u, prehash.Seed))
 		if !keep {
 			return
@@ -161,6 +164,19 @@ func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 		return nil, err
 	}
 	return blocks, nil
+}
+
+// growHashes returns hashes with room for more, for a table of size bytes.
+// The first time, that is one hash per 32 bytes of the table (up to 4 MiB
+// of them), more than most tables hold, and memory never touched costs
+// nothing; after that twice as many: append would grow the slice a
+// quarter at a time, each time into new memory, every page of which is
+// faulted in again.
+func growHashes(hashes []uint32, size int64) []uint32 {
+	n := max(2*cap(hashes), int(min(size/32, 1<<20)), 1024)
+	grown := make([]uint32, len(hashes), n)
+	copy(grown, hashes)
+	return grown
 }
 
 // Build returns the filter block upstream's TableBuilder writes with policy
