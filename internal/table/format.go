@@ -60,8 +60,17 @@ const (
 // BlockChecksum returns the masked CRC-32C that the trailer of a block with
 // the given stored contents and compression type holds.
 func BlockChecksum(contents []byte, compression byte) uint32 {
-	return crc.Mask(crc.Extend(crc.Value(contents), []byte{compression}))
+	return crc.Mask(crc.Extend(crc.Value(contents), byteValues[compression:int(compression)+1]))
 }
+
+// byteValues holds every byte value at its own index, so that a byte can
+// be checksummed as a slice of it without allocating one per block.
+var byteValues = func() (b [256]byte) {
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}()
 
 // BlockHandle locates a block's stored contents in a table: Size bytes at
 // Offset, followed by a TrailerSize-byte trailer.
