@@ -316,7 +316,9 @@ func (t *Table) ReadDataBlock(i int) (*DataBlock, error) {
 // scan reads them, until the first error; the scan goes on without fn to
 // find the error upstream reports, which DataBlocks returns (see
 // DataKeys). Only one block is held at a time, so a large table can be
-// walked in little memory if fn keeps nothing.
+// walked in little memory if fn keeps nothing: a compressed block's
+// Contents are decoded into memory that the next block, and later scans,
+// use again (its entries are copies).
 func (t *Table) DataBlocks(fn func(*DataBlock) error) error {
 	var cur *DataBlock
 	return t.walkKeys(func(it *blockIter) {

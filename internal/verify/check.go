@@ -366,8 +366,8 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 		err error
 	)
 	if data != nil {
-		// Mapped, so sc is not nil (read).
-		// nil when it fails: the next table then allocates its own.
+		// Mapped, so sc is not nil (read). t is nil when the open
+		// fails: the next table then allocates its own memory.
 		t, err = table.OpenBytesReusing(sc.table, tg.Path, data, size)
 		sc.table = t
 	} else {
