@@ -708,10 +708,10 @@ const kitModulePath = "github.com/ldbcompat/ldbcompat/mutants/kit"
 // returning at the first clear bit and one reading all k bits, and
 // CreateFilter two ways of setting the probes, scalar and the vector
 // kernel (vector_*.go, where the processor has AVX2); which ones run
-// depends on the processor (cpu_*.go, vector_*.go). The kit runs twice,
-// as on two machines, AMD's choices and Intel's, so that a mutant in
-// either of each is judged wherever make mutants runs (kitExport sets the
-// choices). The filter of 2^32 bits (kit-live's LDBCOMPAT_WIDE=1) is
+// depends on the processor (cpu_*.go, vector_*.go). The kit runs three
+// times, as on three machines, the choices of AMD's families 25 and 26
+// and Intel's, so that a mutant in any of them is judged wherever make
+// mutants runs (kitExport sets the choices). The filter of 2^32 bits (kit-live's LDBCOMPAT_WIDE=1) is
 // built and read in one of the runs, one with the vector kernel: the wide
 // paths are the same code whatever the choices, but for addHashes's
 // choice of the kernel, and each build of it is 512 MiB of fresh memory
