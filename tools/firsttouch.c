@@ -5,6 +5,7 @@
  *
  *   cc -O2 -msse4.2 -o /tmp/firsttouch tools/firsttouch.c
  *   /tmp/firsttouch /tmp/benchdb/ *.ldb      (the path without the space)
+ *   /tmp/firsttouch -pages /tmp/benchdb/ *.ldb
  *
  * For each file, five times over: map it read-only and shared, populate
  * the map (MADV_POPULATE_READ, Linux 5.14 and later) so that no read
@@ -13,12 +14,19 @@
  * second reads it again), unmap it; then read it with pread(2), 64 KiB at
  * a time into one buffer used again, checksumming each piece. Prints the
  * time of each step per pass over all the files. x86-64 only.
+ *
+ * With -pages first, it measures instead what the first read of each
+ * page costs, over maps populated the same way, three ways: one load
+ * per page in order; one load per page with each load's address taken
+ * from the byte the one before read (so that no two overlap); and one
+ * load per eighth page only. Printed in ns per page loaded.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <nmmintrin.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -48,12 +56,60 @@ static uint64_t checksum(const unsigned char *p, size_t n, uint64_t c) {
 	return c;
 }
 
+/* pages: the -pages measurement (see the top of the file). */
+static int pages(int argc, char **argv) {
+	static const char *const names[] = {"every page, in order", "every page, each load after the last",
+					    "every eighth page"};
+	double ns[3] = {0};
+	long loaded[3] = {0};
+	uint64_t sum = 0;
+	for (int pass = 0; pass < passes; pass++) {
+		for (int way = 0; way < 3; way++) {
+			for (int i = 0; i < argc; i++) {
+				int fd = open(argv[i], O_RDONLY);
+				struct stat st;
+				if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
+					perror(argv[i]);
+					return 1;
+				}
+				size_t n = (size_t)st.st_size, np = n / 4096;
+				const volatile unsigned char *m = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
+				if (m == MAP_FAILED) {
+					perror("mmap");
+					return 1;
+				}
+				if (madvise((void *)m, n, MADV_POPULATE_READ) != 0) {
+					perror("madvise(MADV_POPULATE_READ)");
+					return 1;
+				}
+				double t0 = cpu_seconds();
+				size_t dep = 0;
+				for (size_t p = 0; p < np; p += way == 2 ? 8 : 1) {
+					unsigned char v = m[p * 4096 + (way == 1 ? dep & 1 : 0)];
+					dep += v;
+					sum += v;
+					loaded[way]++;
+				}
+				ns[way] += (cpu_seconds() - t0) * 1e9;
+				munmap((void *)m, n);
+				close(fd);
+			}
+		}
+	}
+	for (int way = 0; way < 3; way++)
+		printf("first read of a mapped page, %s: %.0f ns a page\n", names[way], ns[way] / loaded[way]);
+	printf("(sum %llx)\n", (unsigned long long)(sum & 0xff));
+	return 0;
+}
+
 int main(int argc, char **argv) {
 	static unsigned char buf[chunk];
+	if (argc > 2 && strcmp(argv[1], "-pages") == 0)
+		return pages(argc - 2, argv + 2);
 	double populate = 0, first = 0, second = 0, unmap = 0, pread_all = 0;
 	uint64_t sum = 0;
-	if (argc < 2) {
-		fprintf(stderr, "usage: firsttouch FILE...\n");
+	if (argc < 2 || strcmp(argv[1], "-pages") == 0) {
+		fprintf(stderr, "usage: firsttouch [-pages] FILE...\n");
 		return 2;
 	}
 	for (int pass = 0; pass < passes; pass++) {
