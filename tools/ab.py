@@ -34,10 +34,11 @@ def main():
     if len(sys.argv) < 4 or not sys.argv[1].isdigit() or int(sys.argv[1]) < 1:
         sys.exit(__doc__.split("\n\n")[1])
     n, cmds = int(sys.argv[1]), sys.argv[2:]
+    parsed = {c: parse(c) for c in cmds}
     times = {c: [] for c in cmds}
     for i in range(n):
         for c in cmds if i % 2 == 0 else reversed(cmds):
-            words, env = parse(c)
+            words, env = parsed[c]
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             r = subprocess.run(words, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)

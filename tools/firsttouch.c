@@ -56,6 +56,26 @@ static uint64_t checksum(const unsigned char *p, size_t n, uint64_t c) {
 	return c;
 }
 
+/*
+ * map_file opens path and maps the whole file read-only and shared,
+ * setting *fd and *n; on failure it says why and returns NULL.
+ */
+static unsigned char *map_file(const char *path, int *fd, size_t *n) {
+	struct stat st;
+	*fd = open(path, O_RDONLY);
+	if (*fd < 0 || fstat(*fd, &st) != 0 || st.st_size == 0) {
+		perror(path);
+		return NULL;
+	}
+	*n = (size_t)st.st_size;
+	unsigned char *m = mmap(NULL, *n, PROT_READ, MAP_SHARED, *fd, 0);
+	if (m == MAP_FAILED) {
+		perror("mmap");
+		return NULL;
+	}
+	return m;
+}
+
 /* pages: the -pages measurement (see the top of the file). */
 static int pages(int argc, char **argv) {
 	static const char *const names[] = {"every page, in order", "every page, each load after the last",
@@ -66,18 +86,12 @@ static int pages(int argc, char **argv) {
 	for (int pass = 0; pass < passes; pass++) {
 		for (int way = 0; way < 3; way++) {
 			for (int i = 0; i < argc; i++) {
-				int fd = open(argv[i], O_RDONLY);
-				struct stat st;
-				if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
-					perror(argv[i]);
+				int fd;
+				size_t n;
+				const volatile unsigned char *m = map_file(argv[i], &fd, &n);
+				if (m == NULL)
 					return 1;
-				}
-				size_t n = (size_t)st.st_size, np = n / 4096;
-				const volatile unsigned char *m = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
-				if (m == MAP_FAILED) {
-					perror("mmap");
-					return 1;
-				}
+				size_t np = n / 4096;
 				if (madvise((void *)m, n, MADV_POPULATE_READ) != 0) {
 					perror("madvise(MADV_POPULATE_READ)");
 					return 1;
@@ -104,28 +118,22 @@ static int pages(int argc, char **argv) {
 
 int main(int argc, char **argv) {
 	static unsigned char buf[chunk];
-	if (argc > 2 && strcmp(argv[1], "-pages") == 0)
-		return pages(argc - 2, argv + 2);
 	double populate = 0, first = 0, second = 0, unmap = 0, pread_all = 0;
 	uint64_t sum = 0;
-	if (argc < 2 || strcmp(argv[1], "-pages") == 0) {
+	int measure_pages = argc > 1 && strcmp(argv[1], "-pages") == 0;
+	if (argc < 2 + measure_pages) {
 		fprintf(stderr, "usage: firsttouch [-pages] FILE...\n");
 		return 2;
 	}
+	if (measure_pages)
+		return pages(argc - 2, argv + 2);
 	for (int pass = 0; pass < passes; pass++) {
 		for (int i = 1; i < argc; i++) {
-			int fd = open(argv[i], O_RDONLY);
-			struct stat st;
-			if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
-				perror(argv[i]);
+			int fd;
+			size_t n;
+			unsigned char *m = map_file(argv[i], &fd, &n);
+			if (m == NULL)
 				return 1;
-			}
-			size_t n = (size_t)st.st_size;
-			unsigned char *m = mmap(NULL, n, PROT_READ, MAP_SHARED, fd, 0);
-			if (m == MAP_FAILED) {
-				perror("mmap");
-				return 1;
-			}
 			double t0 = cpu_seconds();
 			if (madvise(m, n, MADV_POPULATE_READ) != 0) {
 				perror("madvise(MADV_POPULATE_READ)");
@@ -138,7 +146,7 @@ int main(int argc, char **argv) {
 			double t3 = cpu_seconds();
 			munmap(m, n);
 			double t4 = cpu_seconds();
-			for (off_t off = 0; off < st.st_size;) {
+			for (off_t off = 0; off < (off_t)n;) {
 				ssize_t r = pread(fd, buf, chunk, off);
 				if (r <= 0) {
 					perror("pread");
