@@ -12,10 +12,13 @@
 // heap.
 //
 // Advise asks, for the 4 MiB of the heap from the start of the 2 MiB region
-// the heap is allocating in, as far as the runtime has mapped them: memory
-// the runtime maps later, as the heap grows, is backed as before. It changes
-// no byte of memory and no behaviour, only how the memory is backed, for up
-// to 4 MiB more of resident memory; where Linux cannot do it (huge pages
-// disabled, a kernel before 6.1, another architecture or system), the heap
-// stays as it was.
+// the heap is allocating in. The runtime maps its heap 4 MiB at a time, and
+// advice reaches only memory already mapped; when less than 2 MiB of the
+// current mapping is left, Advise makes the runtime map the next 4 MiB
+// first (with an allocation it drops at once, never written) and asks for
+// that too. Memory the runtime maps later, as the heap grows past them, is
+// backed as before. It changes no byte of memory and no behaviour, only how
+// the memory is backed, for up to 8 MiB more of resident memory; where
+// Linux cannot do it (huge pages disabled, a kernel before 6.1, another
+// architecture or system), the heap stays as it was.
 package hugeheap
