@@ -152,3 +152,45 @@ func TestFixtureTables(t *testing.T) {
 		}
 	}
 }
+
+// TestFixtureSeparators checks the separators Index gives against what
+// upstream's TableBuilder writes into the index (table/table_builder.cc):
+// for each data block, FindShortestSeparator from the block's last key
+// towards the next block's first key, FindShortSuccessor of the last key
+// after the last block. Either way a separator is an internal key at or
+// after its block's last key and, but for the last block's, before the
+// next block's first key.
+func TestFixtureSeparators(t *testing.T) {
+	multi := false
+	for _, f := range loadFixtures(t) {
+		tb := f.open(t)
+		idx := tb.Index()
+		if len(idx) > 1 {
+			multi = true
+		}
+		var prevSep *table.InternalKey
+		for i := range idx {
+			b, err := tb.ReadDataBlock(i)
+			if err != nil {
+				t.Fatalf("%s: block %d: %v", f.name(), i, err)
+			}
+			if len(b.Entries) == 0 {
+				t.Fatalf("%s: block %d holds no entry", f.name(), i)
+			}
+			if prevSep != nil && compareInternal(*prevSep, b.Entries[0].Key) >= 0 {
+				t.Errorf("%s: separator %v of block %d not before block %d's first key %v", f.name(), *prevSep, i-1, i, b.Entries[0].Key)
+			}
+			sep, err := table.ParseInternalKey(idx[i].Separator)
+			if err != nil {
+				t.Fatalf("%s: separator %d (%q): %v", f.name(), i, idx[i].Separator, err)
+			}
+			if last := b.Entries[len(b.Entries)-1].Key; compareInternal(last, sep) > 0 {
+				t.Errorf("%s: separator %v of block %d before its last key %v", f.name(), sep, i, last)
+			}
+			prevSep = &sep
+		}
+	}
+	if !multi {
+		t.Error("no fixture table has more than one data block")
+	}
+}
