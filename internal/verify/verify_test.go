@@ -362,55 +362,143 @@ func TestUnchecked(t *testing.T) {
 	}
 }
 
+// unmappedFile is an open table file that is not an *os.File, which Check
+// reads into memory instead of mapping it.
+type unmappedFile struct{ verify.File }
+
 // TestReportsKeepTheirKeys: Check reads each table into memory the table
-// before it used (unless Options.Keep), so a report must keep nothing of
-// that memory. A mismatch names its first rejected key; tables with other
-// keys checked after it, on one goroutine as on many, must not change it.
+// before it used (unless Options.Keep), a memory map or a buffer, so a
+// report must keep nothing of that memory. A mismatch names its first
+// rejected key; tables with other keys checked after it, on one goroutine
+// as on many, whether the files are mapped or read into a buffer, must not
+// change it.
 func TestReportsKeepTheirKeys(t *testing.T) {
-	base := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})
-	blocks := blocksOf(t, base)
-	zeroed := filtercheck.Build(blocks, bloom.NewPolicy(10))
-	l, err := filtercheck.ParseLayout(zeroed)
-	if err != nil {
-		t.Fatal(err)
+	// firstFilterZeroed is file with a filter block whose first filter
+	// has all bits clear, and the keys of its blocks.
+	firstFilterZeroed := func(file []byte) ([]byte, []filtercheck.BlockKeys) {
+		blocks := blocksOf(t, file)
+		zeroed := filtercheck.Build(blocks, bloom.NewPolicy(10))
+		l, err := filtercheck.ParseLayout(zeroed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clear(zeroed[l.Filters[0].Offset : l.Filters[0].Offset+l.Filters[0].Len-1])
+		return withMeta(t, file, []metaEntry{{name: bloom.PolicyName, contents: zeroed}}, false), blocks
 	}
-	clear(zeroed[l.Filters[0].Offset : l.Filters[0].Offset+l.Filters[0].Len-1])
+	first, blocks := firstFilterZeroed(tabletest.Build(entries(), tabletest.Options{BlockSize: 300}))
 	var others []table.Entry
 	for i := 0; i < 400; i++ {
 		k := table.InternalKey{UserKey: []byte(fmt.Sprintf("other%04d", i)), Seq: 1, Kind: table.KindValue}
 		others = append(others, table.Entry{Key: k, Value: []byte("v")})
 	}
 	other := tabletest.Build(others, tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+	// Other tables that are damaged too: their keys are read, into the
+	// memory the first table's were read into.
+	otherDamaged, otherBlocks := firstFilterZeroed(tabletest.Build(others, tabletest.Options{BlockSize: 300}))
 
-	dir := t.TempDir()
-	paths := []string{filepath.Join(dir, "000005.ldb")}
-	if err := os.WriteFile(paths[0], withMeta(t, base, []metaEntry{{name: bloom.PolicyName, contents: zeroed}}, false), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for i := 6; i < 10; i++ {
-		p := filepath.Join(dir, fmt.Sprintf("%06d.ldb", i))
-		if err := os.WriteFile(p, other, 0o644); err != nil {
+	for _, damaged := range []bool{false, true} {
+		dir := t.TempDir()
+		paths := []string{filepath.Join(dir, "000005.ldb")}
+		if err := os.WriteFile(paths[0], first, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		paths = append(paths, p)
-	}
-	for _, procs := range []int{1, 4} {
-		prev := runtime.GOMAXPROCS(procs)
-		r := verify.Run(paths, verify.Options{})
-		runtime.GOMAXPROCS(prev)
-		rep := r.Reports[0]
-		if rep.Verdict != verify.Mismatch || rep.FalseNegatives == nil {
-			t.Fatalf("GOMAXPROCS %d: %s: %s %s", procs, paths[0], rep.Verdict, rep.Detail())
+		for i := 6; i < 10; i++ {
+			p := filepath.Join(dir, fmt.Sprintf("%06d.ldb", i))
+			data := other
+			if damaged {
+				data = otherDamaged
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, p)
 		}
-		if got, want := rep.FalseNegatives.FirstKey, blocks[0].Keys[0]; !bytes.Equal(got, want) {
-			t.Errorf("GOMAXPROCS %d: first rejected key %q after checking other tables, want %q", procs, got, want)
-		}
-		for i, rep := range r.Reports[1:] {
-			if rep.Verdict != verify.OK || rep.Keys != 400 {
-				t.Errorf("GOMAXPROCS %d: %s: %s, %d keys, want ok, 400 keys", procs, paths[i+1], rep.Verdict, rep.Keys)
+		for _, procs := range []int{1, 4} {
+			for _, o := range []struct {
+				how  string
+				opts verify.Options
+			}{{"mapped", verify.Options{}}, {"read into memory", unmappedOptions()}} {
+				prev := runtime.GOMAXPROCS(procs)
+				r := verify.Run(paths, o.opts)
+				runtime.GOMAXPROCS(prev)
+				rep := r.Reports[0]
+				if rep.Verdict != verify.Mismatch || rep.FalseNegatives == nil {
+					t.Fatalf("GOMAXPROCS %d, %s: %s: %s %s", procs, o.how, paths[0], rep.Verdict, rep.Detail())
+				}
+				if got, want := rep.FalseNegatives.FirstKey, blocks[0].Keys[0]; !bytes.Equal(got, want) {
+					t.Errorf("GOMAXPROCS %d, %s, other tables damaged %v: first rejected key %q after checking other tables, want %q", procs, o.how, damaged, got, want)
+				}
+				for i, rep := range r.Reports[1:] {
+					switch {
+					case !damaged && (rep.Verdict != verify.OK || rep.Keys != 400):
+						t.Errorf("GOMAXPROCS %d, %s: %s: %s, %d keys, want ok, 400 keys", procs, o.how, paths[i+1], rep.Verdict, rep.Keys)
+					case damaged && (rep.Verdict != verify.Mismatch || rep.FalseNegatives == nil || !bytes.Equal(rep.FalseNegatives.FirstKey, otherBlocks[0].Keys[0])):
+						t.Errorf("GOMAXPROCS %d, %s: %s: %s, want a mismatch rejecting %q first", procs, o.how, paths[i+1], rep.Detail(), otherBlocks[0].Keys[0])
+					}
+				}
 			}
 		}
 	}
+}
+
+// TestMappedTableIsNotCopied: where Check maps a table file, it reads the
+// table from the map, as upstream's PosixMmapReadableFile does, and never
+// copies the file into memory: a table of 2 MB of incompressible values
+// and few keys takes much less memory to check than its size; read into
+// a buffer (a file that is not an *os.File), it takes the file's size at
+// least.
+func TestMappedTableIsNotCopied(t *testing.T) {
+	if !mmapped[runtime.GOOS] {
+		t.Skipf("table files are not memory-mapped on %s", runtime.GOOS)
+	}
+	var es []table.Entry
+	rnd := uint64(1)
+	for i := 0; i < 500; i++ {
+		v := make([]byte, 4096)
+		for j := range v {
+			rnd = rnd*6364136223846793005 + 1442695040888963407
+			v[j] = byte(rnd >> 56)
+		}
+		k := table.InternalKey{UserKey: []byte(fmt.Sprintf("key%04d", i)), Seq: 1, Kind: table.KindValue}
+		es = append(es, table.Entry{Key: k, Value: v})
+	}
+	file := tabletest.Build(es, tabletest.Options{BlockSize: 4096, Policy: bloom.NewPolicy(10)})
+	p := filepath.Join(t.TempDir(), "000005.ldb")
+	if err := os.WriteFile(p, file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []struct {
+		how    string
+		opts   verify.Options
+		copied bool
+	}{{"mapped", verify.Options{}, false}, {"read into memory", unmappedOptions(), true}} {
+		// Buffers kept from an earlier check (a sync.Pool) go with two
+		// collections.
+		runtime.GC()
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		rep := verify.Run([]string{p}, o.opts).Reports[0]
+		runtime.ReadMemStats(&after)
+		alloc := after.TotalAlloc - before.TotalAlloc
+		if rep.Verdict != verify.OK || rep.Keys != 500 {
+			t.Fatalf("%s: %s: %s, %d keys, want ok, 500 keys", o.how, p, rep.Verdict, rep.Keys)
+		}
+		if copied := alloc >= uint64(len(file))/2; copied != o.copied {
+			t.Errorf("%s: checking a table of %d bytes allocated %d bytes: copied into memory %v, want %v", o.how, len(file), alloc, copied, o.copied)
+		}
+	}
+}
+
+// unmappedOptions open table files as unmappedFile.
+func unmappedOptions() verify.Options {
+	return verify.Options{Open: func(p string) (verify.File, error) {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		return unmappedFile{f}, nil
+	}}
 }
 
 // mmapped are the systems where verify maps table files (mmap_unix.go).
