@@ -331,7 +331,7 @@ func runTarget(root string, t target, o options) (*result, error) {
 	if rec != nil {
 		res.Reused = rec.When
 		fmt.Fprintf(os.Stderr, "mutants: %s: its inputs are as at its run of %s: gremlins' results reused\n", t.Name, rec.When)
-	} else if err = cmd.Run(); err != nil {
+	} else if err = runGrouped(cmd); err != nil {
 		return nil, fmt.Errorf("gremlins %s (in %s): %w\n%s", strings.Join(args, " "), pkgDir, err, tail(log.String(), 30))
 	}
 	gremlinsTime := time.Since(start)

@@ -1,0 +1,106 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// sweepEvery is how often runGrouped looks for orphans while cmd runs.
+var sweepEvery = 5 * time.Second
+
+// runGrouped runs cmd in a process group of its own, kills every orphan of
+// the group while it runs, and kills what is left of the group once it has
+// exited. gremlins stops a mutant's `go test` at its timeout, but the test
+// binary that go test started can outlive it: one mutant's verify.test (an
+// endless loop allocating) ran on for 22 minutes and 6 GB, reparented,
+// taking a core from the mutants after it and from whatever ran after make
+// mutants. An orphan is a process of the group whose parent is not in the
+// group (it was reparented when its parent died); where /proc is missing,
+// only the kill at the end is done.
+func runGrouped(cmd *exec.Cmd) error {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan struct{})
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		t := time.NewTicker(sweepEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				for _, pid := range orphans(pgid) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	<-swept
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return err
+}
+
+// orphans returns the processes of group pgid whose parent is not in it,
+// from /proc (none where it cannot be read).
+func orphans(pgid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	group := map[int]int{} // pid -> parent, for the group's processes
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, pg, ok := procStat(pid); ok && pg == pgid {
+			group[pid] = ppid
+		}
+	}
+	var out []int
+	for pid, ppid := range group {
+		if _, in := group[ppid]; !in && pid != pgid {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// procStat returns a process's parent and process group from
+// /proc/PID/stat.
+func procStat(pid int) (ppid, pgid int, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, 0, false
+	}
+	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 3 {
+		return 0, 0, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	pgid, err2 := strconv.Atoi(f[2])
+	return ppid, pgid, err1 == nil && err2 == nil
+}
