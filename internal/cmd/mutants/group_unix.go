@@ -70,7 +70,7 @@ func orphans(pgid int) []int {
 		if err != nil {
 			continue
 		}
-		if ppid, pg, ok := procStat(pid); ok && pg == pgid {
+		if _, ppid, pg, ok := procStat(pid); ok && pg == pgid {
 			group[pid] = ppid
 		}
 	}
@@ -83,24 +83,24 @@ func orphans(pgid int) []int {
 	return out
 }
 
-// procStat returns a process's parent and process group from
+// procStat returns a process's state, parent and process group from
 // /proc/PID/stat.
-func procStat(pid int) (ppid, pgid int, ok bool) {
+func procStat(pid int) (state string, ppid, pgid int, ok bool) {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
-		return 0, 0, false
+		return "", 0, 0, false
 	}
 	// pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, 0, false
+		return "", 0, 0, false
 	}
 	f := strings.Fields(s[i+1:])
 	if len(f) < 3 {
-		return 0, 0, false
+		return "", 0, 0, false
 	}
 	ppid, err1 := strconv.Atoi(f[1])
 	pgid, err2 := strconv.Atoi(f[2])
-	return ppid, pgid, err1 == nil && err2 == nil
+	return f[0], ppid, pgid, err1 == nil && err2 == nil
 }

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,13 +15,8 @@ import (
 // gone tells whether process pid has exited (a zombie counts: it runs no
 // more), from /proc.
 func gone(pid int) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && (f[0] == "Z" || f[0] == "X")
+	state, _, _, ok := procStat(pid)
+	return !ok || state == "Z" || state == "X"
 }
 
 // TestRunGroupedKillsOrphans: a process that outlives its parent in the
