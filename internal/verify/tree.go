@@ -1,44 +1,119 @@
 package verify
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
+	"unicode/utf8"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
 // The files that tell other stores of LevelDB's lineage, and LevelDB
-// databases that lost CURRENT, from directories of anything else.
-var (
-	// pebbleMarker: Pebble names its MANIFEST in a marker file instead of
-	// CURRENT (marker.manifest.000001.MANIFEST-000001).
-	pebbleMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^marker\.manifest\.[0-9]+\.`) })
-	// optionsFile: RocksDB, and Pebble, write their options there, under
-	// a [Version] section naming the store.
-	optionsFile = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^OPTIONS-[0-9]+$`) })
-	// storeVersion is that section's line.
-	storeVersion = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)^\s*(rocksdb_version|pebble_version)\s*=\s*(\S+)`)
-	})
-)
+// databases that lost CURRENT, from directories of anything else. They are
+// matched by hand, not with package regexp, which would bring package
+// unicode's tables into the binary and their initialisation into the start
+// of every run (TestStoreMatchers holds the matchers equal to the
+// expressions they replace).
+
+// isPebbleMarker reports whether name is Pebble's marker of its MANIFEST,
+// which it writes instead of CURRENT (marker.manifest.000001.MANIFEST-000001):
+// "marker.manifest." in any case, digits, and a dot; as the expression
+// (?i)^marker\.manifest\.[0-9]+\. matches it.
+func isPebbleMarker(name string) bool {
+	rest, ok := cutPrefixFold(name, "marker.manifest.")
+	if !ok {
+		return false
+	}
+	digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+	return digits > 0 && digits < len(rest) && rest[digits] == '.'
+}
+
+// cutPrefixFold returns s after prefix when s begins with it under Unicode
+// simple case folding, rune by rune (as (?i) in package regexp: the k of
+// "marker" matches the Kelvin sign too).
+func cutPrefixFold(s, prefix string) (string, bool) {
+	for _, p := range prefix {
+		r, size := utf8.DecodeRuneInString(s)
+		if size == 0 || !strings.EqualFold(string(r), string(p)) {
+			return s, false
+		}
+		s = s[size:]
+	}
+	return s, true
+}
+
+// isOptionsFile reports whether name is where RocksDB, and Pebble, write
+// their options (OPTIONS-000007), under a [Version] section naming the
+// store: ^OPTIONS-[0-9]+$.
+func isOptionsFile(name string) bool {
+	n, ok := strings.CutPrefix(name, "OPTIONS-")
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
+}
+
+// isSpace is \s of package regexp: the ASCII spaces of Perl's class.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+// storeVersion finds the [Version] section's line of an OPTIONS file in
+// head and returns its key (rocksdb_version or pebble_version) and value,
+// as the expression (?m)^\s*(rocksdb_version|pebble_version)\s*=\s*(\S+)
+// finds its leftmost match: from the start of a line, spaces (line ends
+// among them), the key, spaces, '=', spaces, and the value up to the next
+// space. ok is false when there is none.
+func storeVersion(head []byte) (key, value []byte, ok bool) {
+	for line := head; ; {
+		if key, value, ok = versionAt(line); ok {
+			return key, value, true
+		}
+		var more bool
+		if _, line, more = bytes.Cut(line, []byte{'\n'}); !more {
+			return nil, nil, false
+		}
+	}
+}
+
+// versionAt is storeVersion's match at the start of b.
+func versionAt(b []byte) (key, value []byte, ok bool) {
+	b = trimSpace(b)
+	for _, name := range []string{"rocksdb_version", "pebble_version"} {
+		if rest, found := bytes.CutPrefix(b, []byte(name)); found {
+			key, b = b[:len(name)], trimSpace(rest)
+			break
+		}
+	}
+	if key == nil || len(b) == 0 || b[0] != '=' {
+		return nil, nil, false
+	}
+	b = trimSpace(b[1:])
+	n := 0
+	for n < len(b) && !isSpace(b[n]) {
+		n++
+	}
+	return key, b[:n], n > 0
+}
+
+// trimSpace returns b without the spaces (isSpace) it starts with.
+func trimSpace(b []byte) []byte {
+	return bytes.TrimLeft(b, " \t\n\f\r")
+}
 
 // foreignKind tells, from the entries of the directory dir, whether
 // another store than LevelDB wrote it: "Pebble" or "RocksDB", with what
 // tells so; "" otherwise.
 func foreignKind(dir string, ents []fs.DirEntry) (kind, evidence string) {
 	for _, e := range ents {
-		if pebbleMarker().MatchString(e.Name()) {
+		if isPebbleMarker(e.Name()) {
 			return "Pebble", e.Name() + " names its MANIFEST, as Pebble does instead of CURRENT"
 		}
 	}
 	for _, e := range ents {
-		if !optionsFile().MatchString(e.Name()) || !e.Type().IsRegular() {
+		if !isOptionsFile(e.Name()) || !e.Type().IsRegular() {
 			continue
 		}
 		f, err := os.Open(filepath.Join(dir, e.Name()))
@@ -47,12 +122,12 @@ func foreignKind(dir string, ents []fs.DirEntry) (kind, evidence string) {
 		}
 		head, _ := io.ReadAll(io.LimitReader(f, 16<<10))
 		f.Close()
-		if m := storeVersion().FindSubmatch(head); m != nil {
+		if key, value, ok := storeVersion(head); ok {
 			kind := "RocksDB"
-			if string(m[1]) == "pebble_version" {
+			if string(key) == "pebble_version" {
 				kind = "Pebble"
 			}
-			return kind, fmt.Sprintf("%s records %s=%s", e.Name(), m[1], m[2])
+			return kind, fmt.Sprintf("%s records %s=%s", e.Name(), key, value)
 		}
 	}
 	return "", ""
