@@ -114,18 +114,23 @@ func (it *blockIter) decodeEntry(p, limit uint32) (shared, nonShared, valueLen, 
 	}
 	q := it.data[p:limit]
 	var n, at int
-	if shared, n = base.DecodeVarint32(q); n == 0 {
-		return 0, 0, 0, 0, "want the shared key length (varint32)", false
+	if q[0]|q[1]|q[2] < 0x80 {
+		// Upstream's fast path: the three lengths a byte each.
+		shared, nonShared, valueLen, at = uint32(q[0]), uint32(q[1]), uint32(q[2]), 3
+	} else {
+		if shared, n = base.DecodeVarint32(q); n == 0 {
+			return 0, 0, 0, 0, "want the shared key length (varint32)", false
+		}
+		at += n
+		if nonShared, n = base.DecodeVarint32(q[at:]); n == 0 {
+			return 0, 0, 0, 0, "want the unshared key length (varint32)", false
+		}
+		at += n
+		if valueLen, n = base.DecodeVarint32(q[at:]); n == 0 {
+			return 0, 0, 0, 0, "want the value length (varint32)", false
+		}
+		at += n
 	}
-	at += n
-	if nonShared, n = base.DecodeVarint32(q[at:]); n == 0 {
-		return 0, 0, 0, 0, "want the unshared key length (varint32)", false
-	}
-	at += n
-	if valueLen, n = base.DecodeVarint32(q[at:]); n == 0 {
-		return 0, 0, 0, 0, "want the value length (varint32)", false
-	}
-	at += n
 	rem := uint32(len(q) - at)
 	if rem < nonShared+valueLen { // the uint32 sum, as upstream computes it
 		return 0, 0, 0, 0, fmt.Sprintf("key suffix (%d bytes) and value (%d bytes) run past the entries' end at byte %d", nonShared, valueLen, limit), false

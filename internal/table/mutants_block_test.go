@@ -153,6 +153,12 @@ func TestMutBlockEntryBounds(t *testing.T) {
 		{name: "third entry short", entries: []byte{0, 1, 1, 'a', '1', 1, 1, 1, 'b', '2', 0, 0}, keys: []string{"a", "ab"}, values: []string{"1", "2"},
 			off: 10, msg: "entry 2: want three varint32 lengths: fewer than 3 bytes before the entries' end at byte 12"},
 		{name: "shares the whole previous key", entries: []byte{0, 2, 1, 'a', 'b', '1', 2, 1, 1, 'c', '2'}, keys: []string{"ab", "abc"}, values: []string{"1", "2"}},
+		// Lengths in varints longer than they need be, which
+		// DecodeEntry's one-byte fast path must leave to the varint
+		// decoder: 0 as 0x80 0x00, whose first byte alone would read
+		// as 128, and 1 as 0x81 0x00.
+		{name: "shared length 0 in two bytes", entries: []byte{0x80, 0, 0, 1, 'v'}, keys: []string{""}, values: []string{"v"}},
+		{name: "key length 1 in two bytes", entries: []byte{0, 0x81, 0, 1, 'k', 'v'}, keys: []string{"k"}, values: []string{"v"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stored := append(bytes.Clone(tc.entries), restarts...)
