@@ -100,7 +100,10 @@ func versionAt(b []byte) (key, value []byte, ok bool) {
 
 // trimSpace returns b without the spaces (isSpace) it starts with.
 func trimSpace(b []byte) []byte {
-	return bytes.TrimLeft(b, " \t\n\f\r")
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
 }
 
 // foreignKind tells, from the entries of the directory dir, whether
