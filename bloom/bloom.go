@@ -2,6 +2,7 @@ package bloom
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"unsafe"
 )
@@ -71,21 +72,32 @@ type bloomPolicy struct {
 	// where there is one (vector_*.go): faster on some processors, the
 	// same bits.
 	vector bool
+	// early6 is earlyExit && !divProbes, which KeyMayMatch tests first
+	// (one test for the two) to choose its straight path for 10 bits per
+	// key; setProbes keeps it in step.
+	early6 bool
 }
 
 func newBloom(bitsPerKey int, name string, signedTail bool) *bloomPolicy {
 	if bitsPerKey < 0 {
 		bitsPerKey = 0
 	}
-	return &bloomPolicy{
+	p := &bloomPolicy{
 		bitsPerKey: uint64(bitsPerKey),
 		k:          ProbesFor(bitsPerKey),
 		name:       name,
 		signedTail: signedTail,
-		earlyExit:  earlyExitFaster,
-		divProbes:  divProbesFaster,
 		vector:     vectorCreateFaster,
 	}
+	p.setProbes(earlyExitFaster, divProbesFaster)
+	return p
+}
+
+// setProbes sets how KeyMayMatch tests a key's bits: earlyExit and
+// divProbes, and early6 from them.
+func (p *bloomPolicy) setProbes(earlyExit, divProbes bool) {
+	p.earlyExit, p.divProbes = earlyExit, divProbes
+	p.early6 = earlyExit && !divProbes
 }
 
 func (p *bloomPolicy) Name() string { return p.name }
@@ -180,7 +192,11 @@ func (p *bloomPolicy) hash(key []byte) uint32 {
 // KeyMayMatch is written so that it calls nothing: a leaf function needs no
 // stack frame and spills nothing around calls. The hash is Hash (or
 // HashSignedTail) written out, held equal to it by
-// TestKeyMayMatchInlineHash; the probes are probe.go's.
+// TestKeyMayMatchInlineHash, and so are the six probes of AMD's family 26
+// at 10 bits per key: not even through functions the compiler inlines,
+// since each inlined call leaves a NOP behind (the mark tracebacks use)
+// where no instruction of the caller's line can carry it, a dozen on a
+// 16-byte key's path. The other ways of probing use probe.go's functions.
 func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 	n := len(filter)
 	if n < 2 {
@@ -191,82 +207,130 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 		return true
 	}
 
-	// Hash(key, bloomSeed), reading the key through unsafe.Add at offsets
-	// checked against its length.
-	kp := unsafe.Pointer(unsafe.SliceData(key))
-	kn := len(key)
-	h := bloomSeed ^ uint32(kn)*hashM
-	i := 0
-	for ; kn-i >= 16; i += 16 {
-		w0 := le64(kp, i)
-		w1 := le64(kp, i+8)
-		h = mixWord(h, uint32(w0))
-		h = mixWord(h, uint32(w0>>32))
-		h = mixWord(h, uint32(w1))
-		h = mixWord(h, uint32(w1>>32))
-	}
-	if kn-i >= 8 {
-		w := le64(kp, i)
-		h = mixWord(h, uint32(w))
-		h = mixWord(h, uint32(w>>32))
-		i += 8
-	}
-	if kn-i >= 4 {
-		h = mixWord(h, le32(kp, i))
-		i += 4
-	}
-	if i < kn {
-		// One to three tail bytes: unsigned, from the key's last 4
-		// bytes when it has them (as in Hash), or sign-extended as
-		// HashSignedTail does.
-		var t uint32
-		if kn >= 4 && !p.signedTail {
-			t = le32(kp, kn-4) >> (32 - 8*uint(kn-i))
-		} else {
-			for j := kn - 1; j >= i; j-- {
-				b := *(*byte)(unsafe.Add(kp, j))
-				if p.signedTail {
-					t = t<<8 + uint32(int32(int8(b)))
+	var h uint32
+	if unalignedLE {
+		// Hash(key, bloomSeed), reading the key through unsafe.Add at
+		// offsets checked against its length, by loads of the machine's
+		// own, which are little-endian and may be unaligned.
+		kp := unsafe.Pointer(unsafe.SliceData(key))
+		kn := len(key)
+		h = bloomSeed ^ uint32(kn)*hashM
+		i, r := 0, kn // r = kn - i, the bytes left
+		for ; r >= 16; i, r = i+16, r-16 {
+			w0 := *(*uint64)(unsafe.Add(kp, i))
+			w1 := *(*uint64)(unsafe.Add(kp, i+8))
+			h += uint32(w0)
+			h *= hashM
+			h ^= h >> 16
+			h += uint32(w0 >> 32)
+			h *= hashM
+			h ^= h >> 16
+			h += uint32(w1)
+			h *= hashM
+			h ^= h >> 16
+			h += uint32(w1 >> 32)
+			h *= hashM
+			h ^= h >> 16
+		}
+		// The 1 to 15 bytes left, behind one test: a key of a multiple
+		// of 16 bytes passes them in one branch instead of three.
+		if r > 0 {
+			if r >= 8 {
+				w := *(*uint64)(unsafe.Add(kp, i))
+				h += uint32(w)
+				h *= hashM
+				h ^= h >> 16
+				h += uint32(w >> 32)
+				h *= hashM
+				h ^= h >> 16
+				i, r = i+8, r-8
+			}
+			if r >= 4 {
+				h += *(*uint32)(unsafe.Add(kp, i))
+				h *= hashM
+				h ^= h >> 16
+				i, r = i+4, r-4
+			}
+			if r > 0 {
+				// One to three tail bytes: unsigned, from the key's
+				// last 4 bytes when it has them (as in Hash), or
+				// sign-extended as HashSignedTail does.
+				var t uint32
+				if kn >= 4 && !p.signedTail {
+					t = *(*uint32)(unsafe.Add(kp, kn-4)) >> (32 - 8*uint(r))
 				} else {
-					t = t<<8 | uint32(b)
+					for j := kn - 1; j >= i; j-- {
+						b := *(*byte)(unsafe.Add(kp, j))
+						if p.signedTail {
+							t = t<<8 + uint32(int32(int8(b)))
+						} else {
+							t = t<<8 | uint32(b)
+						}
+					}
 				}
+				h += t
+				h *= hashM
+				h ^= h >> hashR
 			}
 		}
-		h += t
-		h *= hashM
-		h ^= h >> hashR
+	} else {
+		h = p.hash(key)
 	}
 
 	nbytes := n - 1
 	base := unsafe.Pointer(unsafe.SliceData(filter))
 	delta := h>>17 | h<<15
+	if p.early6 && k == 6 && nbytes < hugeBytes {
+		// 10 bits per key, upstream's recommendation and the usual
+		// setting, on the processors that return at the first clear
+		// bit and take every remainder from the reducer (AMD's family
+		// 26, see probe.go): the reducer's arithmetic and the six
+		// probes written out, first in the function so that this path
+		// runs straight through, its branches not taken.
+		m := (^uint64(0)>>3)/uint64(nbytes) + 1 // newReducer(nbytes).m
+		nb := uint64(nbytes)
+		i, b := bits.Mul64(m*uint64(h), nb)
+		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
+			return false
+		}
+		i, b = bits.Mul64(m*uint64(h+delta), nb)
+		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
+			return false
+		}
+		i, b = bits.Mul64(m*uint64(h+2*delta), nb)
+		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
+			return false
+		}
+		i, b = bits.Mul64(m*uint64(h+3*delta), nb)
+		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
+			return false
+		}
+		i, b = bits.Mul64(m*uint64(h+4*delta), nb)
+		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
+			return false
+		}
+		i, b = bits.Mul64(m*uint64(h+5*delta), nb)
+		return uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) != 0
+	}
 	// The usual filter first, so that its path runs straight through
 	// (the branch to the rare one not taken): on AMD EPYC, the other
 	// order made KeyMayMatch about a fifth slower in the variants timed.
 	if nbytes < hugeBytes {
 		r := newReducer(nbytes)
 		if p.earlyExit {
-			if k == 6 {
-				// 10 bits per key, upstream's recommendation and the
-				// usual setting, written out: the first probe, then
-				// the five others, two of them by division where that
-				// is faster (see probe.go).
+			if k == 6 && p.divProbes {
+				// 10 bits per key with two of the six probes by
+				// division (AMD's family 25, see probe.go): the
+				// first probe, then the five others.
 				if !r.isSet(base, h) {
 					return false
 				}
-				if p.divProbes {
-					bits := uint32(nbytes) * 8
-					if !isSetDiv(base, h+delta, bits) || !r.isSet(base, h+2*delta) ||
-						!r.isSet(base, h+3*delta) || !r.isSet(base, h+4*delta) {
-						return false
-					}
-					return isSetDiv(base, h+5*delta, bits)
-				}
-				if !r.isSet(base, h+delta) || !r.isSet(base, h+2*delta) ||
+				nbits := uint32(nbytes) * 8
+				if !isSetDiv(base, h+delta, nbits) || !r.isSet(base, h+2*delta) ||
 					!r.isSet(base, h+3*delta) || !r.isSet(base, h+4*delta) {
 					return false
 				}
-				return r.isSet(base, h+5*delta)
+				return isSetDiv(base, h+5*delta, nbits)
 			}
 			for j := 0; j < k; j++ {
 				if !r.isSet(base, h) {

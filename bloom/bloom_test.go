@@ -396,6 +396,6 @@ var probePaths = []probePath{
 // policy returns a policy of bitsPerKey testing bits this way.
 func (path probePath) policy(bitsPerKey int, signed bool) *bloomPolicy {
 	p := newBloom(bitsPerKey, PolicyName, signed)
-	p.earlyExit, p.divProbes = path.early, path.div
+	p.setProbes(path.early, path.div)
 	return p
 }

@@ -37,7 +37,7 @@ import (
 // timed. On family 26 (Zen 5) the same mix made present keys 3% and
 // absent ones 9% slower than six reducer probes, and every probe by
 // division made present keys about 1.5 times as slow: there all six use
-// the reducer.
+// the reducer, on a path KeyMayMatch tests first and writes out (early6).
 //
 // How CreateFilter sets the bits differs too: on AMD processors with AVX2,
 // the probes of four keys at a time are reduced in the vector unit

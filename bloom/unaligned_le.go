@@ -1,0 +1,8 @@
+//go:build 386 || amd64 || arm64 || ppc64le
+
+package bloom
+
+// unalignedLE reports whether the machine's own loads of 4 and 8 bytes are
+// little-endian and may be unaligned, as LevelDB's hash reads keys: then
+// KeyMayMatch reads keys with them, and no inlined call.
+const unalignedLE = true
