@@ -234,7 +234,7 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 		}
 		// The 1 to 15 bytes left, behind one test: a key of a multiple
 		// of 16 bytes passes them in one branch instead of three.
-		if r > 0 {
+		if r != 0 {
 			if r >= 8 {
 				w := *(*uint64)(unsafe.Add(kp, i))
 				h += uint32(w)
@@ -249,7 +249,7 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 				h += *(*uint32)(unsafe.Add(kp, i))
 				h *= hashM
 				h ^= h >> 16
-				i, r = i+4, r-4
+				r -= 4
 			}
 			if r > 0 {
 				// One to three tail bytes: unsigned, from the key's
@@ -259,7 +259,7 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 				if kn >= 4 && !p.signedTail {
 					t = *(*uint32)(unsafe.Add(kp, kn-4)) >> (32 - 8*uint(r))
 				} else {
-					for j := kn - 1; j >= i; j-- {
+					for j := kn - 1; j >= kn-r; j-- {
 						b := *(*byte)(unsafe.Add(kp, j))
 						if p.signedTail {
 							t = t<<8 + uint32(int32(int8(b)))

@@ -377,6 +377,53 @@ func TestCreateFilterVector(t *testing.T) {
 	}
 }
 
+// TestKeyMayMatchWide checks KeyMayMatch at 10 bits per key (k = 6) on a
+// filter of more than 2^32 bits, on every way of testing the bits: there
+// util/bloom.cc's probe, h % bits with bits a size_t, is h itself, which
+// the reducer (exact below 2^32 bits) does not give, so every path must
+// leave it for the wide one. A key matches a filter holding only its own
+// probe bits, and misses once any one of them is cleared. The filter is
+// 2^30-1 bytes of zeroes (the test touches a few pages), where the
+// reducer, were it used, would give h+1 for most h from 2^31 on: its
+// m*nbytes exceeds 2^61 by 2^30-3.
+func TestKeyMayMatchWide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a filter of 1 GiB")
+	}
+	const k = 6
+	nbytes := 1<<30 - 1
+	filter := make([]byte, nbytes+1)
+	filter[nbytes] = k
+	rng := rand.New(rand.NewSource(21))
+	for i := 0; i < 8; i++ {
+		key := make([]byte, 1+rng.Intn(40))
+		rng.Read(key)
+		h := Hash(key, bloomSeed)
+		delta := h>>17 | h<<15
+		var pos [k]uint32 // the probes, each its own bit
+		for j := range pos {
+			pos[j] = h + uint32(j)*delta
+			filter[pos[j]/8] |= 1 << (pos[j] % 8)
+		}
+		for _, path := range probePaths {
+			p := path.policy(10, false)
+			if !p.KeyMayMatch(key, filter) {
+				t.Fatalf("key %x, %s: misses a filter of 2^33-8 bits holding its probe bits", key, path.name)
+			}
+			for j := range pos {
+				filter[pos[j]/8] &^= 1 << (pos[j] % 8)
+				if p.KeyMayMatch(key, filter) {
+					t.Fatalf("key %x, %s: matches with probe %d (bit %d) cleared", key, path.name, j, pos[j])
+				}
+				filter[pos[j]/8] |= 1 << (pos[j] % 8)
+			}
+		}
+		for j := range pos {
+			filter[pos[j]/8] = 0
+		}
+	}
+}
+
 // probePath is one of KeyMayMatch's ways of testing a key's bits.
 type probePath struct {
 	name       string
