@@ -190,13 +190,14 @@ func (p *bloomPolicy) hash(key []byte) uint32 {
 }
 
 // KeyMayMatch is written so that it calls nothing: a leaf function needs no
-// stack frame and spills nothing around calls. The hash is Hash (or
+// stack frame and spills nothing around calls. Its hash is Hash (or
 // HashSignedTail) written out, held equal to it by
-// TestKeyMayMatchInlineHash, and so are the six probes of AMD's family 26
-// at 10 bits per key: not even through functions the compiler inlines,
-// since each inlined call leaves a NOP behind (the mark tracebacks use)
-// where no instruction of the caller's line can carry it, a dozen on a
-// 16-byte key's path. The other ways of probing use probe.go's functions.
+// TestKeyMayMatchInlineHash, and so are the six probes of the path AMD's
+// family 26 takes at 10 bits per key: by hand, not through small functions
+// the compiler inlines, since each inlined call leaves a NOP behind (the
+// mark tracebacks use) where no instruction of the caller's line can carry
+// it, a dozen on a 16-byte key's path. Its other ways of probing use
+// probe.go's functions.
 func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 	n := len(filter)
 	if n < 2 {

@@ -3,6 +3,6 @@
 package bloom
 
 // unalignedLE reports whether the machine's own loads of 4 and 8 bytes are
-// little-endian and may be unaligned, as LevelDB's hash reads keys: then
-// KeyMayMatch reads keys with them, and no inlined call.
+// little-endian and may be unaligned, as the hash reads a key's words: here
+// they are, so KeyMayMatch reads keys with them, through no inlined call.
 const unalignedLE = true
