@@ -146,35 +146,70 @@ func (p *bloomPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
 
 // hashKeys sets hashes[i] to Hash(keys[i], bloomSeed) for each key: Hash
 // written out (as in KeyMayMatch) in a loop that calls nothing, so that
-// nothing is spilled and reloaded around a call per key.
+// nothing is spilled and reloaded around a call per key, and without
+// inlined calls, each of which leaves a NOP behind (see KeyMayMatch).
 // TestHashKeys holds it equal to Hash.
 func hashKeys(keys [][]byte, hashes []uint32) {
 	hashes = hashes[:len(keys)]
+	if !unalignedLE {
+		for x, key := range keys {
+			hashes[x] = Hash(key, bloomSeed)
+		}
+		return
+	}
 	for x, key := range keys {
 		kp := unsafe.Pointer(unsafe.SliceData(key))
 		kn := len(key)
 		h := bloomSeed ^ uint32(kn)*hashM
-		i := 0
-		for ; kn-i >= 16; i += 16 {
-			w0 := le64(kp, i)
-			w1 := le64(kp, i+8)
-			h = mixWord(h, uint32(w0))
-			h = mixWord(h, uint32(w0>>32))
-			h = mixWord(h, uint32(w1))
-			h = mixWord(h, uint32(w1>>32))
+		i, r := 0, kn // r = kn - i, the bytes left
+		for ; r >= 16; i, r = i+16, r-16 {
+			w0 := *(*uint64)(unsafe.Add(kp, i))
+			w1 := *(*uint64)(unsafe.Add(kp, i+8))
+			h += uint32(w0)
+			h *= hashM
+			h ^= h >> 16
+			h += uint32(w0 >> 32)
+			h *= hashM
+			h ^= h >> 16
+			h += uint32(w1)
+			h *= hashM
+			h ^= h >> 16
+			h += uint32(w1 >> 32)
+			h *= hashM
+			h ^= h >> 16
 		}
-		if kn-i >= 8 {
-			w := le64(kp, i)
-			h = mixWord(h, uint32(w))
-			h = mixWord(h, uint32(w>>32))
-			i += 8
-		}
-		if kn-i >= 4 {
-			h = mixWord(h, le32(kp, i))
-			i += 4
-		}
-		if i < kn {
-			h = mixTail(h, key[i:])
+		if r != 0 {
+			if r >= 8 {
+				w := *(*uint64)(unsafe.Add(kp, i))
+				h += uint32(w)
+				h *= hashM
+				h ^= h >> 16
+				h += uint32(w >> 32)
+				h *= hashM
+				h ^= h >> 16
+				i, r = i+8, r-8
+			}
+			if r >= 4 {
+				h += *(*uint32)(unsafe.Add(kp, i))
+				h *= hashM
+				h ^= h >> 16
+				r -= 4
+			}
+			if r > 0 {
+				// One to three tail bytes, unsigned: from the key's
+				// last 4 bytes when it has them, else one by one.
+				var t uint32
+				if kn >= 4 {
+					t = *(*uint32)(unsafe.Add(kp, kn-4)) >> (32 - 8*uint(r))
+				} else {
+					for j := kn - 1; j >= 0; j-- {
+						t = t<<8 | uint32(*(*byte)(unsafe.Add(kp, j)))
+					}
+				}
+				h += t
+				h *= hashM
+				h ^= h >> hashR
+			}
 		}
 		hashes[x] = h
 	}
