@@ -1,7 +1,6 @@
 package bloom
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -396,14 +395,4 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 		h += delta
 	}
 	return true
-}
-
-// le64 and le32 read the little-endian word at p+i, which the caller has
-// checked lies inside p's slice.
-func le64(p unsafe.Pointer, i int) uint64 {
-	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, i))[:])
-}
-
-func le32(p unsafe.Pointer, i int) uint32 {
-	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(p, i))[:])
 }

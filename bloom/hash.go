@@ -112,3 +112,9 @@ func HashSignedTail(data []byte, seed uint32) uint32 {
 	}
 	return h
 }
+
+// le32 reads the little-endian word at p+i, which the caller has checked
+// lies inside p's slice.
+func le32(p unsafe.Pointer, i int) uint32 {
+	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(p, i))[:])
+}
