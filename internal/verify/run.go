@@ -56,6 +56,18 @@ func forEachOrdered[T any](n int, work func(i int) T, emit func(i int, v T)) {
 			for i := range next {
 				results[i] = work(i)
 				close(done[i])
+				// Through the scheduler between two items. Goroutines
+				// that wake each other through channels share one time
+				// slice, so without this a worker can run for as long
+				// as the whole check, and the runtime preempts whatever
+				// runs 10 ms in one slice: a signal, and when it finds
+				// the goroutine in a system call, its processor handed
+				// to another thread. With GOMAXPROCS=1, `ldbcompat
+				// verify` of the bench databases was preempted 3 to 6
+				// times a run without this, and took 1.1 to 1.2 times
+				// the CPU time on a virtual machine
+				// (docs/performance.md).
+				runtime.Gosched()
 			}
 		}()
 	}
