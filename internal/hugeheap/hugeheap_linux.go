@@ -82,13 +82,16 @@ func after(q uintptr) (start, end uintptr) {
 	return start, min(start+advised, q&^(arena-1)+arena)
 }
 
-// advise gives [start, end) both pieces of advice.
+// advise gives [start, end) both pieces of advice, with raw system calls,
+// which the Go scheduler does not see: MADV_COLLAPSE takes a millisecond
+// or so, long enough for the runtime to hand the processor to another
+// thread meanwhile, and it waits on no device.
 func advise(start, end uintptr) error {
 	var errs []error
-	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_HUGEPAGE); e != 0 {
+	if _, _, e := syscall.RawSyscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_HUGEPAGE); e != 0 {
 		errs = append(errs, fmt.Errorf("madvise(%#x, %d, MADV_HUGEPAGE): %w", start, end-start, e))
 	}
-	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvCollapse); e != 0 {
+	if _, _, e := syscall.RawSyscall(syscall.SYS_MADVISE, start, end-start, madvCollapse); e != 0 {
 		errs = append(errs, fmt.Errorf("madvise(%#x, %d, MADV_COLLAPSE): %w", start, end-start, e))
 	}
 	return errors.Join(errs...)
