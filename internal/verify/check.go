@@ -146,8 +146,7 @@ func Examine(tg *Target, o Options) *TableReport {
 			fn.FirstKey = bytes.Clone(fn.FirstKey)
 		}
 		if sc.mapped != nil {
-			// munmap of a whole mapping that mmap made does not fail.
-			_ = unmapFile(sc.mapped)
+			unmapFile(sc.mapped)
 			sc.mapped = nil
 		}
 		scratches.Put(sc)
