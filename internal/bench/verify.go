@@ -73,8 +73,8 @@ func benchDBs() []benchDB {
 //     whose tables are hard links to the same files;
 //
 // and reports the ratio verify / upstream scan: the median of each round's
-// ratio, the command and the scan alternating round by round, and the
-// ratio of the fastest runs.
+// ratio, the command and the scan alternating round by round (readRounds
+// times rounds of them), and the ratio of the fastest runs.
 func Verify(rounds int) ([]Extra, error) {
 	var out []Extra
 	for _, db := range benchDBs() {
@@ -152,7 +152,10 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 	defer cleanup()
 	var cli, scan []float64 // CPU-seconds
 	var scanned upstream.DBScan
-	for r := 0; r < rounds; r++ {
+	// A round of the command and the scan takes a tenth of a second or
+	// so; readRounds of them for each of the other benchmarks' rounds,
+	// since the command's CPU time, a new process's, varies more.
+	for r := 0; r < readRounds*rounds; r++ {
 		for i := 0; i < 2; i++ {
 			if (r+i)%2 == 0 {
 				cpu, err := runVerify(bin, dir)
@@ -184,13 +187,17 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 	for r := range cli {
 		ratios[r] = cli[r] / scan[r]
 	}
-	e.Text = fmt.Sprintf("verify / upstream scan %.2f (median of the rounds' ratios; of the fastest runs %.2f); "+
+	e.Text = fmt.Sprintf("verify / upstream scan %.2f (median of %d rounds' ratios; of the fastest runs %.2f); "+
 		"`ldbcompat verify` (GOMAXPROCS=1) %.3f CPU-s, %.0f MB per CPU-second; "+
 		"upstream scan (DB::Open, one iterator, verify_checksums, no fill_cache; %d entries) %.3f CPU-s; %s",
-		median(ratios), slices.Min(cli)/slices.Min(scan),
+		median(ratios), len(ratios), slices.Min(cli)/slices.Min(scan),
 		median(cli), mb/median(cli), scanned.Entries, median(scan), inText)
 	return e, nil
 }
+
+// readRounds is how many rounds of `ldbcompat verify` against upstream's
+// scan Verify runs for each round of the other benchmarks.
+const readRounds = 3
 
 // runVerify runs `ldbcompat verify dir` with GOMAXPROCS=1 and returns the
 // CPU time (user and system) the command used, in seconds.
