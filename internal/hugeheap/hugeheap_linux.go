@@ -83,9 +83,9 @@ func after(q uintptr) (start, end uintptr) {
 }
 
 // advise gives [start, end) both pieces of advice, with raw system calls,
-// which the Go scheduler does not see: MADV_COLLAPSE takes a millisecond
-// or so, long enough for the runtime to hand the processor to another
-// thread meanwhile, and it waits on no device.
+// which the Go scheduler does not see: MADV_COLLAPSE took 0.25 to 0.4 ms
+// here (strace -T), long enough for the runtime to hand the processor to
+// another thread meanwhile, and it waits on no device.
 func advise(start, end uintptr) error {
 	var errs []error
 	if _, _, e := syscall.RawSyscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_HUGEPAGE); e != 0 {

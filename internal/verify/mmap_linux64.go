@@ -15,7 +15,7 @@ import (
 //
 // mmap and munmap are made as raw system calls, which the Go scheduler does
 // not see: neither waits on a device (the pages are read later, when they
-// are touched), and munmap of a table's map takes 0.1 ms or more on a
+// are touched), and munmap of a table's map takes 0.1 to 0.25 ms on a
 // virtual machine, long enough for the runtime to hand the goroutine's
 // processor to another thread while it runs, and back after.
 func mapFile(f *os.File, size int64) ([]byte, error) {
