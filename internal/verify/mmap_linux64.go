@@ -3,7 +3,6 @@
 package verify
 
 import (
-	"fmt"
 	"os"
 	"syscall"
 	"unsafe"
@@ -19,17 +18,18 @@ import (
 // virtual machine, long enough for the runtime to hand the goroutine's
 // processor to another thread while it runs, and back after.
 func mapFile(f *os.File, size int64) ([]byte, error) {
-	if size <= 0 || int64(int(size)) != size {
-		return nil, fmt.Errorf("mmap %s: cannot map %d bytes", f.Name(), size)
-	}
-	// f stays open until the check is done, so its descriptor does too.
-	p, _, errno := syscall.RawSyscall6(syscall.SYS_MMAP, 0, uintptr(size), syscall.PROT_READ, syscall.MAP_SHARED, f.Fd(), 0)
-	if errno != 0 {
-		return nil, fmt.Errorf("mmap %s: %w", f.Name(), errno)
-	}
-	// p is the address of memory outside Go's heap, which the kernel
-	// gave; go vet cannot know that a uintptr from a system call is one.
-	return unsafe.Slice(*(**byte)(unsafe.Pointer(&p)), int(size)), nil
+	return mapWith(f, size, func(n int) ([]byte, error) {
+		// f stays open until the check is done, so its descriptor
+		// does too.
+		p, _, errno := syscall.RawSyscall6(syscall.SYS_MMAP, 0, uintptr(n), syscall.PROT_READ, syscall.MAP_SHARED, f.Fd(), 0)
+		if errno != 0 {
+			return nil, errno
+		}
+		// p is the address of memory outside Go's heap, which the
+		// kernel gave; go vet cannot know that a uintptr from a
+		// system call is one.
+		return unsafe.Slice(*(**byte)(unsafe.Pointer(&p)), n), nil
+	})
 }
 
 // unmapFile releases a mapping mapFile made, with a raw system call as

@@ -3,7 +3,6 @@
 package verify
 
 import (
-	"fmt"
 	"os"
 	"syscall"
 )
@@ -12,14 +11,9 @@ import (
 // util/env_posix.cc maps a table for reading: nothing is copied, and the
 // file cannot be written through the mapping.
 func mapFile(f *os.File, size int64) ([]byte, error) {
-	if size <= 0 || int64(int(size)) != size {
-		return nil, fmt.Errorf("mmap %s: cannot map %d bytes", f.Name(), size)
-	}
-	m, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("mmap %s: %w", f.Name(), err)
-	}
-	return m, nil
+	return mapWith(f, size, func(n int) ([]byte, error) {
+		return syscall.Mmap(int(f.Fd()), 0, n, syscall.PROT_READ, syscall.MAP_SHARED)
+	})
 }
 
 // unmapFile releases a mapping mapFile made. munmap of a whole mapping
