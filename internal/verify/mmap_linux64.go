@@ -25,6 +25,10 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 		if errno != 0 {
 			return nil, errno
 		}
+		// Advice only: a table not yet in the page cache is then read
+		// ahead into 2 MB pages, which the kernel maps with one entry
+		// each. Its failure changes nothing that is read.
+		syscall.RawSyscall(syscall.SYS_MADVISE, p, uintptr(n), syscall.MADV_HUGEPAGE)
 		// p is the address of memory outside Go's heap, which the
 		// kernel gave; go vet cannot know that a uintptr from a
 		// system call is one.
