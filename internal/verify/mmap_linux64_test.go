@@ -8,48 +8,82 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/ldbcompat/ldbcompat/internal/faultfs"
 )
 
-// TestMapFileAdvisesHugePages checks that a table's map carries
+// TestAdviseHuge checks that a table's map on a local disk carries
 // MADV_HUGEPAGE, which /proc/self/smaps shows as the flag "hg" of the
-// mapping: with it, a table not yet in the page cache is read ahead into
-// 2 MB pages (docs/performance.md, "The page cache's page size").
-func TestMapFileAdvisesHugePages(t *testing.T) {
+// mapping (with it, a table not yet in the page cache is read ahead into
+// 2 MB pages: docs/performance.md, "The page cache's page size"), and that
+// a map of a file on FUSE does not, unless ForceHugeAdvice was called.
+func TestAdviseHuge(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skipf("this kernel has no transparent huge pages: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), "000005.ldb")
 	want := make([]byte, 3<<20)
 	for i := range want {
 		want[i] = byte(i * 7)
 	}
-	if err := os.WriteFile(path, want, 0o644); err != nil {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "000005.ldb"), want, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	// advised maps the table under root, checks that the map holds
+	// its bytes and is not writable, and returns what adviseHuge
+	// answered and whether the map carries the flag.
+	advised := func(root string, read bool) (answer, flag bool) {
+		t.Helper()
+		f, err := os.Open(filepath.Join(root, "000005.ldb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		m, err := mapFile(f, int64(len(want)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unmapFile(m)
+		answer = adviseHuge(f, m)
+		// A test must not read a FUSE file through a map in its own
+		// process (faultfs.MountT): only the local file is read.
+		if read && string(m) != string(want) {
+			t.Fatal("the map does not hold the file's bytes")
+		}
+		flags, err := vmFlags(uintptr(unsafe.Pointer(unsafe.SliceData(m))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(" "+flags+" ", " wr ") {
+			t.Errorf("the map's VmFlags are %q: it is writable", flags)
+		}
+		return answer, strings.Contains(" "+flags+" ", " hg ")
+	}
+
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	m, err := mapFile(f, int64(len(want)))
-	if err != nil {
-		t.Fatal(err)
+	const ext4 = 0xEF53 // the file system of /tmp where this was measured
+	answer, flag := advised(dir, true)
+	if answer != flag {
+		t.Errorf("on %s (file system %#x): adviseHuge says %v, the map's flag hg %v", dir, st.Type, answer, flag)
 	}
-	defer unmapFile(m)
-	if string(m) != string(want) {
-		t.Fatal("the map does not hold the file's bytes")
+	if st.Type == ext4 && !flag {
+		t.Errorf("on ext4 (%s): the map was not advised huge pages", dir)
 	}
-	flags, err := vmFlags(uintptr(unsafe.Pointer(unsafe.SliceData(m))))
-	if err != nil {
-		t.Fatal(err)
+
+	mnt := faultfs.MountT(t, dir)
+	if answer, flag := advised(mnt.Dir, false); answer || flag {
+		t.Errorf("on FUSE: adviseHuge says %v, the map's flag hg %v; want neither", answer, flag)
 	}
-	if !strings.Contains(" "+flags+" ", " hg ") {
-		t.Errorf("the map's VmFlags are %q, without hg (MADV_HUGEPAGE)", flags)
-	}
-	if strings.Contains(" "+flags+" ", " wr ") {
-		t.Errorf("the map's VmFlags are %q: it is writable", flags)
+	hugeAdviceAlways = true
+	defer func() { hugeAdviceAlways = false }()
+	if answer, flag := advised(mnt.Dir, false); !answer || !flag {
+		t.Errorf("on FUSE with ForceHugeAdvice: adviseHuge says %v, the map's flag hg %v; want both", answer, flag)
 	}
 }
 
