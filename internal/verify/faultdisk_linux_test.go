@@ -101,7 +101,10 @@ func TestFailingExt4(t *testing.T) {
 	sh("truncate", "-s", "16M", img)
 	sh("mkfs.ext4", "-q", "-F", "-b", "4096", img)
 	rw := t.TempDir()
-	sh("mount", "-o", "loop", img, rw)
+	if out, err := exec.Command("mount", "-o", "loop", img, rw).CombinedOutput(); err != nil {
+		// A container without the privilege, for one.
+		t.Skipf("skipped: cannot mount an ext4 image on a loop device here: %v\n%s", err, out)
+	}
 	name := filepath.Join(rw, "000005.ldb")
 	if err := os.WriteFile(name, file, 0o644); err != nil {
 		sh("umount", rw)
