@@ -40,12 +40,12 @@ func unmapFile(m []byte) {
 
 // adviseHuge advises huge pages on m, a map of f that mapFile made
 // (MADV_HUGEPAGE), when f is on a local disk (or ForceHugeAdvice was
-// called), and says whether it did. A table not yet in the page cache is then read ahead into 2 MB
-// pages, which the kernel maps with one page-table entry each, where
-// reading it through 4 KiB entries costs about 2 µs a page on some
-// virtual machines (docs/performance.md, "The page cache's page size").
-// The advice changes nothing that is read; where it fails, nothing was
-// advised.
+// called), and says whether it did. A table not yet in the page cache is
+// then read ahead into 2 MB pages, which the kernel maps with one
+// page-table entry each, where reading it through 4 KiB entries costs
+// about 2 µs a page on some virtual machines (docs/performance.md, "The
+// page cache's page size"). The advice changes nothing that is read;
+// where it fails, nothing was advised.
 func adviseHuge(f *os.File, m []byte) bool {
 	if !hugeAdviceAlways && !localDisk(f) {
 		return false
