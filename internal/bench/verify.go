@@ -153,42 +153,20 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 		return e, err
 	}
 	defer cleanup()
-	var cli, scan []float64 // CPU-seconds
-	var scanned upstream.DBScan
 	// A round of the command and the scan takes a tenth of a second or
 	// so; readRounds of them for each of the other benchmarks' rounds,
 	// since the command's CPU time, a new process's, varies more.
-	for r := 0; r < readRounds*rounds; r++ {
-		for i := 0; i < 2; i++ {
-			if (r+i)%2 == 0 {
-				cpu, err := runVerify(bin, dir)
-				if err != nil {
-					return e, err
-				}
-				cli = append(cli, cpu)
-				e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkReadDB/%s/impl=go-verify \t1\t%.4f cpu-sec/op\t%.1f MB/s", name, cpu, mb/cpu))
-			} else {
-				// Alone on its thread, with no garbage left to collect,
-				// so that what the Go runtime does meanwhile is little.
-				runtime.GC()
-				runtime.LockOSThread()
-				s, err := upstream.TimeDBScan(scanDir)
-				runtime.UnlockOSThread()
-				if err != nil {
-					return e, err
-				}
-				scanned = s
-				cpu := s.CPU.Seconds()
-				scan = append(scan, cpu)
-				e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkReadDB/%s/impl=c++-scan \t1\t%.4f cpu-sec/op\t%.1f MB/s", name, cpu, mb/cpu))
-			}
-		}
+	warm, _, err := alternate(readRounds*rounds, bin, dir, scanDir, nil) // nothing to stop it
+	if err != nil {
+		return e, err
 	}
+	e.Lines = append(e.Lines, warm.lines("BenchmarkReadDB", name, mb)...)
+	cli, scan := warm.cli, warm.scan
 	e.Text = fmt.Sprintf("verify / upstream scan %.2f (median of %d rounds' ratios; of the fastest runs %.2f); "+
 		"`ldbcompat verify` (GOMAXPROCS=1) %.3f CPU-s, %.0f MB per CPU-second; "+
 		"upstream scan (DB::Open, one iterator, verify_checksums, no fill_cache; %d entries) %.3f CPU-s; %s",
 		medianRatio(cli, scan), len(cli), slices.Min(cli)/slices.Min(scan),
-		median(cli), mb/median(cli), scanned.Entries, median(scan), inText)
+		median(cli), mb/median(cli), warm.scanned.Entries, median(scan), inText)
 
 	// The same from the disk: the tables (and the scan copy's, if
 	// copied) dropped from the page cache before each run.
@@ -197,38 +175,74 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 		return e, err
 	}
 	drop := append(slices.Clone(tables), scanTables...)
-	cli, scan = nil, nil
-	for r := 0; r < rounds; r++ {
+	cold, stopped, err := alternate(rounds, bin, dir, scanDir, func() error { return dropTables(drop) })
+	if err != nil {
+		return e, err
+	}
+	if stopped != nil {
+		e.Text += fmt.Sprintf("; from the disk: not measured (%v)", stopped)
+		return e, nil
+	}
+	e.Lines = append(e.Lines, cold.lines("BenchmarkReadDBCold", name, mb)...)
+	e.Text += fmt.Sprintf("; from the disk (the tables dropped from the page cache before each run): "+
+		"verify / upstream scan %.2f (median of %d rounds' ratios), `ldbcompat verify` %.3f CPU-s, upstream scan %.3f CPU-s",
+		medianRatio(cold.cli, cold.scan), len(cold.cli), median(cold.cli), median(cold.scan))
+	return e, nil
+}
+
+// readRuns is what alternate measured: the CPU-seconds of each round's
+// `ldbcompat verify` and upstream scan, and the last scan.
+type readRuns struct {
+	cli, scan []float64
+	scanned   upstream.DBScan
+}
+
+// lines returns the runs as benchstat lines of the benchmark named
+// bench/name, mb being the tables' size in MB.
+func (r readRuns) lines(bench, name string, mb float64) []string {
+	var out []string
+	for i := range r.cli {
+		out = append(out,
+			fmt.Sprintf("%s/%s/impl=go-verify \t1\t%.4f cpu-sec/op\t%.1f MB/s", bench, name, r.cli[i], mb/r.cli[i]),
+			fmt.Sprintf("%s/%s/impl=c++-scan \t1\t%.4f cpu-sec/op\t%.1f MB/s", bench, name, r.scan[i], mb/r.scan[i]))
+	}
+	return out
+}
+
+// alternate runs `ldbcompat verify` (bin) on dir and upstream's scan on
+// scanDir in n rounds, the command first in even rounds and second in odd
+// ones. before, when not nil, runs before each run; if it fails, the
+// rounds stop and its error is returned as stopped. err is a run's.
+func alternate(n int, bin, dir, scanDir string, before func() error) (runs readRuns, stopped, err error) {
+	for r := 0; r < n; r++ {
 		for i := 0; i < 2; i++ {
-			if err := dropTables(drop); err != nil {
-				e.Text += fmt.Sprintf("; from the disk: not measured (%v)", err)
-				return e, nil
+			if before != nil {
+				if err := before(); err != nil {
+					return runs, err, nil
+				}
 			}
 			if (r+i)%2 == 0 {
 				cpu, err := runVerify(bin, dir)
 				if err != nil {
-					return e, err
+					return runs, nil, err
 				}
-				cli = append(cli, cpu)
-				e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkReadDBCold/%s/impl=go-verify \t1\t%.4f cpu-sec/op\t%.1f MB/s", name, cpu, mb/cpu))
-			} else {
-				runtime.GC()
-				runtime.LockOSThread()
-				s, err := upstream.TimeDBScan(scanDir)
-				runtime.UnlockOSThread()
-				if err != nil {
-					return e, err
-				}
-				cpu := s.CPU.Seconds()
-				scan = append(scan, cpu)
-				e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkReadDBCold/%s/impl=c++-scan \t1\t%.4f cpu-sec/op\t%.1f MB/s", name, cpu, mb/cpu))
+				runs.cli = append(runs.cli, cpu)
+				continue
 			}
+			// Alone on its thread, with no garbage left to collect, so
+			// that what the Go runtime does meanwhile is little.
+			runtime.GC()
+			runtime.LockOSThread()
+			s, err := upstream.TimeDBScan(scanDir)
+			runtime.UnlockOSThread()
+			if err != nil {
+				return runs, nil, err
+			}
+			runs.scanned = s
+			runs.scan = append(runs.scan, s.CPU.Seconds())
 		}
 	}
-	e.Text += fmt.Sprintf("; from the disk (the tables dropped from the page cache before each run): "+
-		"verify / upstream scan %.2f (median of %d rounds' ratios), `ldbcompat verify` %.3f CPU-s, upstream scan %.3f CPU-s",
-		medianRatio(cli, scan), len(cli), median(cli), median(scan))
-	return e, nil
+	return runs, nil, nil
 }
 
 // medianRatio is the median of the ratios a[r] / b[r]: each round's two
