@@ -14,9 +14,3 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 
 // unmapFile is never called where mapFile always fails.
 func unmapFile(m []byte) {}
-
-// adviseHuge advises nothing here (see mmap_linux64.go).
-func adviseHuge(f *os.File, m []byte) bool { return false }
-
-// forgetPages is never called where adviseHuge advises nothing.
-func forgetPages(f *os.File) {}

@@ -19,9 +19,3 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 // unmapFile releases a mapping mapFile made. munmap of a whole mapping
 // that mmap made does not fail.
 func unmapFile(m []byte) { _ = syscall.Munmap(m) }
-
-// adviseHuge advises nothing here (see mmap_linux64.go).
-func adviseHuge(f *os.File, m []byte) bool { return false }
-
-// forgetPages is never called where adviseHuge advises nothing.
-func forgetPages(f *os.File) {}
