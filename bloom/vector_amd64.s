@@ -9,12 +9,10 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-4
 	MOVL AX, ret+0(FP)
 	RET
 
-// SETBIT ORs the mask in the low byte of the lane at off(SP) into the
-// byte of array (DI) the rest of the lane holds; AX and reg are
-// clobbered.
-#define SETBIT(off, reg) \
-	MOVQ off(SP), AX \
-	MOVQ AX, reg \
+// SETBIT ORs the mask in the low byte of the lane in reg into the byte of
+// array (DI) the rest of the lane holds; AX is clobbered.
+#define SETBIT(reg) \
+	MOVQ reg, AX \
 	SHRQ $8, AX \
 	ORB  reg, (DI)(AX*1)
 
@@ -27,9 +25,12 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-4
 // r = floor(L*bits / 2^64) = (Lh*bits + (Ll*bits)>>32) >> 32 with
 // L = Lh*2^32 + Ll, a sum that stays below 2^64 for bits < 2^32. Each
 // lane then holds (r>>3)<<8 | 1<<(r&7), its byte and the bit's mask; the
-// four go through a 32-byte buffer on the stack to four ORs into array,
-// which overlap the vector work of the next probe.
-TEXT ·addProbesAVX2(SB), NOSPLIT, $32-48
+// four lanes go from the vector register to four general ones (VMOVQ,
+// VPEXTRQ), then to four ORs into array, which overlap the vector work of
+// the next probe. (Through a 32-byte buffer on the stack instead, each
+// group of ORs waited on the buffer's loads: on AMD EPYC family 25 the
+// kernel took 2 to 11% more time, docs/performance.md.)
+TEXT ·addProbesAVX2(SB), NOSPLIT, $0-48
 	MOVQ hashes+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ k+16(FP), DX
@@ -69,13 +70,17 @@ probe:
 	VPSRLQ   $3, Y4, Y4   // r >> 3, the byte
 	VPSLLQ   $8, Y4, Y4
 	VPOR     Y5, Y4, Y4   // byte<<8 | mask
-	VMOVDQU  Y4, 0(SP)
+	VEXTRACTI128 $1, Y4, X5 // lanes 2 and 3
 	VPADDD   Y1, Y0, Y0   // h += delta, mod 2^32 in each lane's low half
 
-	SETBIT(0, R8)
-	SETBIT(8, R9)
-	SETBIT(16, R10)
-	SETBIT(24, R11)
+	VMOVQ    X4, R8
+	VPEXTRQ  $1, X4, R9
+	VMOVQ    X5, R10
+	VPEXTRQ  $1, X5, R11
+	SETBIT(R8)
+	SETBIT(R9)
+	SETBIT(R10)
+	SETBIT(R11)
 
 	DECQ BX
 	JNZ  probe
