@@ -17,16 +17,21 @@
  * variant and kind of key, the median and the fastest of the rounds'
  * ratios variant / upstream, as make bench prints go/c++.
  *
- * The variants are bloom's ways of probing a filter below 2^32 bits:
- *   fastmod  every probe's remainder by Lemire's fastmod (bloom's early6
- *            path, AMD's family 26), the first clear bit returning;
- *   div2     the second and sixth by division (its early6div path, AMD's
- *            family 25);
- *   div2m    div2 with fastmod's multiplier computed once per filter
+ * The variants are ways of probing a filter below 2^32 bits, each
+ * returning at the first clear bit: every probe's remainder by Lemire's
+ * fastmod (bloom's early6 path, AMD's family 26), or some of them by a
+ * 32-bit division:
+ *   fastmod  none by division;
+ *   div26    the second and the sixth (bloom's path on AMD's family 25);
+ *   div246   the second, fourth and sixth;
+ *   div135   the first, third and fifth;
+ *   divall   all six (upstream divides too, in 64 bits: bits is a size_t);
+ *   div26m   div26 with fastmod's multiplier computed once per filter
  *            instead of once per call (which KeyMayMatch's signature,
  *            upstream's, leaves no place to keep).
  * Each hashes the key as util/hash.cc does, 16 bytes a step, and tests k
- * and the filter's length as bloom does.
+ * and the filter's length as bloom does. Another mix is one more line in
+ * main's table: mix6's bit j divides probe j.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -106,7 +111,10 @@ static inline bool divProbe(const uint8_t* f, uint32_t nbits, uint32_t h) {
 typedef bool (*probeFn)(const uint8_t* key, size_t n, const uint8_t* f, size_t fn, uint64_t m);
 
 // Each variant takes the key, the filter and fastmod's multiplier m, which
-// only div2m uses (the others divide for it per call, as bloom does).
+// only div26m uses (the others divide for it per call, as bloom does). The
+// prologue tests the filter as bloom's KeyMayMatch does; filters of
+// another k or of 2^32 bits or more, which bloom probes on other paths,
+// are not this program's and answer false.
 #define PROLOGUE                                     \
   if (fn < 2) return false;                          \
   unsigned k = f[fn - 1];                            \
@@ -116,31 +124,17 @@ typedef bool (*probeFn)(const uint8_t* key, size_t n, const uint8_t* f, size_t f
   if (k != 6 || nbytes >= (1u << 29)) return false; \
   uint32_t delta = (h >> 17) | (h << 15);
 
-__attribute__((noinline)) static bool fastmod(const uint8_t* key, size_t n, const uint8_t* f, size_t fn,
-                                              uint64_t) {
+// mix6 tests the six probes, those j with bit j of DIV set by division,
+// the others by fastmod; with KEEP, fastmod's multiplier is the caller's m
+// instead of one computed here.
+template <int DIV, bool KEEP>
+__attribute__((noinline)) static bool mix6(const uint8_t* key, size_t n, const uint8_t* f, size_t fn, uint64_t m) {
   PROLOGUE
-  uint64_t m = ((~(uint64_t)0) >> 3) / nbytes + 1;
-  for (int j = 0; j < 6; j++, h += delta)
-    if (!fastmodProbe(f, m, nbytes, h)) return false;
-  return true;
-}
-
-__attribute__((noinline)) static bool div2(const uint8_t* key, size_t n, const uint8_t* f, size_t fn, uint64_t) {
-  PROLOGUE
-  uint64_t m = ((~(uint64_t)0) >> 3) / nbytes + 1;
+  if (!KEEP) m = ((~(uint64_t)0) >> 3) / nbytes + 1;
   uint32_t nbits = (uint32_t)nbytes * 8;
-  return fastmodProbe(f, m, nbytes, h) && divProbe(f, nbits, h + delta) &&
-         fastmodProbe(f, m, nbytes, h + 2 * delta) && fastmodProbe(f, m, nbytes, h + 3 * delta) &&
-         fastmodProbe(f, m, nbytes, h + 4 * delta) && divProbe(f, nbits, h + 5 * delta);
-}
-
-__attribute__((noinline)) static bool div2m(const uint8_t* key, size_t n, const uint8_t* f, size_t fn,
-                                            uint64_t m) {
-  PROLOGUE
-  uint32_t nbits = (uint32_t)nbytes * 8;
-  return fastmodProbe(f, m, nbytes, h) && divProbe(f, nbits, h + delta) &&
-         fastmodProbe(f, m, nbytes, h + 2 * delta) && fastmodProbe(f, m, nbytes, h + 3 * delta) &&
-         fastmodProbe(f, m, nbytes, h + 4 * delta) && divProbe(f, nbits, h + 5 * delta);
+#define PROBE(j) (((DIV >> j) & 1) ? divProbe(f, nbits, h + j * delta) : fastmodProbe(f, m, nbytes, h + j * delta))
+  return PROBE(0) && PROBE(1) && PROBE(2) && PROBE(3) && PROBE(4) && PROBE(5);
+#undef PROBE
 }
 
 static double nowNs() {
@@ -190,9 +184,10 @@ int main() {
     return 1;
   }
 
-  const char* names[] = {"fastmod", "div2", "div2m"};
-  probeFn fns[] = {fastmod, div2, div2m};
-  const int kVariants = 3;
+  const char* names[] = {"fastmod", "div26", "div246", "div135", "divall", "div26m"};
+  probeFn fns[] = {mix6<0, false>,    mix6<0x22, false>, mix6<0x2a, false>,
+                   mix6<0x15, false>, mix6<0x3f, false>, mix6<0x22, true>};
+  const int kVariants = sizeof fns / sizeof fns[0];
   std::vector<double> ratios[kVariants][2];
   for (int round = 0; round < kRounds; round++) {
     for (int set = 0; set < 2; set++) {
