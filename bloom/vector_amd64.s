@@ -29,7 +29,7 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-4
 // VPEXTRQ), then to four ORs into array, which overlap the vector work of
 // the next probe. (Through a 32-byte buffer on the stack instead, each
 // group of ORs waited on the buffer's loads: on AMD EPYC family 25 the
-// kernel took 2 to 11% more time, docs/performance.md.)
+// kernel took 2 to 12% more time, docs/performance.md.)
 TEXT ·addProbesAVX2(SB), NOSPLIT, $0-48
 	MOVQ hashes+0(FP), SI
 	MOVQ n+8(FP), CX

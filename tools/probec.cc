@@ -110,26 +110,21 @@ static inline bool divProbe(const uint8_t* f, uint32_t nbits, uint32_t h) {
 
 typedef bool (*probeFn)(const uint8_t* key, size_t n, const uint8_t* f, size_t fn, uint64_t m);
 
-// Each variant takes the key, the filter and fastmod's multiplier m, which
-// only div26m uses (the others divide for it per call, as bloom does). The
-// prologue tests the filter as bloom's KeyMayMatch does; filters of
-// another k or of 2^32 bits or more, which bloom probes on other paths,
-// are not this program's and answer false.
-#define PROLOGUE                                     \
-  if (fn < 2) return false;                          \
-  unsigned k = f[fn - 1];                            \
-  if (k > 30) return true;                           \
-  uint32_t h = hash(key, n);                         \
-  uint64_t nbytes = fn - 1;                          \
-  if (k != 6 || nbytes >= (1u << 29)) return false; \
-  uint32_t delta = (h >> 17) | (h << 15);
-
 // mix6 tests the six probes, those j with bit j of DIV set by division,
-// the others by fastmod; with KEEP, fastmod's multiplier is the caller's m
-// instead of one computed here.
+// the others by fastmod. It takes the key, the filter and fastmod's
+// multiplier m, which it uses only with KEEP (div26m); otherwise it divides
+// for its own per call, as bloom does. It tests the filter as bloom's
+// KeyMayMatch does; filters of another k or of 2^32 bits or more, which
+// bloom probes on other paths, are not this program's and answer false.
 template <int DIV, bool KEEP>
 __attribute__((noinline)) static bool mix6(const uint8_t* key, size_t n, const uint8_t* f, size_t fn, uint64_t m) {
-  PROLOGUE
+  if (fn < 2) return false;
+  unsigned k = f[fn - 1];
+  if (k > 30) return true;
+  uint32_t h = hash(key, n);
+  uint64_t nbytes = fn - 1;
+  if (k != 6 || nbytes >= (1u << 29)) return false;
+  uint32_t delta = (h >> 17) | (h << 15);
   if (!KEEP) m = ((~(uint64_t)0) >> 3) / nbytes + 1;
   uint32_t nbits = (uint32_t)nbytes * 8;
 #define PROBE(j) (((DIV >> j) & 1) ? divProbe(f, nbits, h + j * delta) : fastmodProbe(f, m, nbytes, h + j * delta))
