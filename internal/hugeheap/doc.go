@@ -11,14 +11,16 @@
 // only where a program asks, and the Go runtime no longer asks for its
 // heap.
 //
-// Advise asks, for the 4 MiB of the heap from the start of the 2 MiB region
-// the heap is allocating in. The runtime maps its heap 4 MiB at a time, and
-// advice reaches only memory already mapped; when less than 2 MiB of the
-// current mapping is left, Advise makes the runtime map the next 4 MiB
-// first (with an allocation it drops at once, never written) and asks for
-// that too. Memory the runtime maps later, as the heap grows past them, is
+// Advise asks for the heap the runtime has mapped from the 2 MiB region
+// the heap is allocating in to the end of the runtime's current 4 MiB
+// mapping. The runtime maps its heap 4 MiB at a time, and advice reaches
+// only memory already mapped; when less than 2 MiB of that mapping is
+// left, Advise makes the runtime map the next 4 MiB first (with an
+// allocation of 2 MiB it drops at once, never written) and asks for that
+// too. Memory the runtime maps later, as the heap grows past them, is
 // backed as before. It changes no byte of memory and no behaviour, only how
-// the memory is backed, for up to 8 MiB more of resident memory; where
-// Linux cannot do it (huge pages disabled, a kernel before 6.1, another
-// architecture or system), the heap stays as it was.
+// the memory is backed, for up to a few MiB more of resident memory (the
+// ranges advised, 6 MiB in most runs, once written); where Linux cannot do
+// it (huge pages disabled, a kernel before 6.1, another architecture or
+// system), the heap stays as it was.
 package hugeheap

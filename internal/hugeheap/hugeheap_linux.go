@@ -11,50 +11,53 @@ import (
 
 const (
 	hugePage = 2 << 20 // a transparent huge page with 4 KiB base pages
-	// advised is how much of the heap Advise asks for, from the start of
-	// the huge page it is allocating in: the Go runtime maps its heap 4
-	// MiB at a time.
-	advised = 2 * hugePage
 	// chunk is how much heap the Go runtime maps at a time
-	// (pallocChunkBytes): when the heap outgrows what it has mapped, it
-	// maps the next 4 MiB, aligned, with a mmap call of its own that
-	// advice given before does not reach.
+	// (pallocChunkBytes), at addresses that are multiples of it: when the
+	// heap outgrows what it has mapped, it maps the next 4 MiB with a mmap
+	// call of its own, a new mapping that advice given before does not
+	// reach.
 	chunk = 4 << 20
-	// arena is the Go runtime's heap arena on 64-bit Linux
-	// (heapArenaBytes): the heap's address space is reserved in whole
-	// arenas, so that a range inside one holds the heap and nothing else.
-	arena = 64 << 20
+	// ahead is how much mapped heap Advise wants past its last
+	// allocation, where the heap goes on allocating: the megabyte or two
+	// of buffers a command writes after it.
+	ahead = hugePage
+	// probeSize is the size of the object whose address tells where the
+	// heap is allocating. At 16 pages of 8 KiB or more an object is given
+	// pages by the runtime's page allocator itself, the lowest free run
+	// that holds it, which in a process that has not yet collected
+	// garbage is where the heap's next large objects go; a smaller one
+	// would come from a processor's cache of pages, which with more than
+	// one processor may lie a megabyte below that.
+	probeSize = 128 << 10
+	// spills is how many times at most Advise makes the runtime map more
+	// heap: once is enough unless something else allocated in between.
+	spills = 3
 	// madvCollapse is MADV_COLLAPSE (Linux 6.1,
 	// include/uapi/asm-generic/mman-common.h), which syscall lacks.
 	madvCollapse = 25
 )
 
-// probe is a fresh heap object, whose address tells where the heap is
-// allocating: larger than the runtime's largest size class (32 KiB), it is
-// given pages of its own, the lowest free ones, which in a process that
-// has not yet collected garbage are where the heap's next pages come from.
+// probe is the object whose address tells where the heap is allocating.
 // Its memory is never written.
-var probe *[64 << 10]byte
+var probe *[probeSize]byte
 
-// Region returns the range of addresses Advise advises: the 4 MiB from the
-// start of the huge page that holds a fresh heap object, cut short at the
-// end of the heap arena that holds it.
-func Region() (start, end uintptr) {
-	probe = new([64 << 10]byte)
-	return after(uintptr(unsafe.Pointer(probe)))
-}
+// span is a range of addresses, [start, end).
+type span struct{ start, end uintptr }
 
-// Advise marks Region's range for huge pages (MADV_HUGEPAGE), so that its
-// pages not yet used are backed by huge pages when first written, and
-// collapses what is already there into huge pages (MADV_COLLAPSE).
+// Advise marks the heap the runtime has mapped from the huge page it is
+// allocating in, to the end of that 4 MiB mapping, for huge pages
+// (MADV_HUGEPAGE), so that its pages not yet used are backed by huge pages
+// when first written, and collapses what is already there into huge pages
+// (MADV_COLLAPSE).
 //
-// When less than 2 MiB of the runtime's current 4 MiB mapping is left past
-// the heap object Region looks at, the heap is about to outgrow it into
-// memory the runtime has not mapped yet, whose mapping, when it comes,
-// will not have the advice. Advise then makes the runtime map it at once:
-// it allocates 2 MiB that it drops straight away, never written (so that
-// it costs no page), and advises the 4 MiB from the huge page where that
-// allocation ends, where the heap goes on allocating.
+// When less than 2 MiB of what the runtime has mapped is left past the
+// heap's last allocation, the heap is about to outgrow it into memory the
+// runtime has not mapped yet, whose mapping, when it comes, will not have
+// the advice. Advise then makes the runtime map it at once: it allocates 2
+// MiB that it drops straight away, never written (so that it costs no
+// page), and advises that allocation's memory and what the runtime mapped
+// past it too, where the heap goes on allocating, or, after a collection,
+// takes up the memory dropped.
 //
 // The error says what Linux refused; the heap works the same either way,
 // so that a command can ignore it.
@@ -62,30 +65,70 @@ func Advise() error {
 	if n := syscall.Getpagesize(); n != 4096 {
 		return fmt.Errorf("hugeheap: pages of %d bytes, where huge pages are not of %d", n, hugePage)
 	}
-	start, end := Region()
-	p := uintptr(unsafe.Pointer(probe))
+	return adviseAll(plan())
+}
+
+// adviseAll advises each of spans.
+func adviseAll(spans []span) error {
 	var errs []error
-	if left := p&^(chunk-1) + chunk - p; left < hugePage {
-		spill := make([]byte, hugePage)
-		s, e := after(uintptr(unsafe.Pointer(unsafe.SliceData(spill))) + hugePage)
-		errs = append(errs, advise(s, e))
+	for _, s := range spans {
+		errs = append(errs, advise(s.start, s.end))
 	}
-	errs = append(errs, advise(start, end))
 	return errors.Join(errs...)
 }
 
-// after returns the range Advise advises past an allocation that ends at
-// q: the 4 MiB from the start of the huge page holding q, cut short at the
-// end of q's heap arena.
-func after(q uintptr) (start, end uintptr) {
-	start = q &^ (hugePage - 1)
-	return start, min(start+advised, q&^(arena-1)+arena)
+// plan makes the allocations Advise needs and returns the ranges it
+// advises, in order of address, apart from each other.
+func plan() []span {
+	probe = new([probeSize]byte)
+	start := uintptr(unsafe.Pointer(probe))
+	top := start + probeSize
+	spans := []span{mapped(start, top)}
+	for i := 0; i < spills && alignUp(top, chunk)-top < ahead; i++ {
+		spill := make([]byte, hugePage)
+		s := uintptr(unsafe.Pointer(unsafe.SliceData(spill)))
+		top = s + hugePage
+		spans = append(spans, mapped(s, top))
+	}
+	return merge(spans)
+}
+
+// mapped returns the range Advise advises around an object at [start,
+// end): from the huge page holding its first byte to the end of the 4 MiB
+// the runtime mapped holding its last. The runtime maps whole 4 MiB at
+// addresses that are multiples of 4 MiB, and an object's memory is mapped,
+// so all of it is mapped heap.
+func mapped(start, end uintptr) span {
+	return span{start &^ (hugePage - 1), alignUp(end, chunk)}
+}
+
+// alignUp rounds a up to a multiple of n, a power of two.
+func alignUp(a, n uintptr) uintptr { return (a + n - 1) &^ (n - 1) }
+
+// merge sorts spans by address and joins those that overlap or touch.
+func merge(spans []span) []span {
+	for i := 1; i < len(spans); i++ {
+		for j := i; j > 0 && spans[j].start < spans[j-1].start; j-- {
+			spans[j], spans[j-1] = spans[j-1], spans[j]
+		}
+	}
+	out := spans[:1]
+	for _, s := range spans[1:] {
+		if last := &out[len(out)-1]; s.start <= last.end {
+			last.end = max(last.end, s.end)
+		} else {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // advise gives [start, end) both pieces of advice, with raw system calls,
 // which the Go scheduler does not see: MADV_COLLAPSE took 0.25 to 0.4 ms
 // here (strace -T), long enough for the runtime to hand the processor to
-// another thread meanwhile, and it waits on no device.
+// another thread meanwhile, and it waits on no device. MADV_COLLAPSE
+// fails with EINVAL where part of the range has no page yet: it collapses
+// the rest all the same.
 func advise(start, end uintptr) error {
 	var errs []error
 	if _, _, e := syscall.RawSyscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_HUGEPAGE); e != 0 {
