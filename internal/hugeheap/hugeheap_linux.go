@@ -3,8 +3,10 @@
 package hugeheap
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"syscall"
 	"unsafe"
 )
@@ -107,11 +109,7 @@ func alignUp(a, n uintptr) uintptr { return (a + n - 1) &^ (n - 1) }
 
 // merge sorts spans by address and joins those that overlap or touch.
 func merge(spans []span) []span {
-	for i := 1; i < len(spans); i++ {
-		for j := i; j > 0 && spans[j].start < spans[j-1].start; j-- {
-			spans[j], spans[j-1] = spans[j-1], spans[j]
-		}
-	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
 	out := spans[:1]
 	for _, s := range spans[1:] {
 		if last := &out[len(out)-1]; s.start <= last.end {

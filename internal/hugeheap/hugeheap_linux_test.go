@@ -77,13 +77,9 @@ func smapsField(a uintptr, field string) (int, error) {
 		if len(fields) == 0 {
 			continue
 		}
-		if lo, hi, ok := strings.Cut(fields[0], "-"); ok && !strings.HasSuffix(fields[0], ":") {
-			l, err1 := strconv.ParseUint(lo, 16, 64)
-			h, err2 := strconv.ParseUint(hi, 16, 64)
-			if err1 == nil && err2 == nil {
-				in = uint64(a) >= l && uint64(a) < h
-				continue
-			}
+		if lo, hi, ok := addressRange(fields[0]); ok {
+			in = a >= lo && a < hi
+			continue
 		}
 		if in && fields[0] == field && len(fields) > 1 {
 			n, err := strconv.Atoi(fields[1])
@@ -97,6 +93,18 @@ func smapsField(a uintptr, field string) (int, error) {
 		return 0, fmt.Errorf("smaps: %w", err)
 	}
 	return 0, fmt.Errorf("no mapping holds %#x in /proc/self/smaps, or it has no %s", a, field)
+}
+
+// addressRange parses the "lo-hi" (hexadecimal) that starts a mapping's
+// line in /proc/self/maps and /proc/self/smaps.
+func addressRange(field string) (lo, hi uintptr, ok bool) {
+	l, h, ok := strings.Cut(field, "-")
+	if !ok {
+		return 0, 0, false
+	}
+	a, err1 := strconv.ParseUint(l, 16, 64)
+	b, err2 := strconv.ParseUint(h, 16, 64)
+	return uintptr(a), uintptr(b), err1 == nil && err2 == nil
 }
 
 // childEnv, set, makes the test binary run child instead of its tests.
@@ -289,16 +297,14 @@ func readWrite(s span) error {
 		if len(f) < 2 {
 			continue
 		}
-		lo, hi, _ := strings.Cut(f[0], "-")
-		l, err1 := strconv.ParseUint(lo, 16, 64)
-		h, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 != nil || err2 != nil || uintptr(l) > at || uintptr(h) <= at {
+		lo, hi, ok := addressRange(f[0])
+		if !ok || lo > at || hi <= at {
 			continue
 		}
 		if !strings.HasPrefix(f[1], "rw") {
 			return fmt.Errorf("%#x is in a mapping %s", at, f[1])
 		}
-		if at = uintptr(h); at >= s.end {
+		if at = hi; at >= s.end {
 			return nil
 		}
 	}
