@@ -32,11 +32,27 @@
  * Each hashes the key as util/hash.cc does, 16 bytes a step, and tests k
  * and the filter's length as bloom does. Another mix is one more line in
  * main's table: mix6's bit j divides probe j.
+ *
+ * Where the processor has AVX2 and FMA, variants with the six probes side
+ * by side in vector registers follow, all six read before one test (no
+ * first clear bit), the remainders computed
+ *   vecd     in doubles: the quotient by a multiplication by 1/bits,
+ *            floored, the remainder corrected by bits either way;
+ *   vecf     as fastmod, in 64-bit lanes (VPMULUDQ), for bit arrays under
+ *            2^14 bytes, where 49 bits of fraction suffice: c =
+ *            ceil(2^46/nbytes), p = ((c*h) mod 2^49) * nbytes, the byte
+ *            p >> 49, the bit (p >> 46) & 7;
+ * and the bytes read by a gather (-g), or by scalar loads of the indices
+ * stored to memory (-s); vecf-1g tests the first probe by scalar fastmod
+ * before the vector, so that most absent keys return there. The gathers
+ * read four bytes at each probe's byte, so the filter's buffer has room
+ * after it.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <immintrin.h>
 #include <time.h>
 
 #include <algorithm>
@@ -132,6 +148,88 @@ __attribute__((noinline)) static bool mix6(const uint8_t* key, size_t n, const u
 #undef PROBE
 }
 
+
+#define VEC __attribute__((noinline, target("avx2,fma")))
+
+// probes6 returns the six probes of h, in lanes 0 to 5, probe 0 in lanes 6
+// and 7.
+__attribute__((target("avx2,fma"))) static inline __m256i probes6(uint32_t h) {
+  uint32_t delta = (h >> 17) | (h << 15);
+  return _mm256_add_epi32(_mm256_set1_epi32((int)h),
+                          _mm256_mullo_epi32(_mm256_set1_epi32((int)delta), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 0, 0)));
+}
+
+// allSet reports whether bit sh[i] of g[i] is set in every lane.
+__attribute__((target("avx2,fma"))) static inline bool allSet(__m256i g, __m256i sh) {
+  __m256i v = _mm256_slli_epi32(_mm256_srlv_epi32(g, sh), 31);
+  return _mm256_movemask_ps(_mm256_castsi256_ps(v)) == 0xff;
+}
+
+// readBytes returns, in each lane, the filter's byte at idx (in its low
+// byte) by a gather, or by scalar loads.
+template <bool GATHER>
+__attribute__((target("avx2,fma"))) static inline __m256i readBytes(const uint8_t* f, __m256i idx) {
+  if (GATHER) return _mm256_i32gather_epi32((const int*)f, idx, 1);
+  alignas(32) uint32_t ix[8];
+  _mm256_store_si256((__m256i*)ix, idx);
+  return _mm256_setr_epi32(f[ix[0]], f[ix[1]], f[ix[2]], f[ix[3]], f[ix[4]], f[ix[5]], f[ix[6]], f[ix[7]]);
+}
+
+// vecd: the remainders in doubles, four lanes a register.
+template <bool GATHER>
+VEC static bool vecd(const uint8_t* key, size_t n, const uint8_t* f, size_t fn, uint64_t) {
+  if (fn < 2) return false;
+  unsigned k = f[fn - 1];
+  if (k > 30) return true;
+  uint32_t h = hash(key, n);
+  uint64_t nbytes = fn - 1;
+  if (k != 6 || nbytes >= (1u << 28)) return false;
+  double bitsd = (double)(nbytes * 8);
+  __m256d bits = _mm256_set1_pd(bitsd), inv = _mm256_set1_pd(1.0 / bitsd);
+  // Unsigned to double: the sign bit flipped, converted signed, 2^31 added.
+  __m256i hv = _mm256_xor_si256(probes6(h), _mm256_set1_epi32((int)0x80000000u));
+  __m256d two31 = _mm256_set1_pd(2147483648.0), zero = _mm256_setzero_pd();
+  __m256d x[2] = {_mm256_add_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(hv)), two31),
+                  _mm256_add_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(hv, 1)), two31)};
+  __m128i ri[2];
+  for (int i = 0; i < 2; i++) {
+    __m256d r = _mm256_fnmadd_pd(_mm256_floor_pd(_mm256_mul_pd(x[i], inv)), bits, x[i]);
+    r = _mm256_add_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, zero, _CMP_LT_OQ), bits));
+    r = _mm256_sub_pd(r, _mm256_and_pd(_mm256_cmp_pd(r, bits, _CMP_GE_OQ), bits));
+    ri[i] = _mm256_cvttpd_epi32(r);
+  }
+  __m256i r = _mm256_set_m128i(ri[1], ri[0]);
+  return allSet(readBytes<GATHER>(f, _mm256_srli_epi32(r, 3)), _mm256_and_si256(r, _mm256_set1_epi32(7)));
+}
+
+// vecf: fastmod with 49 bits of fraction, in 64-bit lanes, the even
+// probes in one register and the odd ones in another.
+template <bool GATHER, bool FIRST>
+VEC static bool vecf(const uint8_t* key, size_t n, const uint8_t* f, size_t fn, uint64_t) {
+  if (fn < 2) return false;
+  unsigned k = f[fn - 1];
+  if (k > 30) return true;
+  uint32_t h = hash(key, n);
+  uint64_t nbytes = fn - 1;
+  if (k != 6 || nbytes >= (1u << 14)) return false;
+  if (FIRST && !fastmodProbe(f, ((~(uint64_t)0) >> 3) / nbytes + 1, nbytes, h)) return false;
+  uint64_t c = ((1ull << 46) + nbytes - 1) / nbytes;
+  __m256i hv = probes6(h);
+  __m256i clo = _mm256_set1_epi64x((long long)(c & 0xffffffffu)), chi = _mm256_set1_epi64x((long long)(c >> 32));
+  __m256i nb = _mm256_set1_epi64x((long long)nbytes), mask49 = _mm256_set1_epi64x((1ll << 49) - 1);
+  __m256i seven = _mm256_set1_epi64x(7);
+  __m256i idx = _mm256_setzero_si256(), sh = _mm256_setzero_si256();
+  for (int odd = 0; odd < 2; odd++) {
+    __m256i x = odd ? _mm256_srli_epi64(hv, 32) : hv;
+    __m256i fr = _mm256_and_si256(_mm256_add_epi64(_mm256_mul_epu32(x, clo), _mm256_slli_epi64(_mm256_mul_epu32(x, chi), 32)), mask49);
+    __m256i p = _mm256_add_epi64(_mm256_mul_epu32(fr, nb), _mm256_slli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(fr, 32), nb), 32));
+    __m256i i = _mm256_srli_epi64(p, 49), b = _mm256_and_si256(_mm256_srli_epi64(p, 46), seven);
+    idx = _mm256_or_si256(idx, odd ? _mm256_slli_epi64(i, 32) : i);
+    sh = _mm256_or_si256(sh, odd ? _mm256_slli_epi64(b, 32) : b);
+  }
+  return allSet(readBytes<GATHER>(f, idx), sh);
+}
+
 static double nowNs() {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -161,6 +259,7 @@ int main() {
   const leveldb::FilterPolicy* policy = leveldb::NewBloomFilterPolicy(10);
   std::string filter;
   policy->CreateFilter(slices[0].data(), kKeys, &filter);
+  filter.reserve(filter.size() + 8);  // room for the gathers' reads
   const uint8_t* f = (const uint8_t*)filter.data();
   size_t fn = filter.size();
   uint64_t nbytes = fn - 1;
@@ -179,11 +278,16 @@ int main() {
     return 1;
   }
 
-  const char* names[] = {"fastmod", "div26", "div246", "div135", "divall", "div26m"};
-  probeFn fns[] = {mix6<0, false>,    mix6<0x22, false>, mix6<0x2a, false>,
-                   mix6<0x15, false>, mix6<0x3f, false>, mix6<0x22, true>};
-  const int kVariants = sizeof fns / sizeof fns[0];
-  std::vector<double> ratios[kVariants][2];
+  const char* names[] = {"fastmod", "div26",  "div246", "div135", "divall", "div26m",
+                         "vecd-g",  "vecd-s", "vecf-g", "vecf-s", "vecf-1g"};
+  probeFn fns[] = {mix6<0, false>,    mix6<0x22, false>, mix6<0x2a, false>,   mix6<0x15, false>,
+                   mix6<0x3f, false>, mix6<0x22, true>,  vecd<true>,          vecd<false>,
+                   vecf<true, false>, vecf<false, false>, vecf<true, true>};
+  __builtin_cpu_init();
+  const int kVariants = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                            ? sizeof fns / sizeof fns[0]
+                            : 6;
+  std::vector<double> ratios[sizeof fns / sizeof fns[0]][2];
   for (int round = 0; round < kRounds; round++) {
     for (int set = 0; set < 2; set++) {
       long want = 0;
