@@ -46,13 +46,16 @@
  * stored to memory (-s); vecf-1g tests the first probe by scalar fastmod
  * before the vector, so that most absent keys return there. The gathers
  * read four bytes at each probe's byte, so the filter's buffer has room
- * after it.
+ * after it. Elsewhere than x86-64 the program has the scalar variants
+ * only.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include <time.h>
 
 #include <algorithm>
@@ -149,6 +152,7 @@ __attribute__((noinline)) static bool mix6(const uint8_t* key, size_t n, const u
 }
 
 
+#if defined(__x86_64__)
 #define VEC __attribute__((noinline, target("avx2,fma")))
 
 // probes6 returns the six probes of h, in lanes 0 to 5, probe 0 in lanes 6
@@ -229,6 +233,7 @@ VEC static bool vecf(const uint8_t* key, size_t n, const uint8_t* f, size_t fn, 
   }
   return allSet(readBytes<GATHER>(f, idx), sh);
 }
+#endif  // __x86_64__
 
 static double nowNs() {
   struct timespec t;
@@ -278,15 +283,23 @@ int main() {
     return 1;
   }
 
-  const char* names[] = {"fastmod", "div26",  "div246", "div135", "divall", "div26m",
-                         "vecd-g",  "vecd-s", "vecf-g", "vecf-s", "vecf-1g"};
-  probeFn fns[] = {mix6<0, false>,    mix6<0x22, false>, mix6<0x2a, false>,   mix6<0x15, false>,
-                   mix6<0x3f, false>, mix6<0x22, true>,  vecd<true>,          vecd<false>,
-                   vecf<true, false>, vecf<false, false>, vecf<true, true>};
+  const char* names[] = {"fastmod", "div26", "div246", "div135", "divall", "div26m",
+#if defined(__x86_64__)
+                         "vecd-g",  "vecd-s", "vecf-g", "vecf-s", "vecf-1g",
+#endif
+  };
+  probeFn fns[] = {mix6<0, false>,    mix6<0x22, false>, mix6<0x2a, false>,  mix6<0x15, false>,
+                   mix6<0x3f, false>, mix6<0x22, true>,
+#if defined(__x86_64__)
+                   vecd<true>,        vecd<false>,       vecf<true, false>, vecf<false, false>,
+                   vecf<true, true>,
+#endif
+  };
+  int kVariants = sizeof fns / sizeof fns[0];
+#if defined(__x86_64__)
   __builtin_cpu_init();
-  const int kVariants = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                            ? sizeof fns / sizeof fns[0]
-                            : 6;
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) kVariants = 6;
+#endif
   std::vector<double> ratios[sizeof fns / sizeof fns[0]][2];
   for (int round = 0; round < kRounds; round++) {
     for (int set = 0; set < 2; set++) {
