@@ -47,7 +47,12 @@ FUZZTIME=${FUZZTIME:-60s}
 FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-5s}
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# Each run's temporary files go to a directory of its own, removed after
+# it: Go kills its fuzz workers when the budget runs out, before the
+# cleanups of t.TempDir and f.TempDir run, which would leave their
+# directories in /tmp run after run.
+runtmp=$(mktemp -d)
+trap 'rm -rf "$log" "$runtmp"' EXIT
 
 # corpus PKG TARGET: the files of the target's corpus directory, one a line.
 corpus() {
@@ -71,8 +76,9 @@ for pkg in "$@"; do
 		echo "fuzz: $pkg $t for $budget"
 		before=$(corpus "$pkg" "$t")
 		status=0
-		"$GO" test "${tags[@]}" -run '^$' -fuzz "^$t\$" -fuzztime "$budget" \
+		TMPDIR=$runtmp "$GO" test "${tags[@]}" -run '^$' -fuzz "^$t\$" -fuzztime "$budget" \
 			-fuzzminimizetime "$FUZZMINIMIZETIME" "$pkg" 2>&1 | tee "$log" || status=$?
+		find "$runtmp" -mindepth 1 -delete
 		execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
 		note=""
 		if [ "$status" -ne 0 ]; then
