@@ -197,11 +197,16 @@ func runMutants(ms []*mutant, dir, pkgRel string, args, env []string, timeout ti
 		if err := copyModule(dir, tmp); err != nil {
 			return err
 		}
+		scratch, err := os.MkdirTemp("", "mutants-tmp-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(scratch)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for m := range todo {
-				if err := runIn(tmp, pkgRel, m, args, env, timeout); err != nil {
+				if err := runIn(tmp, scratch, pkgRel, m, args, env, timeout); err != nil {
 					errs <- err
 					for range todo {
 					}
@@ -219,9 +224,9 @@ func runMutants(ms []*mutant, dir, pkgRel string, args, env []string, timeout ti
 	return <-errs
 }
 
-// runIn applies m in the module copy at dir, runs the tests, sets m's
-// status and undoes m.
-func runIn(dir, pkgRel string, m *mutant, args, env []string, timeout time.Duration) error {
+// runIn applies m in the module copy at dir, runs the tests with their
+// temporary files in scratch, sets m's status and undoes m.
+func runIn(dir, scratch, pkgRel string, m *mutant, args, env []string, timeout time.Duration) error {
 	file := filepath.Join(dir, filepath.FromSlash(pkgRel), path.Base(m.File))
 	orig, err := os.ReadFile(file)
 	if err != nil {
@@ -234,8 +239,11 @@ func runIn(dir, pkgRel string, m *mutant, args, env []string, timeout time.Durat
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		return err
 	}
-	m.Status = runMutant(dir, args, env, timeout)
+	m.Status = runMutant(dir, scratch, args, env, timeout)
 	m.Rerun = true
+	if err := emptyDir(scratch); err != nil {
+		return err
+	}
 	return os.WriteFile(file, orig, 0o644)
 }
 
@@ -262,12 +270,22 @@ func mutate(src []byte, m *mutant) ([]byte, error) {
 // runMutant runs go test args in dir with env, stopped at timeout, and
 // says what became of the mutant, as gremlins does: killed when the tests
 // fail, not viable when they do not build, lived when they pass.
-func runMutant(dir string, args, env []string, timeout time.Duration) string {
+//
+// Its temporary files, the go command's work directory (GOTMPDIR) and the
+// tests' (TMPDIR), go to scratch, which the caller empties: a go test
+// stopped at the timeout has no chance to remove them. The timeout stops
+// go test's whole process group (killGroupOnCancel), the test binary with
+// it, which would otherwise run on with the output's pipe open until its
+// own -timeout.
+func runMutant(dir, scratch string, args, env []string, timeout time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	full := append([]string{"test", "-failfast", "-timeout", (timeout + 2*time.Second).String()}, args...)
 	cmd := exec.CommandContext(ctx, "go", full...)
-	cmd.Dir, cmd.Env = dir, env
+	cmd.Dir = dir
+	cmd.Env = append(env[:len(env):len(env)], "TMPDIR="+scratch, "GOTMPDIR="+scratch)
+	killGroupOnCancel(cmd)
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {
@@ -282,6 +300,20 @@ func runMutant(dir string, args, env []string, timeout time.Duration) string {
 	default:
 		return "NOT VIABLE"
 	}
+}
+
+// emptyDir removes what dir holds, leaving dir.
+func emptyDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyModule copies the module at src into dst, but for what no test

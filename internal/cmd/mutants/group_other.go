@@ -6,3 +6,7 @@ import "os/exec"
 
 // runGrouped runs cmd: process groups are a unix matter (group_unix.go).
 func runGrouped(cmd *exec.Cmd) error { return cmd.Run() }
+
+// killGroupOnCancel leaves cmd as it is: its context's end kills its
+// process alone.
+func killGroupOnCancel(*exec.Cmd) {}

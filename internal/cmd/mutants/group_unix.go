@@ -57,6 +57,17 @@ func runGrouped(cmd *exec.Cmd) error {
 	return err
 }
 
+// killGroupOnCancel makes cmd, an exec.CommandContext, start in a process
+// group of its own and, when its context ends, kill the whole group
+// rather than cmd's process alone.
+func killGroupOnCancel(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+}
+
 // orphans returns the processes of group pgid whose parent is not in it,
 // from /proc (none where it cannot be read).
 func orphans(pgid int) []int {

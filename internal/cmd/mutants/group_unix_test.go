@@ -65,3 +65,27 @@ echo $!`
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// running returns the processes named name (their comm in /proc) that
+// have not exited, waiting up to 5 seconds for those just killed to go.
+func running(name string) []int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var pids []int
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			comm, err := os.ReadFile("/proc/" + e.Name() + "/comm")
+			if err == nil && strings.TrimSpace(string(comm)) == name && !gone(pid) {
+				pids = append(pids, pid)
+			}
+		}
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return pids
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

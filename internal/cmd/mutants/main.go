@@ -315,6 +315,16 @@ func runTarget(root string, t target, o options) (*result, error) {
 	if gitRef != "" {
 		cmd.Env = append(env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=diff.relative", "GIT_CONFIG_VALUE_0=true")
 	}
+	// gremlins kills a mutant's go test at its timeout, which leaves the
+	// go command's work directory behind (3 MB and more each): its
+	// temporary files and those of the tests it runs go to a directory
+	// removed after it.
+	scratch, err := os.MkdirTemp("", "mutants-gremlins-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], "TMPDIR="+scratch, "GOTMPDIR="+scratch)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	start := time.Now()

@@ -320,12 +320,16 @@ func TestSample(t *testing.T) {
 // TestRunMutants runs mutants of a small module's package as the tool
 // runs those gremlins leaves: killed when its test fails, lived when it
 // passes, timed out when it loops, each in a copy of the module (the
-// module itself is left as it was).
+// module itself is left as it was), and leaves nothing behind: no file in
+// the temporary directory (the go command's work directory of the run it
+// stopped, above all) and no test binary running.
 func TestRunMutants(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module's tests with go test")
 	}
 	dir := t.TempDir()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	src := "package p\n\n// Count counts up to n.\nfunc Count(n int) int {\n\ti := 0\n\tfor i < n {\n\t\ti++\n\t}\n\treturn i + 0\n}\n"
 	test := "package p\n\nimport \"testing\"\n\nfunc TestCount(t *testing.T) {\n\tif Count(3) != 3 {\n\t\tt.Fatal(Count(3))\n\t}\n}\n"
 	for name, data := range map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "p/p.go": src, "p/p_test.go": test} {
@@ -356,6 +360,16 @@ func TestRunMutants(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "p/p.go")); string(b) != src {
 		t.Errorf("the module's file changed:\n%s", b)
+	}
+	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left in the temporary directory: %v (%v)", names, err)
+	}
+	if pids := running("p.test"); len(pids) != 0 {
+		t.Errorf("test binaries still running after runMutants: %v", pids)
 	}
 }
 
