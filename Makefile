@@ -48,7 +48,8 @@ help:
 	@echo "make fprate         plot the measured false-positive rate against theory (docs/fprate.*)"
 	@echo "make fuzz           run every fuzz target for FUZZTIME (default 60s) each; compat's against upstream"
 	@echo "make mutants        mutation testing: bloom judged by the kit alone, the readers by their tests,"
-	@echo "                    with and without upstream; writes docs/mutants.md (MUTANTS_TARGETS='kit table')"
+	@echo "                    with and without upstream; writes docs/mutants.md (MUTANTS_TARGETS='kit table':"
+	@echo "                    some targets, reported in .cache/mutants/report.md)"
 	@echo "make mutants-diff   the same on the lines changed since MUTANTS_BASE (HEAD~1), at most MUTANTS_SAMPLE"
 	@echo "                    mutants a target (0: all), as CI runs it"
 	@echo "make help           this list"
@@ -197,7 +198,8 @@ fixtures-foreign:
 # ones against upstream LevelDB built as for make compat; fails on a
 # surviving mutant that tools/mutants/survivors.txt does not explain, and
 # writes docs/mutants.md. MUTANTS_TARGETS picks targets (kit, kit-live,
-# table, table-live, ...), MUTANTS_WORKERS the parallel test runs;
+# table, table-live, ...), whose report then goes to
+# .cache/mutants/report.md; MUTANTS_WORKERS the parallel test runs;
 # MUTANTS_REUSE=1 keeps the gremlins results of the targets whose inputs
 # have not changed since their last run here (the report says which).
 # mutants-diff runs only the mutants on lines changed since MUTANTS_BASE,

@@ -1,6 +1,8 @@
 // Command mutants measures how much the suite catches: it runs mutation
 // testing (gremlins) on each target, judges every mutant that survives
-// against the committed explanations, and writes docs/mutants.md.
+// against the committed explanations, and writes docs/mutants.md (a run
+// of some targets only writes its report to .cache/mutants/report.md,
+// leaving the whole one as it is).
 //
 // Usage (make mutants runs it; make mutants-diff runs it with -diff):
 //
@@ -121,7 +123,7 @@ func main() {
 	flag.StringVar(&o.gremlins, "gremlins", ".cache/bin/gremlins", "the gremlins binary")
 	flag.StringVar(&o.only, "targets", "", "comma-separated targets to run (default: all)")
 	flag.StringVar(&o.diff, "diff", "", "run only mutants on lines changed since this git reference")
-	flag.StringVar(&o.out, "out", "", "write the report here (default: none with -diff, else docs/mutants.md)")
+	flag.StringVar(&o.out, "out", "", "write the report here (default: none with -diff, "+subsetReport+" with -targets naming some targets, else "+fullReport+")")
 	flag.StringVar(&o.reasons, "reasons", "tools/mutants/survivors.txt", "the explanations of surviving mutants")
 	flag.IntVar(&o.workers, "workers", runtime.NumCPU(), "gremlins workers")
 	flag.IntVar(&o.coefficient, "timeout-coefficient", 5, "gremlins' timeout: the coverage run's time times this, at least")
@@ -130,13 +132,45 @@ func main() {
 	flag.BoolVar(&o.reuse, "reuse", false, "keep a target's gremlins results when its inputs are as at its last run (see reuse.go)")
 	flag.StringVar(&o.adopt, "adopt", "", "record the inputs, as they are now, of the targets this log (an earlier run's standard error) names, for -reuse; then exit")
 	flag.Parse()
-	if o.out == "" && o.diff == "" {
-		o.out = "docs/mutants.md"
-	}
+	o.out = defaultOut(o)
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(1)
 	}
+}
+
+// The report's default places: the whole report, committed, and the
+// report of a run of some targets, which would otherwise replace the
+// whole one with its few.
+const (
+	fullReport   = "docs/mutants.md"
+	subsetReport = ".cache/mutants/report.md"
+)
+
+// defaultOut returns where o's report goes: o.out when given, else none
+// for a diff run, subsetReport for a run of some targets, fullReport for
+// one of every target.
+func defaultOut(o options) string {
+	switch {
+	case o.out != "" || o.diff != "":
+		return o.out
+	case o.only != "" && len(selectTargets(o.only)) < len(targets):
+		return subsetReport
+	default:
+		return fullReport
+	}
+}
+
+// selectTargets returns the targets only names (comma-separated), or all
+// of them when only is empty, in targets' order.
+func selectTargets(only string) []target {
+	var run []target
+	for _, t := range targets {
+		if only == "" || slices.Contains(strings.Split(only, ","), t.Name) {
+			run = append(run, t)
+		}
+	}
+	return run
 }
 
 func run(o options) error {
@@ -157,12 +191,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	var run []target
-	for _, t := range targets {
-		if o.only == "" || slices.Contains(strings.Split(o.only, ","), t.Name) {
-			run = append(run, t)
-		}
-	}
+	run := selectTargets(o.only)
 	if len(run) == 0 {
 		return fmt.Errorf("no target named in %q", o.only)
 	}
@@ -189,6 +218,9 @@ func run(o options) error {
 	rep.Elapsed = time.Since(start)
 	rep.Stale = reasons.stale(rep.Targets, o.diff != "")
 	if o.out != "" {
+		if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+			return err
+		}
 		if err := os.WriteFile(o.out, []byte(rep.markdown()), 0o644); err != nil {
 			return err
 		}

@@ -409,3 +409,29 @@ func TestInputFiles(t *testing.T) {
 		t.Errorf("keys: verify %s then %s, verify-live %s: want the same twice, another with the tag", k1, k2, live)
 	}
 }
+
+// TestDefaultOut: the committed report is written only by a run of every
+// target; a run of some writes its own, so as not to replace the whole
+// report with a few of its rows; a diff run writes none unless told.
+func TestDefaultOut(t *testing.T) {
+	var all []string
+	for _, tg := range targets {
+		all = append(all, tg.Name)
+	}
+	for _, c := range []struct {
+		o    options
+		want string
+	}{
+		{options{}, "docs/mutants.md"},
+		{options{only: strings.Join(all, ",")}, "docs/mutants.md"},
+		{options{only: "kit,manifest"}, ".cache/mutants/report.md"},
+		{options{only: "manifest"}, ".cache/mutants/report.md"},
+		{options{only: "manifest", out: "x.md"}, "x.md"},
+		{options{diff: "HEAD~1"}, ""},
+		{options{diff: "HEAD~1", out: "y.md"}, "y.md"},
+	} {
+		if got := defaultOut(c.o); got != c.want {
+			t.Errorf("defaultOut(%+v) = %q, want %q", c.o, got, c.want)
+		}
+	}
+}
