@@ -52,7 +52,7 @@ log=$(mktemp)
 # cleanups of t.TempDir and f.TempDir run, which would leave their
 # directories in /tmp run after run.
 runtmp=$(mktemp -d)
-trap 'rm -rf "$log" "$runtmp"' EXIT
+trap 'chmod -R u+rwX "$runtmp" 2>/dev/null; rm -rf "$log" "$runtmp"' EXIT
 
 # corpus PKG TARGET: the files of the target's corpus directory, one a line.
 corpus() {
@@ -78,6 +78,8 @@ for pkg in "$@"; do
 		status=0
 		TMPDIR=$runtmp "$GO" test "${tags[@]}" -run '^$' -fuzz "^$t\$" -fuzztime "$budget" \
 			-fuzzminimizetime "$FUZZMINIMIZETIME" "$pkg" 2>&1 | tee "$log" || status=$?
+		# (A directory a test made unreadable is opened up first.)
+		chmod -R u+rwX "$runtmp" 2>/dev/null || true
 		find "$runtmp" -mindepth 1 -delete
 		execs=$(grep -o 'execs: [0-9]*' "$log" | tail -1 | cut -d' ' -f2 || true)
 		note=""

@@ -201,7 +201,7 @@ func runMutants(ms []*mutant, dir, pkgRel string, args, env []string, timeout ti
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(scratch)
+		defer removeScratch(scratch)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -302,18 +302,39 @@ func runMutant(dir, scratch string, args, env []string, timeout time.Duration) s
 	}
 }
 
-// emptyDir removes what dir holds, leaving dir.
+// emptyDir removes what dir holds, leaving dir. A test stopped at the
+// timeout may have left a directory it made unreadable (the tests of
+// unreadable files do) without restoring it, which only root could remove
+// as it is: the modes of what is left are opened up, and the removal tried
+// again.
 func emptyDir(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("emptying %s: %w", dir, err)
 	}
 	for _, e := range ents {
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return err
+		p := filepath.Join(dir, e.Name())
+		if os.RemoveAll(p) == nil {
+			continue
+		}
+		_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				_ = os.Chmod(q, 0o700)
+			}
+			return nil
+		})
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("emptying %s: %w", dir, err)
 		}
 	}
 	return nil
+}
+
+// removeScratch removes dir, a directory of temporary files, with
+// whatever a stopped test left in it (see emptyDir).
+func removeScratch(dir string) {
+	_ = emptyDir(dir)
+	_ = os.Remove(dir)
 }
 
 // copyModule copies the module at src into dst, but for what no test

@@ -355,7 +355,7 @@ func runTarget(root string, t target, o options) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(scratch)
+	defer removeScratch(scratch)
 	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], "TMPDIR="+scratch, "GOTMPDIR="+scratch)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log

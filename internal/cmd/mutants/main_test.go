@@ -435,3 +435,32 @@ func TestDefaultOut(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyDirUnreadable: a directory a stopped test left unreadable and
+// unwritable (as the tests of unreadable files make them) is removed all
+// the same, and the emptied directory stays.
+func TestEmptyDirUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deep, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    string
+		mode os.FileMode
+	}{{deep, 0}, {filepath.Join(dir, "a"), 0o500}} {
+		if err := os.Chmod(c.p, c.mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := emptyDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 0 {
+		t.Errorf("after emptyDir: %d entries, %v; want the directory, empty", len(ents), err)
+	}
+}
