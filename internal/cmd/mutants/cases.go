@@ -283,7 +283,7 @@ func runMutant(dir, scratch string, args, env []string, timeout time.Duration) s
 	full := append([]string{"test", "-failfast", "-timeout", (timeout + 2*time.Second).String()}, args...)
 	cmd := exec.CommandContext(ctx, "go", full...)
 	cmd.Dir = dir
-	cmd.Env = append(env[:len(env):len(env)], "TMPDIR="+scratch, "GOTMPDIR="+scratch)
+	cmd.Env = withTempDir(env, scratch)
 	killGroupOnCancel(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
@@ -328,6 +328,13 @@ func emptyDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// withTempDir returns env with the temporary files of the go command
+// (GOTMPDIR) and of the programs it runs (TMPDIR) sent to dir; env itself
+// is left as it is.
+func withTempDir(env []string, dir string) []string {
+	return append(env[:len(env):len(env)], "TMPDIR="+dir, "GOTMPDIR="+dir)
 }
 
 // removeScratch removes dir, a directory of temporary files, with

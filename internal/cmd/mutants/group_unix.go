@@ -25,10 +25,7 @@ var sweepEvery = 5 * time.Second
 // group (it was reparented when its parent died); where /proc is missing,
 // only the kill at the end is done.
 func runGrouped(cmd *exec.Cmd) error {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -61,26 +58,39 @@ func runGrouped(cmd *exec.Cmd) error {
 // group of its own and, when its context ends, kill the whole group
 // rather than cmd's process alone.
 func killGroupOnCancel(cmd *exec.Cmd) {
+	ownGroup(cmd)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+}
+
+// ownGroup makes cmd start in a process group of its own, whose id is
+// its pid.
+func ownGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+}
+
+// pids returns the processes /proc lists (none where it cannot be read).
+func pids() []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // orphans returns the processes of group pgid whose parent is not in it,
 // from /proc (none where it cannot be read).
 func orphans(pgid int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	group := map[int]int{} // pid -> parent, for the group's processes
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
+	for _, pid := range pids() {
 		if _, ppid, pg, ok := procStat(pid); ok && pg == pgid {
 			group[pid] = ppid
 		}

@@ -71,20 +71,15 @@ echo $!`
 func running(name string) []int {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		var pids []int
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			comm, err := os.ReadFile("/proc/" + e.Name() + "/comm")
+		var named []int
+		for _, pid := range pids() {
+			comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 			if err == nil && strings.TrimSpace(string(comm)) == name && !gone(pid) {
-				pids = append(pids, pid)
+				named = append(named, pid)
 			}
 		}
-		if len(pids) == 0 || time.Now().After(deadline) {
-			return pids
+		if len(named) == 0 || time.Now().After(deadline) {
+			return named
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

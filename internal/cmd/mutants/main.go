@@ -356,7 +356,7 @@ func runTarget(root string, t target, o options) (*result, error) {
 		return nil, err
 	}
 	defer removeScratch(scratch)
-	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], "TMPDIR="+scratch, "GOTMPDIR="+scratch)
+	cmd.Env = withTempDir(cmd.Env, scratch)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	start := time.Now()
