@@ -1,7 +1,7 @@
 //go:build leveldb
 
-// version.cc — which LevelDB package upstream is built against, and how its
-// compiler treats plain char, for version.go.
+// version.cc — which LevelDB package upstream is built against, which
+// compiler built this shim and how it treats plain char, for version.go.
 //
 // LDBCOMPAT_LEVELDB_VERSION and LDBCOMPAT_LEVELDB_BUILD come from
 // docker/build-leveldb.sh --print-env (CGO_CXXFLAGS): the version name of
@@ -30,6 +30,16 @@ const char* ldbc_version_name(void) {
 const char* ldbc_version_build(void) {
 #ifdef LDBCOMPAT_LEVELDB_BUILD
   return LDBC_STR(LDBCOMPAT_LEVELDB_BUILD);
+#else
+  return "";
+#endif
+}
+
+const char* ldbc_compiler(void) {
+#if defined(__clang__)
+  return "clang++ " __clang_version__;
+#elif defined(__GNUC__)
+  return "g++ " __VERSION__;
 #else
   return "";
 #endif

@@ -7,6 +7,7 @@ int ldbc_version_major(void);
 int ldbc_version_minor(void);
 const char* ldbc_version_name(void);
 const char* ldbc_version_build(void);
+const char* ldbc_compiler(void);
 int ldbc_char_is_signed(void);
 */
 import "C"
@@ -28,6 +29,12 @@ func Release() string { return C.GoString(C.ldbc_version_name()) }
 // BuildID returns docker/build-leveldb.sh's id of the build (a hash of
 // everything the build depends on), or "" without its --print-env flags.
 func BuildID() string { return C.GoString(C.ldbc_version_build()) }
+
+// Compiler names the C++ compiler that built this package's shim, whose
+// loops the Time functions time, and its version as the compiler states
+// it: "g++ 12.2.0" or "clang++ 14.0.6 ..." (empty for another compiler).
+// The linked library's compiler is among what BuildID hashes.
+func Compiler() string { return C.GoString(C.ldbc_compiler()) }
 
 // CharIsSigned reports whether the C++ compiler that built the shim (and
 // the library: the same target) treats plain char as signed: true on x86,

@@ -5,6 +5,7 @@ package upstream
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +41,37 @@ func TestVersion(t *testing.T) {
 	}
 	if want := major == 1 && minor <= 17; LegacyBloom() != want {
 		t.Errorf("LegacyBloom() = %v for %d.%d", LegacyBloom(), major, minor)
+	}
+}
+
+// Compiler names the compiler and the version it gives for itself: for the
+// compiler cgo used (go env CXX), when it can be run here, the version its
+// -dumpfullversion (gcc) or -dumpversion (clang) prints.
+func TestCompiler(t *testing.T) {
+	c := Compiler()
+	t.Logf("shim built by %q", c)
+	f := strings.Fields(c)
+	if len(f) < 2 || (f[0] != "g++" && f[0] != "clang++") {
+		t.Fatalf("Compiler() = %q, want g++ or clang++ and a version", c)
+	}
+	out, err := exec.Command("go", "env", "CXX").Output()
+	if err != nil {
+		t.Skipf("go env CXX: %v", err)
+	}
+	cxx := strings.Fields(string(out))
+	if len(cxx) == 0 {
+		t.Skip("go env CXX is empty")
+	}
+	flag := "-dumpfullversion"
+	if f[0] == "clang++" {
+		flag = "-dumpversion"
+	}
+	out, err = exec.Command(cxx[0], append(cxx[1:], flag)...).Output()
+	if err != nil {
+		t.Skipf("%s %s: %v", strings.Join(cxx, " "), flag, err)
+	}
+	if v := strings.TrimSpace(string(out)); f[1] != v {
+		t.Errorf("Compiler() = %q, but %s %s says %s", c, cxx[0], flag, v)
 	}
 }
 

@@ -89,6 +89,9 @@ func TableOps(keys [][]byte) []blockop.Op {
 type Impl struct {
 	// Name appears in the table and as "impl=<Name>" in benchmark names.
 	Name string
+	// BuiltBy, when not empty, names the compiler of the Impl's timed code
+	// ("go1.26.8", "g++ 12.2.0"), which Main prints under the CPU.
+	BuiltBy string
 	// CreateFilter builds a filter of keys with bitsPerKey, iters times,
 	// reusing its output buffer, and returns the last filter.
 	CreateFilter func(bitsPerKey int, keys [][]byte, iters int) (filter []byte, nanos int64)
@@ -139,6 +142,7 @@ func (c *Config) defaults() {
 // Result holds the samples of one benchmark for one implementation.
 type Result struct {
 	Bench, Impl string
+	BuiltBy     string    // the Impl's BuiltBy
 	Iters       int       // loop iterations of each sample
 	NsPerKey    []float64 // one per round
 	Allocs      float64   // allocations per iteration; -1 when unknown
@@ -239,7 +243,7 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 			if n := int(cfg.RunTime.Nanoseconds() / ns); iters == 0 || n < iters {
 				iters = n
 			}
-			byImpl = append(byImpl, &Result{Bench: name, Impl: im.Name, Allocs: -1})
+			byImpl = append(byImpl, &Result{Bench: name, Impl: im.Name, BuiltBy: im.BuiltBy, Allocs: -1})
 		}
 		iters = max(iters, 1)
 		for r := 0; r < cfg.Rounds; r++ {
@@ -431,6 +435,9 @@ func WriteBenchstat(w io.Writer, results []*Result, extra []Extra) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "goos: %s\ngoarch: %s\npkg: github.com/ldbcompat/ldbcompat/internal/bench\ncpu: %s\n",
 		runtime.GOOS, runtime.GOARCH, CPUName())
+	if bb := BuiltBy(results); bb != "" {
+		fmt.Fprintf(&b, "built-by: %s\n", bb)
+	}
 	for _, r := range results {
 		for _, ns := range r.NsPerKey {
 			fmt.Fprintf(&b, "Benchmark%s/impl=%s \t%d\t%.3f ns/key", r.Bench, r.Impl, r.Iters, ns)
@@ -448,6 +455,32 @@ func WriteBenchstat(w io.Writer, results []*Result, extra []Extra) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// BuiltBy names the compiler of each implementation in results that says
+// which, in the order they first appear: "go go1.26.8, c++ g++ 12.2.0".
+// It is empty when none does.
+func BuiltBy(results []*Result) string {
+	var pairs [][2]string
+	for _, r := range results {
+		pairs = append(pairs, [2]string{r.Impl, r.BuiltBy})
+	}
+	return joinBuiltBy(pairs)
+}
+
+// joinBuiltBy joins the (implementation, compiler) pairs with a compiler,
+// each implementation once.
+func joinBuiltBy(pairs [][2]string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		if p[1] == "" || seen[p[0]] {
+			continue
+		}
+		seen[p[0]] = true
+		parts = append(parts, p[0]+" "+p[1])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // CPUName names the processor as precisely as /proc/cpuinfo allows: the

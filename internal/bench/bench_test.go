@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,7 @@ func TestTableOps(t *testing.T) {
 func TestRun(t *testing.T) {
 	other := Go()
 	other.Name = Reference
+	other.BuiltBy = "g++ 1.2.3"
 	results, err := Run(Config{N: 500, Rounds: 3, RunTime: time.Millisecond}, []Impl{Go(), other})
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +79,10 @@ func TestRun(t *testing.T) {
 	}
 	if lines != 2*len(Benchmarks)*3 {
 		t.Errorf("%d benchmark lines, want %d", lines, 2*len(Benchmarks)*3)
+	}
+	want := "\nbuilt-by: go " + runtime.Version() + ", " + Reference + " g++ 1.2.3\n"
+	if !strings.Contains(stat.String(), want) {
+		t.Errorf("benchstat header without %q:\n%s", want, stat.String())
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 // FilterPolicy interface, and a new FilterBlockBuilder per table.
 func Go() Impl {
 	im := FromPolicy("go", bloom.NewPolicy)
+	im.BuiltBy = runtime.Version()
 	im.FilterBlock = func(bitsPerKey int, ops []blockop.Op, iters int) int64 {
 		p := bloom.NewPolicy(bitsPerKey)
 		start := time.Now()

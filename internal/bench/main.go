@@ -42,6 +42,13 @@ func Main(impls []Impl, extras ...ExtraFunc) {
 func run(cfg Config, out string, impls []Impl, extras []ExtraFunc) error {
 	fmt.Printf("cpu: %s, %d keys of %d bytes, %d bits/key, median of %d rounds\n",
 		CPUName(), cfg.N, KeyLen, cfg.BitsPerKey, cfg.Rounds)
+	var pairs [][2]string
+	for _, im := range impls {
+		pairs = append(pairs, [2]string{im.Name, im.BuiltBy})
+	}
+	if bb := joinBuiltBy(pairs); bb != "" {
+		fmt.Printf("built by: %s\n", bb)
+	}
 	results, err := Run(cfg, impls)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 func Upstream() Impl {
 	return Impl{
 		Name:         Reference,
+		BuiltBy:      upstream.Compiler(),
 		CreateFilter: upstream.TimeCreateFilter,
 		KeyMayMatch:  upstream.TimeKeyMayMatch,
 		FilterBlock: func(bitsPerKey int, ops []blockop.Op, iters int) int64 {
