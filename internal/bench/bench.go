@@ -142,7 +142,6 @@ func (c *Config) defaults() {
 // Result holds the samples of one benchmark for one implementation.
 type Result struct {
 	Bench, Impl string
-	BuiltBy     string    // the Impl's BuiltBy
 	Iters       int       // loop iterations of each sample
 	NsPerKey    []float64 // one per round
 	Allocs      float64   // allocations per iteration; -1 when unknown
@@ -243,7 +242,7 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 			if n := int(cfg.RunTime.Nanoseconds() / ns); iters == 0 || n < iters {
 				iters = n
 			}
-			byImpl = append(byImpl, &Result{Bench: name, Impl: im.Name, BuiltBy: im.BuiltBy, Allocs: -1})
+			byImpl = append(byImpl, &Result{Bench: name, Impl: im.Name, Allocs: -1})
 		}
 		iters = max(iters, 1)
 		for r := 0; r < cfg.Rounds; r++ {
@@ -430,13 +429,14 @@ type Extra struct {
 }
 
 // WriteBenchstat writes results in the Go benchmark format that benchstat
-// reads: a header naming the machine, then one line per sample.
-func WriteBenchstat(w io.Writer, results []*Result, extra []Extra) error {
+// reads: a header naming the machine (and the compilers, builtBy, when not
+// empty: see BuiltBy), then one line per sample.
+func WriteBenchstat(w io.Writer, builtBy string, results []*Result, extra []Extra) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "goos: %s\ngoarch: %s\npkg: github.com/ldbcompat/ldbcompat/internal/bench\ncpu: %s\n",
 		runtime.GOOS, runtime.GOARCH, CPUName())
-	if bb := BuiltBy(results); bb != "" {
-		fmt.Fprintf(&b, "built-by: %s\n", bb)
+	if builtBy != "" {
+		fmt.Fprintf(&b, "built-by: %s\n", builtBy)
 	}
 	for _, r := range results {
 		for _, ns := range r.NsPerKey {
@@ -457,28 +457,14 @@ func WriteBenchstat(w io.Writer, results []*Result, extra []Extra) error {
 	return err
 }
 
-// BuiltBy names the compiler of each implementation in results that says
-// which, in the order they first appear: "go go1.26.8, c++ g++ 12.2.0".
-// It is empty when none does.
-func BuiltBy(results []*Result) string {
-	var pairs [][2]string
-	for _, r := range results {
-		pairs = append(pairs, [2]string{r.Impl, r.BuiltBy})
-	}
-	return joinBuiltBy(pairs)
-}
-
-// joinBuiltBy joins the (implementation, compiler) pairs with a compiler,
-// each implementation once.
-func joinBuiltBy(pairs [][2]string) string {
+// BuiltBy names the compiler of each of impls that says which, in their
+// order: "go go1.26.8, c++ g++ 12.2.0". It is empty when none does.
+func BuiltBy(impls []Impl) string {
 	var parts []string
-	seen := map[string]bool{}
-	for _, p := range pairs {
-		if p[1] == "" || seen[p[0]] {
-			continue
+	for _, im := range impls {
+		if im.BuiltBy != "" {
+			parts = append(parts, im.Name+" "+im.BuiltBy)
 		}
-		seen[p[0]] = true
-		parts = append(parts, p[0]+" "+p[1])
 	}
 	return strings.Join(parts, ", ")
 }

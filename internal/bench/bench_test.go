@@ -43,7 +43,8 @@ func TestRun(t *testing.T) {
 	other := Go()
 	other.Name = Reference
 	other.BuiltBy = "g++ 1.2.3"
-	results, err := Run(Config{N: 500, Rounds: 3, RunTime: time.Millisecond}, []Impl{Go(), other})
+	impls := []Impl{Go(), other}
+	results, err := Run(Config{N: 500, Rounds: 3, RunTime: time.Millisecond}, impls)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestRun(t *testing.T) {
 	if !strings.Contains(table.String(), "go/c++") || !strings.Contains(table.String(), "KeyMayMatchMiss") {
 		t.Errorf("table:\n%s", table.String())
 	}
-	if err := WriteBenchstat(&stat, results, nil); err != nil {
+	if err := WriteBenchstat(&stat, BuiltBy(impls), results, nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := 0

@@ -42,12 +42,9 @@ func Main(impls []Impl, extras ...ExtraFunc) {
 func run(cfg Config, out string, impls []Impl, extras []ExtraFunc) error {
 	fmt.Printf("cpu: %s, %d keys of %d bytes, %d bits/key, median of %d rounds\n",
 		CPUName(), cfg.N, KeyLen, cfg.BitsPerKey, cfg.Rounds)
-	var pairs [][2]string
-	for _, im := range impls {
-		pairs = append(pairs, [2]string{im.Name, im.BuiltBy})
-	}
-	if bb := joinBuiltBy(pairs); bb != "" {
-		fmt.Printf("built by: %s\n", bb)
+	builtBy := BuiltBy(impls)
+	if builtBy != "" {
+		fmt.Printf("built by: %s\n", builtBy)
 	}
 	results, err := Run(cfg, impls)
 	if err != nil {
@@ -68,7 +65,7 @@ func run(cfg Config, out string, impls []Impl, extras []ExtraFunc) error {
 		return nil
 	}
 	var b bytes.Buffer
-	if err := WriteBenchstat(&b, results, ex); err != nil {
+	if err := WriteBenchstat(&b, builtBy, results, ex); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
