@@ -162,10 +162,10 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 	}
 	e.Lines = append(e.Lines, warm.lines("BenchmarkReadDB", name, mb)...)
 	cli, scan := warm.cli, warm.scan
-	e.Text = fmt.Sprintf("verify / upstream scan %.2f (median of %d rounds' ratios; of the fastest runs %.2f); "+
+	e.Text = fmt.Sprintf("verify / upstream scan %.2f (median of %d rounds' ratios%s; of the fastest runs %.2f); "+
 		"`ldbcompat verify` (GOMAXPROCS=1) %.3f CPU-s, %.0f MB per CPU-second; "+
 		"upstream scan (DB::Open, one iterator, verify_checksums, no fill_cache; %d entries) %.3f CPU-s; %s",
-		medianRatio(cli, scan), len(cli), slices.Min(cli)/slices.Min(scan),
+		medianRatio(cli, scan), len(cli), pinNote(), slices.Min(cli)/slices.Min(scan),
 		median(cli), mb/median(cli), warm.scanned.Entries, median(scan), inText)
 
 	// The same from the disk: the tables (and the scan copy's, if
@@ -185,8 +185,8 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 	}
 	e.Lines = append(e.Lines, cold.lines("BenchmarkReadDBCold", name, mb)...)
 	e.Text += fmt.Sprintf("; from the disk (the tables dropped from the page cache before each run): "+
-		"verify / upstream scan %.2f (median of %d rounds' ratios), `ldbcompat verify` %.3f CPU-s, upstream scan %.3f CPU-s",
-		medianRatio(cold.cli, cold.scan), len(cold.cli), median(cold.cli), median(cold.scan))
+		"verify / upstream scan %.2f (median of %d rounds' ratios%s), `ldbcompat verify` %.3f CPU-s, upstream scan %.3f CPU-s",
+		medianRatio(cold.cli, cold.scan), len(cold.cli), pinNote(), median(cold.cli), median(cold.scan))
 	return e, nil
 }
 
@@ -211,10 +211,20 @@ func (r readRuns) lines(bench, name string, mb float64) []string {
 
 // alternate runs `ldbcompat verify` (bin) on dir and upstream's scan on
 // scanDir in n rounds, the command first in even rounds and second in odd
-// ones. before, when not nil, runs before each run; if it fails, the
-// rounds stop and its error is returned as stopped. err is a run's.
+// ones. A round's two runs are held to one CPU, the rounds taking the
+// CPUs the process may use in turn: a virtual machine's CPUs are not
+// always as fast as each other (docs/performance.md, "When one CPU
+// slows"), and a round whose two runs the scheduler put on different
+// ones would compare the CPUs. before, when not nil, runs before each
+// run; if it fails, the rounds stop and its error is returned as
+// stopped. err is a run's.
 func alternate(n int, bin, dir, scanDir string, before func() error) (runs readRuns, stopped, err error) {
+	cpus := onCPUs()
 	for r := 0; r < n; r++ {
+		cpu := -1 // where the scheduler puts it
+		if len(cpus) > 1 {
+			cpu = cpus[r%len(cpus)]
+		}
 		for i := 0; i < 2; i++ {
 			if before != nil {
 				if err := before(); err != nil {
@@ -222,19 +232,25 @@ func alternate(n int, bin, dir, scanDir string, before func() error) (runs readR
 				}
 			}
 			if (r+i)%2 == 0 {
-				cpu, err := runVerify(bin, dir)
+				var cpuSec float64
+				err := pinnedTo(cpu, func() (err error) {
+					cpuSec, err = runVerify(bin, dir)
+					return err
+				})
 				if err != nil {
 					return runs, nil, err
 				}
-				runs.cli = append(runs.cli, cpu)
+				runs.cli = append(runs.cli, cpuSec)
 				continue
 			}
 			// Alone on its thread, with no garbage left to collect, so
 			// that what the Go runtime does meanwhile is little.
 			runtime.GC()
-			runtime.LockOSThread()
-			s, err := upstream.TimeDBScan(scanDir)
-			runtime.UnlockOSThread()
+			var s upstream.DBScan
+			err := pinnedTo(cpu, func() (err error) {
+				s, err = upstream.TimeDBScan(scanDir)
+				return err
+			})
 			if err != nil {
 				return runs, nil, err
 			}
@@ -243,6 +259,14 @@ func alternate(n int, bin, dir, scanDir string, before func() error) (runs readR
 		}
 	}
 	return runs, nil, nil
+}
+
+// pinNote says, for the report, how alternate placed the rounds.
+func pinNote() string {
+	if cpus := onCPUs(); len(cpus) > 1 {
+		return fmt.Sprintf(", each round on one CPU, %d CPUs in turn", len(cpus))
+	}
+	return ""
 }
 
 // medianRatio is the median of the ratios a[r] / b[r]: each round's two
