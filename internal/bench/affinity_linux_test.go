@@ -5,6 +5,7 @@ package bench
 import (
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,12 +78,7 @@ func TestCPUMaskCPUs(t *testing.T) {
 	m[15] = 1 << 63
 	got := m.cpus()
 	want := []int{0, 5, 63, 65, 1023}
-	if len(got) != len(want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("cpus() = %v; want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("cpus() = %v; want %v", got, want)
-		}
 	}
 }

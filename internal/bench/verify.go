@@ -219,10 +219,10 @@ func (r readRuns) lines(bench, name string, mb float64) []string {
 // run; if it fails, the rounds stop and its error is returned as
 // stopped. err is a run's.
 func alternate(n int, bin, dir, scanDir string, before func() error) (runs readRuns, stopped, err error) {
-	cpus := onCPUs()
+	cpus := roundCPUs()
 	for r := 0; r < n; r++ {
 		cpu := -1 // where the scheduler puts it
-		if len(cpus) > 1 {
+		if cpus != nil {
 			cpu = cpus[r%len(cpus)]
 		}
 		for i := 0; i < 2; i++ {
@@ -261,9 +261,19 @@ func alternate(n int, bin, dir, scanDir string, before func() error) (runs readR
 	return runs, nil, nil
 }
 
+// roundCPUs returns the CPUs alternate holds its rounds to in turn, or
+// nil where there is one CPU or they are unknown, and the rounds run
+// where the scheduler puts them.
+func roundCPUs() []int {
+	if cpus := onCPUs(); len(cpus) > 1 {
+		return cpus
+	}
+	return nil
+}
+
 // pinNote says, for the report, how alternate placed the rounds.
 func pinNote() string {
-	if cpus := onCPUs(); len(cpus) > 1 {
+	if cpus := roundCPUs(); cpus != nil {
 		return fmt.Sprintf(", each round on one CPU, %d CPUs in turn", len(cpus))
 	}
 	return ""
