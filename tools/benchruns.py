@@ -15,7 +15,9 @@ compilers (make bench's first lines), the commit, the load average before
 the first run, the command, a table with a line per run (its start, UTC;
 go/c++ of each bloom benchmark; verify / upstream scan on each database,
 from the disk in brackets; the ns a key of the two KeyMayMatch benchmarks,
-go / c++; their fastest samples' go/c++), and the range of each column.
+go / c++; their fastest samples' go/c++; where the bloom rounds took the
+CPUs in turn, go/c++ on the CPU whose rounds the table did not take, with
+upstream's ns a present key there), and the range of each column.
 
 It only reads what make bench printed; a run whose output lacks a line it
 needs stops it with the file's name.
@@ -64,6 +66,16 @@ def parse(text, name):
     if fastest is None:
         raise ParseError(f"{name}: no line 'fastest samples, go/c++'")
     run["fastest"] = dict(p.rsplit(" ", 1) for p in fastest.group(1).split(", "))
+    # Since the bloom rounds take the CPUs in turn: each benchmark's
+    # go/c++ and c++ ns a key on the CPU the table did not take.
+    run["other"] = {}
+    by_cpu = re.search(r"^by CPU, go/c\+\+ \(c\+\+ ns/key\): (.*)$", text, re.M)
+    if by_cpu:
+        for part in by_cpu.group(1).split("; "):
+            bench, rest = part.split(" ", 1)
+            others = [m for m in re.findall(r"cpu\d+ ([\d.]+) \(([\d.]+)\)(\*?)", rest) if not m[2]]
+            if others:
+                run["other"][bench] = others[0][:2]
     for db in DBS:
         line = next((l for l in lines if l.startswith(f"verify, db={db} ")), None)
         if line is None:
@@ -88,14 +100,21 @@ def report(runs, head):
         seen = sorted({r[key] for _, r in runs})
         print(f"{key} {seen[0]}" if len(seen) == 1 else f"{key} differs between runs: {seen}")
     print()
-    print("| run | start, UTC | CreateFilter | present | absent | FilterBlockBuilder | values | smallkeys | present, ns | absent, ns | fastest present / absent |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    other = any(r["other"] for _, r in runs)
+    print("| run | start, UTC | CreateFilter | present | absent | FilterBlockBuilder | values | smallkeys | present, ns | absent, ns | fastest present / absent |"
+          + (" other CPU: CreateFilter / present / absent (c++ ns, present) |" if other else ""))
+    print("| --- " * (12 if other else 11) + "|")
     for i, (start, r) in enumerate(runs, 1):
         hit, miss = r["KeyMayMatchHit"], r["KeyMayMatchMiss"]
         cells = [str(i), start] + [r[b][2] for b in BLOOM]
         cells += [f"{r[db][0]} ({r[db][1]})" for db in DBS]
         cells += [f"{hit[0]} / {hit[1]}", f"{miss[0]} / {miss[1]}"]
         cells.append(f"{r['fastest'].get('KeyMayMatchHit', '-')} / {r['fastest'].get('KeyMayMatchMiss', '-')}")
+        if other:
+            o = r["other"]
+            ratio = lambda b: o[b][0] if b in o else "-"
+            ns = o["KeyMayMatchHit"][1] if "KeyMayMatchHit" in o else "-"
+            cells.append(f"{ratio('CreateFilter')} / {ratio('KeyMayMatchHit')} / {ratio('KeyMayMatchMiss')} ({ns})")
         print("| " + " | ".join(cells) + " |")
     print()
     parts = [f"{b} {value_range(r[b][2] for _, r in runs)}" for b in BLOOM]
@@ -143,7 +162,7 @@ def run_series(n, flags):
         except ParseError as e:
             sys.exit(f"benchruns.py: {e}")
     head = [f"commit {commit(root)}; load average {load} before the first run; "
-            f"{n} runs of `make bench BENCHFLAGS='{flags}'` in a row, "
+            f"{n} run{'s' if n > 1 else ''} of `make bench BENCHFLAGS='{flags}'`{' in a row' if n > 1 else ''}, "
             f"{runs[0][0]} to {runs[-1][0]} UTC (starts); outputs in .cache/bench/runs/"]
     report(runs, head)
 

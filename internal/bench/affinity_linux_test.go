@@ -1,4 +1,4 @@
-//go:build leveldb && linux
+//go:build linux
 
 package bench
 

@@ -40,8 +40,13 @@ func Main(impls []Impl, extras ...ExtraFunc) {
 }
 
 func run(cfg Config, out string, impls []Impl, extras []ExtraFunc) error {
-	fmt.Printf("cpu: %s, %d keys of %d bytes, %d bits/key, median of %d rounds\n",
-		CPUName(), cfg.N, KeyLen, cfg.BitsPerKey, cfg.Rounds)
+	rounds := fmt.Sprintf("median of %d rounds", cfg.Rounds)
+	if cpus := roundCPUs(); cpus != nil {
+		rounds = fmt.Sprintf("%d rounds, each on one CPU, %d CPUs in turn; each benchmark's median of the rounds on the CPU where %s ran fastest (\"by CPU\" below)",
+			cfg.Rounds, len(cpus), Reference)
+	}
+	fmt.Printf("cpu: %s, %d keys of %d bytes, %d bits/key, %s\n",
+		CPUName(), cfg.N, KeyLen, cfg.BitsPerKey, rounds)
 	builtBy := BuiltBy(impls)
 	if builtBy != "" {
 		fmt.Printf("built by: %s\n", builtBy)

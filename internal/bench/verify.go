@@ -261,16 +261,6 @@ func alternate(n int, bin, dir, scanDir string, before func() error) (runs readR
 	return runs, nil, nil
 }
 
-// roundCPUs returns the CPUs alternate holds its rounds to in turn, or
-// nil where there is one CPU or they are unknown, and the rounds run
-// where the scheduler puts them.
-func roundCPUs() []int {
-	if cpus := onCPUs(); len(cpus) > 1 {
-		return cpus
-	}
-	return nil
-}
-
 // pinNote says, for the report, how alternate placed the rounds.
 func pinNote() string {
 	if cpus := roundCPUs(); cpus != nil {
