@@ -366,8 +366,8 @@ func chooseCPU(rs []*Result) {
 	}
 }
 
-// sampleCPUs returns the CPUs r's samples were held to, in order, without
-// -1.
+// sampleCPUs returns the CPUs r's samples were held to, in increasing
+// order, without -1.
 func sampleCPUs(r *Result) []int {
 	var cpus []int
 	for _, c := range r.CPUs {
