@@ -491,30 +491,11 @@ func WriteTable(w io.Writer, results []*Result, extra []Extra) error {
 	// On a busy machine the median can still hold disturbed samples; the
 	// fastest sample of each is the least disturbed, so its ratio is given
 	// too.
-	for _, im := range impls {
-		if im == Reference {
-			continue
-		}
-		var parts []string
-		for _, name := range Benchmarks {
-			var r, ref *Result
-			for _, x := range results {
-				if x.Bench == name && x.Impl == im {
-					r = x
-				}
-				if x.Bench == name && x.Impl == Reference {
-					ref = x
-				}
-			}
-			if r != nil && ref != nil {
-				parts = append(parts, fmt.Sprintf("%s %.2f", name, r.Min()/ref.Min()))
-			}
-		}
-		if len(parts) > 0 {
-			if _, err := fmt.Fprintf(w, "fastest samples, %s/%s: %s\n", im, Reference, strings.Join(parts, ", ")); err != nil {
-				return err
-			}
-		}
+	err := writePerImpl(w, impls, results, "fastest samples, %s/%s", ", ", func(name string, r, ref *Result) string {
+		return fmt.Sprintf("%s %.2f", name, r.Min()/ref.Min())
+	})
+	if err != nil {
+		return err
 	}
 	if err := writeByCPU(w, impls, results); err != nil {
 		return err
@@ -533,43 +514,59 @@ func WriteTable(w io.Writer, results []*Result, extra []Extra) error {
 //
 //	by CPU, go/c++ (c++ ns/key): CreateFilter cpu0 0.49 (12.13)*, cpu1 0.60 (17.40); ...
 func writeByCPU(w io.Writer, impls []string, results []*Result) error {
-	find := func(bench, impl string) *Result {
-		for _, r := range results {
-			if r.Bench == bench && r.Impl == impl {
-				return r
-			}
+	return writePerImpl(w, impls, results, "by CPU, %s/%s ("+Reference+" ns/key)", "; ", func(name string, r, ref *Result) string {
+		cpus := sampleCPUs(ref)
+		if len(cpus) < 2 {
+			return ""
 		}
-		return nil
-	}
+		var each []string
+		for _, cpu := range cpus {
+			refNs := median(ref.samplesOn(cpu))
+			mark := ""
+			if cpu == ref.TableCPU {
+				mark = "*"
+			}
+			each = append(each, fmt.Sprintf("cpu%d %.2f (%.2f)%s", cpu, median(r.samplesOn(cpu))/refNs, refNs, mark))
+		}
+		return name + " " + strings.Join(each, ", ")
+	})
+}
+
+// writePerImpl prints a line for each implementation of impls but
+// Reference that gives something: label (formatted with the
+// implementation's name and Reference's), a colon, and part's text for
+// each benchmark both ran, joined by sep; part returns "" to leave a
+// benchmark out.
+func writePerImpl(w io.Writer, impls []string, results []*Result, label, sep string, part func(name string, r, ref *Result) string) error {
 	for _, im := range impls {
 		if im == Reference {
 			continue
 		}
 		var parts []string
 		for _, name := range Benchmarks {
-			r, ref := find(name, im), find(name, Reference)
+			r, ref := resultOf(results, name, im), resultOf(results, name, Reference)
 			if r == nil || ref == nil {
 				continue
 			}
-			cpus := sampleCPUs(ref)
-			if len(cpus) < 2 {
-				continue
+			if p := part(name, r, ref); p != "" {
+				parts = append(parts, p)
 			}
-			var each []string
-			for _, cpu := range cpus {
-				refNs := median(ref.samplesOn(cpu))
-				mark := ""
-				if cpu == ref.TableCPU {
-					mark = "*"
-				}
-				each = append(each, fmt.Sprintf("cpu%d %.2f (%.2f)%s", cpu, median(r.samplesOn(cpu))/refNs, refNs, mark))
-			}
-			parts = append(parts, name+" "+strings.Join(each, ", "))
 		}
 		if len(parts) > 0 {
-			if _, err := fmt.Fprintf(w, "by CPU, %s/%s (%s ns/key): %s\n", im, Reference, Reference, strings.Join(parts, "; ")); err != nil {
+			if _, err := fmt.Fprintf(w, label+": %s\n", im, Reference, strings.Join(parts, sep)); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// resultOf returns the result of benchmark bench for implementation
+// impl, or nil.
+func resultOf(results []*Result, bench, impl string) *Result {
+	for _, r := range results {
+		if r.Bench == bench && r.Impl == impl {
+			return r
 		}
 	}
 	return nil
