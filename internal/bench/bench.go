@@ -285,10 +285,7 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 		}
 		iters = max(iters, 1)
 		for r := 0; r < cfg.Rounds; r++ {
-			cpu := -1 // where the scheduler puts it
-			if cpus != nil {
-				cpu = cpus[r%len(cpus)]
-			}
+			cpu := roundCPU(cpus, r)
 			err := pinnedTo(cpu, func() error {
 				// Alternate the order too, so neither goes first every time.
 				for j := range byImpl {
@@ -336,18 +333,25 @@ func roundCPUs() []int {
 	return nil
 }
 
+// roundCPU returns the CPU of cpus (roundCPUs's) that round r is held to,
+// or -1 for where the scheduler puts it when cpus is nil.
+func roundCPU(cpus []int, r int) int {
+	if cpus == nil {
+		return -1
+	}
+	return cpus[r%len(cpus)]
+}
+
 // chooseCPU sets the TableCPU of one benchmark's results: the CPU whose
 // samples of Reference have the lowest median, when the samples are of
 // more than one CPU. The choice rests on the reference alone, so that it
 // cannot favour the implementation compared with it; it leaves TableCPU
 // -1 where Reference is not among rs.
 func chooseCPU(rs []*Result) {
-	var ref *Result
-	for _, r := range rs {
-		if r.Impl == Reference {
-			ref = r
-		}
+	if len(rs) == 0 {
+		return
 	}
+	ref := resultOf(rs, rs[0].Bench, Reference)
 	if ref == nil {
 		return
 	}

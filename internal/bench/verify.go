@@ -221,10 +221,7 @@ func (r readRuns) lines(bench, name string, mb float64) []string {
 func alternate(n int, bin, dir, scanDir string, before func() error) (runs readRuns, stopped, err error) {
 	cpus := roundCPUs()
 	for r := 0; r < n; r++ {
-		cpu := -1 // where the scheduler puts it
-		if cpus != nil {
-			cpu = cpus[r%len(cpus)]
-		}
+		cpu := roundCPU(cpus, r)
 		for i := 0; i < 2; i++ {
 			if before != nil {
 				if err := before(); err != nil {
