@@ -1,0 +1,75 @@
+package crc
+
+// Finding the one flipped bit that explains a checksum mismatch.
+//
+// CRC-32C is linear over GF(2): for messages a and b of the same length,
+// crc(a^b) = crc(a) ^ crc(b) ^ crc(0…0). Flipping bit j of a message
+// therefore changes its CRC by a constant that depends only on how many
+// bits follow j, not on the message. Walking the message backwards from
+// its last bit, that constant is the CRC register's one-bit step applied
+// once more per bit: O(len) to test every single-bit flip at once.
+// A single flipped bit points at memory or storage, not at the writer
+// (cockroachdb/pebble#1931 asked for this diagnosis).
+
+// castagnoliReflected is CRC-32C's polynomial, bit-reversed, as
+// hash/crc32 uses it (bits are fed least significant first).
+const castagnoliReflected = 0x82f63b78
+
+// Unmask inverts Mask (util/crc32c.h Unmask).
+func Unmask(masked uint32) uint32 {
+	rot := masked - maskDelta
+	return rot>>17 | rot<<15
+}
+
+// BitFlip is one flipped bit that explains a checksum mismatch.
+type BitFlip struct {
+	// InChecksum tells that the flipped bit is in the stored (masked)
+	// checksum, not in the data: the data is intact.
+	InChecksum bool
+	// Byte and Bit locate the bit: Byte is an index into the data (or
+	// into the 4 little-endian bytes of the stored checksum), Bit is 0
+	// (least significant) to 7.
+	Byte, Bit int
+}
+
+// FindBitFlip returns the single bit whose flip makes the masked checksum
+// stored match data, where it does not: a bit of data, or a bit of the
+// stored checksum itself. ok is false when the checksum already matches
+// or no single bit explains the difference. Where several bits would
+// (impossible for messages under 2^31 bits, since CRC-32C's polynomial
+// has a period far longer than that), the first in the data is returned.
+func FindBitFlip(data []byte, stored uint32) (f BitFlip, ok bool) {
+	computed := Value(data)
+	want := Unmask(stored)
+	if computed == want {
+		return BitFlip{}, false
+	}
+	// A bit of the stored checksum.
+	for i := 0; i < 32; i++ {
+		if Unmask(stored^1<<i) == computed {
+			return BitFlip{InChecksum: true, Byte: i / 8, Bit: i % 8}, true
+		}
+	}
+	// A bit of data: flipping bit j changes the CRC by delta(j); find j
+	// with delta(j) == computed ^ want.
+	syndrome := computed ^ want
+	delta := uint32(1)
+	for k := len(data) - 1; k >= 0; k-- {
+		for b := 7; b >= 0; b-- {
+			delta = step(delta)
+			if delta == syndrome {
+				return BitFlip{Byte: k, Bit: b}, true
+			}
+		}
+	}
+	return BitFlip{}, false
+}
+
+// step is one bit of the reflected CRC register's update with a zero
+// input bit.
+func step(s uint32) uint32 {
+	if s&1 != 0 {
+		return s>>1 ^ castagnoliReflected
+	}
+	return s >> 1
+}
