@@ -1,7 +1,10 @@
 // Package table reads LevelDB tables (.ldb and, from releases before 1.14,
 // .sst files) without LevelDB, accepting exactly what upstream LevelDB
-// 1.23's own reader accepts with paranoid_checks and verify_checksums, and
-// deciding as it does about the filter block:
+// 1.23's own reader accepts with paranoid_checks and verify_checksums, or
+// with its default options (Options.SkipChecksums: no block's checksum is
+// compared, and ChecksumFailures lists the blocks whose checksums do not
+// match, with the flipped bit that explains one), and deciding as it does
+// about the filter block:
 //
 //   - OpenSized is db/table_cache.cc FindTable and table/table.cc
 //     Table::Open: the footer at the size the MANIFEST records, blocks read

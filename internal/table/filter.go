@@ -66,13 +66,16 @@ type FilterLookup struct {
 
 // LookupFilter returns what LevelDB 1.23, given a filter policy whose Name() is
 // policy, makes of the table's filter block (table/table.cc ReadMeta and
-// ReadFilter, with paranoid_checks): it reads the metaindex block, seeks
+// ReadFilter): it reads the metaindex block, seeks
 // "filter."+policy in it with the bytewise comparator (Block::Iter::Seek:
 // a binary search over the restart points, then a linear scan), and when
 // that entry's key is exactly the name, decodes a block handle from the
-// start of its value (ignoring the rest) and reads that block with its
-// checksum verified, decompressing a snappy one. Any failure silently
-// leaves the table without a filter.
+// start of its value (ignoring the rest) and reads that block,
+// decompressing a snappy one. With paranoid_checks (the zero Options) the
+// block's checksum is verified; under upstream's default options
+// (Options.SkipChecksums) it is not, and a damaged filter block is used as
+// it is (ChecksumFailures lists it). Any failure silently leaves the table
+// without a filter.
 func (t *Table) LookupFilter(policy string) *FilterLookup {
 	f := &FilterLookup{Policy: policy}
 	if t.metaErr != nil {

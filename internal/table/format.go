@@ -169,8 +169,9 @@ type Block struct {
 	Contents    []byte      // decompressed contents
 }
 
-// ReadBlock reads the block at h, checks its trailer's checksum and
-// decompresses it, as table/format.cc ReadBlock does with verify_checksums.
+// ReadBlock reads the block at h, checks its trailer's checksum (unless
+// the table's Options skip checksums) and decompresses it, as
+// table/format.cc ReadBlock does.
 // what names the block in errors ("data block", ...).
 func (t *Table) ReadBlock(h BlockHandle, what string) (*Block, error) {
 	b := &Block{}
@@ -210,7 +211,10 @@ func (t *Table) readBlock(b *Block, h BlockHandle, what blockName, scratch []byt
 	typ := buf[n]
 	stored := binary.LittleEndian.Uint32(buf[n+1:])
 	if computed := BlockChecksum(buf[:n], typ); stored != computed {
-		return scratch, t.statusErrorf(h.Offset, statusChecksum, "%s %s: block checksum mismatch: stored 0x%08x, computed 0x%08x", what, h, stored, computed)
+		t.noteChecksumFailure(what, h, buf[:n+1], stored, computed)
+		if !t.opts.SkipChecksums {
+			return scratch, t.statusErrorf(h.Offset, statusChecksum, "%s %s: block checksum mismatch: stored 0x%08x, computed 0x%08x", what, h, stored, computed)
+		}
 	}
 	*b = Block{Handle: h, Compression: typ}
 	switch typ {

@@ -31,7 +31,8 @@ type GetResult struct {
 }
 
 // Get looks the internal key ikey up as Table::InternalGet does with the
-// internal key comparator, verify_checksums and, when f is used
+// internal key comparator, verify_checksums unless the table's Options
+// skip checksums (upstream's default ReadOptions) and, when f is used
 // (f.Use == FilterUsed), a filter block reader over f.Contents whose
 // policy is an InternalFilterPolicy over p: seek ikey in the index block;
 // if the seek stops on an entry whose value starts with a block handle and

@@ -85,6 +85,25 @@ type Table struct {
 
 	bufMu sync.Mutex
 	bufs  walkerBufs // a scan's buffers, while no scan uses them
+
+	opts     Options
+	failMu   sync.Mutex
+	failures []ChecksumFailure // blocks read whose checksum did not match
+}
+
+// Options say how a table is read. The zero value reads as upstream does
+// with paranoid_checks and verify_checksums, every block's checksum
+// verified.
+type Options struct {
+	// SkipChecksums reads as LevelDB 1.23 does with its default options
+	// (paranoid_checks=false, ReadOptions.verify_checksums=false):
+	// table/table.cc reads the index, metaindex and filter blocks, and
+	// the data blocks, without comparing their checksums
+	// (table/format.cc ReadBlock), so a damaged block is decoded as it
+	// is. The compression type, snappy decompression and every other
+	// check are unchanged. The blocks whose checksums do not match are
+	// listed by ChecksumFailures.
+	SkipChecksums bool
 }
 
 // Open reads the table in r, a file of size bytes, as Table::Open does
@@ -109,7 +128,14 @@ func Open(name string, r io.ReaderAt, size int64) (*Table, error) {
 // fails the scan instead, as upstream's iterator does; the metaindex and
 // filter blocks never fail it (see LookupFilter).
 func OpenSized(name string, r io.ReaderAt, fileSize, size int64) (*Table, error) {
-	return open(&Table{name: name, r: r}, fileSize, size)
+	return OpenSizedWith(name, r, fileSize, size, Options{})
+}
+
+// OpenSizedWith is OpenSized reading as o says: with o.SkipChecksums, as
+// LevelDB 1.23 opens and reads the table under its default options, where
+// no checksum fails the open or a read.
+func OpenSizedWith(name string, r io.ReaderAt, fileSize, size int64, o Options) (*Table, error) {
+	return open(&Table{name: name, r: r, opts: o}, fileSize, size)
 }
 
 // OpenBytes is OpenSized for a file whose whole contents are data, such
@@ -118,7 +144,12 @@ func OpenSized(name string, r io.ReaderAt, fileSize, size int64) (*Table, error)
 // table aliases data, which must stay valid and unchanged while they are in
 // use.
 func OpenBytes(name string, data []byte, size int64) (*Table, error) {
-	t := &Table{name: name, r: bytes.NewReader(data), file: data}
+	return OpenBytesWith(name, data, size, Options{})
+}
+
+// OpenBytesWith is OpenBytes reading as o says (see OpenSizedWith).
+func OpenBytesWith(name string, data []byte, size int64, o Options) (*Table, error) {
+	t := &Table{name: name, r: bytes.NewReader(data), file: data, opts: o}
 	t.fileOnce.Do(func() {}) // the whole file is already in memory
 	return open(t, int64(len(data)), size)
 }
@@ -131,11 +162,17 @@ func OpenBytes(name string, data []byte, size int64) (*Table, error) {
 // read from prev may be in use any more; prev itself must not be used
 // again, but the table returned may be prev.
 func OpenBytesReusing(prev *Table, name string, data []byte, size int64) (*Table, error) {
+	return OpenBytesReusingWith(prev, name, data, size, Options{})
+}
+
+// OpenBytesReusingWith is OpenBytesReusing reading as o says (see
+// OpenSizedWith): the options prev was opened with do not carry over.
+func OpenBytesReusingWith(prev *Table, name string, data []byte, size int64, o Options) (*Table, error) {
 	if prev == nil {
-		return OpenBytes(name, data, size)
+		return OpenBytesWith(name, data, size, o)
 	}
 	index, seps, indexBuf, bufs := prev.index, prev.seps, prev.indexBuf, prev.takeBufs()
-	*prev = Table{name: name, r: bytes.NewReader(data), file: data, index: index, seps: seps, indexBuf: indexBuf, bufs: bufs}
+	*prev = Table{name: name, r: bytes.NewReader(data), file: data, index: index, seps: seps, indexBuf: indexBuf, bufs: bufs, opts: o}
 	prev.fileOnce.Do(func() {}) // the whole file is already in memory
 	return open(prev, int64(len(data)), size)
 }
@@ -159,6 +196,9 @@ func open(t *Table, fileSize, size int64) (*Table, error) {
 	t.readMetaindex()
 	return t, nil
 }
+
+// Options returns the options the table was opened with.
+func (t *Table) Options() Options { return t.opts }
 
 // Name returns the name given to Open.
 func (t *Table) Name() string { return t.name }
