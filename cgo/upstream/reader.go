@@ -45,7 +45,8 @@ type TableRead struct {
 	// file and Table::Open), "" when OK.
 	OpenStatus string
 	// Entries are what a full scan (SeekToFirst, Next while Valid) of
-	// TableCache::NewIterator yields, with verify_checksums.
+	// TableCache::NewIterator yields, with verify_checksums unless
+	// TableOptions.Defaults.
 	Entries []TableEntry
 	// ScanStatus is the iterator's status after the scan, "" when OK.
 	ScanStatus string
@@ -66,6 +67,11 @@ type TableOptions struct {
 	// Comparator is the user comparator under the internal key
 	// comparator; the zero value is leveldb::BytewiseComparator().
 	Comparator Comparator
+	// Defaults reads with LevelDB's default options, paranoid_checks and
+	// ReadOptions.verify_checksums false, as most programs run it: no
+	// block's checksum is compared (table/table.cc, table/format.cc
+	// ReadBlock). The zero value reads with both true.
+	Defaults bool
 }
 
 // Comparator describes a user comparator for ReadTable and
@@ -97,7 +103,8 @@ func (c Comparator) cArgs() (name *C.char, reverse C.int, free func()) {
 // the given size. The options are a DB's with paranoid_checks, no block
 // cache, and as filter policy an InternalFilterPolicy over a policy named
 // o.PolicyName that reads NewBloomFilterPolicy(o.BitsPerKey)'s filters and
-// records each KeyMayMatch. Every read verifies checksums.
+// records each KeyMayMatch. Every read verifies checksums, unless
+// o.Defaults asks for LevelDB's default options.
 //
 // Some tables make upstream crash or read out of bounds (a block handle
 // whose offset plus size overflows, a size too large to allocate, an
@@ -114,8 +121,12 @@ func ReadTable(dir string, number, size uint64, o TableOptions) (*TableRead, err
 	flat, offs := flatten(o.Lookups)
 	cmpName, cmpReverse, freeCmp := o.Comparator.cArgs()
 	defer freeCmp()
+	defaults := C.int(0)
+	if o.Defaults {
+		defaults = 1
+	}
 	r := C.ldbc_table_read(cdir, C.uint64_t(number), C.uint64_t(size), cname, C.int(o.BitsPerKey),
-		bytesPtr(flat), u64Ptr(offs), C.size_t(len(o.Lookups)), cmpName, cmpReverse)
+		bytesPtr(flat), u64Ptr(offs), C.size_t(len(o.Lookups)), cmpName, cmpReverse, defaults)
 	defer C.ldbc_result_free(r)
 	d := decoder{b: resultBytes(r)}
 	out := &TableRead{OpenStatus: d.str()}

@@ -193,7 +193,7 @@ ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
                              const char* policy_name, int bits,
                              const char* flat, const uint64_t* offs,
                              size_t nlookups, const char* cmp_name,
-                             int cmp_reverse) {
+                             int cmp_reverse, int defaults) {
   RecordingPolicy user_policy(policy_name, bits);
   leveldb::InternalFilterPolicy policy(&user_policy);
   std::unique_ptr<NamedComparator> cmp;
@@ -201,14 +201,16 @@ ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
       UserComparator(cmp_name, cmp_reverse, &cmp));
 
   // The options DBImpl's SanitizeOptions leaves a DB with, as TableCache
-  // passes them to Table::Open, with paranoid checks on. There is no block
+  // passes them to Table::Open, with paranoid checks on unless defaults
+  // asks for LevelDB's default options (then no read verifies a block's
+  // checksum: table/table.cc, table/format.cc ReadBlock). There is no block
   // cache: with one, a block read once (a snappy block: under mmap,
   // uncompressed blocks are never cached) would be served again for any
   // later handle of the same offset, which depends on what was read before.
   leveldb::Options options;
   options.comparator = &icmp;
   options.filter_policy = &policy;
-  options.paranoid_checks = true;
+  options.paranoid_checks = defaults == 0;
   options.env = leveldb::Env::Default();
   options.block_cache = nullptr;
 
@@ -218,7 +220,7 @@ ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
       NewTableCache(dir, options);
   leveldb::TableCache& cache = *cache_holder;
   leveldb::ReadOptions ro;
-  ro.verify_checksums = true;
+  ro.verify_checksums = defaults == 0;
 
   // The full scan, as a DBIter drives it: SeekToFirst, Next while Valid,
   // then the iterator's status. Opening the table (FindTable) happens

@@ -290,3 +290,65 @@ func TestComparator(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTableDefaults: one flipped bit in the first value of an
+// uncompressed table upstream wrote. With paranoid_checks and
+// verify_checksums the scan reports the block's checksum mismatch and
+// yields none of its entries; with LevelDB's default options it yields
+// every entry, that value with the bit flipped, and no error.
+func TestReadTableDefaults(t *testing.T) {
+	src := "../../testdata/tables/b10-bs4096-none/000007.ldb"
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first entry of the first data block stores its whole key: 0,
+	// the key's length and the value's, one byte each when under 128.
+	if data[0] != 0 || data[1] >= 0x80 || data[2] >= 0x80 || data[2] == 0 {
+		t.Fatalf("%s: first entry starts % x; want three one-byte lengths and a value", src, data[:3])
+	}
+	at := 3 + int(data[1])
+	dir := t.TempDir()
+	file := filepath.Join(dir, "000007.ldb")
+	if _, minor := Version(); minor <= 13 {
+		file = filepath.Join(dir, "000007.sst")
+	}
+	clean := TableOptions{PolicyName: "leveldb.BuiltinBloomFilter2", BitsPerKey: 10}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadTable(dir, 7, uint64(len(data)), clean)
+	if err != nil || want.ScanStatus != "" || len(want.Entries) == 0 {
+		t.Fatalf("intact table: %+v, %v", want, err)
+	}
+	damaged := append([]byte(nil), data...)
+	damaged[at] ^= 0x10
+	if err := os.WriteFile(file, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paranoid, err := ReadTable(dir, 7, uint64(len(data)), clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if paranoid.ScanStatus != "Corruption: block checksum mismatch" || len(paranoid.Entries) >= len(want.Entries) {
+		t.Errorf("paranoid: scan status %q, %d entries of %d", paranoid.ScanStatus, len(paranoid.Entries), len(want.Entries))
+	}
+	o := clean
+	o.Defaults = true
+	got, err := ReadTable(dir, 7, uint64(len(data)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.OpenStatus != "" || got.ScanStatus != "" || len(got.Entries) != len(want.Entries) {
+		t.Fatalf("defaults: open %q, scan %q, %d entries; want %d", got.OpenStatus, got.ScanStatus, len(got.Entries), len(want.Entries))
+	}
+	for i, e := range got.Entries {
+		w := append([]byte(nil), want.Entries[i].Value...)
+		if i == 0 {
+			w[0] ^= 0x10
+		}
+		if string(e.Key) != string(want.Entries[i].Key) || string(e.Value) != string(w) {
+			t.Fatalf("defaults: entry %d is %q=%q; want %q=%q", i, e.Key, e.Value, want.Entries[i].Key, w)
+		}
+	}
+}

@@ -92,12 +92,14 @@ int64_t ldbc_time_filter_block(const ldbc_policy* p, const uint8_t* kinds,
 // MANIFEST's), with paranoid_checks and an InternalFilterPolicy over a policy
 // named policy_name whose filters are NewBloomFilterPolicy(bits)'s: the open
 // status, a full scan with verify_checksums, and TableCache::Get for each of
-// the nlookups internal keys in flat/offs.
+// the nlookups internal keys in flat/offs. With defaults non-zero, it reads
+// with LevelDB's default options instead: paranoid_checks and
+// verify_checksums false.
 ldbc_result* ldbc_table_read(const char* dir, uint64_t number, uint64_t size,
                              const char* policy_name, int bits,
                              const char* flat, const uint64_t* offs,
                              size_t nlookups, const char* cmp_name,
-                             int cmp_reverse);
+                             int cmp_reverse, int defaults);
 // ldbc_manifest_recover runs leveldb::VersionSet::Recover on the database
 // directory dir (read-only) and reports its status and the version.
 ldbc_result* ldbc_manifest_recover(const char* dir, const char* cmp_name,
