@@ -11,6 +11,7 @@ import (
 func runDump(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
+	paranoid := fs.Bool("paranoid", false, "follow upstream opened with paranoid checks (default: LevelDB's default options)")
 	samples := fs.Int("samples", 10000, "absent keys to query per table")
 	seed := fs.Uint64("seed", 1, "seed for the absent keys")
 	paths, ok := parseFlags(fs, args, stdout, stderr)
@@ -29,7 +30,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	var sum verify.Summary
 	prog := newProgress(stderr, "dumped", countTables(items))
 	text := verify.TextWriter{Out: stdout, Err: stderr}
-	verify.Each(items, options(true), func(it verify.Item, rep *verify.TableReport) {
+	verify.Each(items, options(true, *paranoid), func(it verify.Item, rep *verify.TableReport) {
 		sum.Add(it, rep)
 		var d *verify.Dump
 		if rep != nil {

@@ -109,7 +109,7 @@ func TestJSONFieldNames(t *testing.T) {
 	filter := []string{"policy", "offset", "size", "filters", "params"}
 	params := []string{"min_bits_per_key", "max_bits_per_key", "k", "filters_explained", "filters_with_keys"}
 	diff := []string{"offset", "offset_in_filter_block", "stored", "rebuilt", "stored_size", "rebuilt_size"}
-	verdicts := []string{"filter-unusable", "mismatch", "missing", "no-filter", "ok", "old-filter", "other-filter", "unchecked", "unreadable"} // sorted, as encoding/json prints a map
+	verdicts := []string{"bad-checksum", "filter-unusable", "mismatch", "missing", "no-filter", "ok", "old-filter", "other-filter", "silent-corruption", "unchecked", "unreadable"} // sorted, as encoding/json prints a map
 	summary := []string{"tables", "verdicts", "skipped_not_live", "skipped_not_tables", "databases", "databases_not_opened", "path_errors"}
 	database := []string{"path", "opened", "manifest", "comparator", "live_tables", "missing_tables", "detail", "tables"}
 	tool := []string{"name", "version", "go", "upstream"}
@@ -146,27 +146,27 @@ func TestJSONFieldNames(t *testing.T) {
 		// 000007: a mismatch whose filter rejects none of the keys; its
 		// filters are 64 bits, the same for bits/key 0 to 2, so that no
 		// single bits/key is given
-		".databases[0].tables[0]":                 cat(head, live, read, []string{"filter", "false_negatives"}),
+		".databases[0].tables[0]":                 cat(head, live, read, []string{"filter", "false_negatives", "options"}),
 		".databases[0].tables[0].filter":          cat(filter, []string{"diff"}),
 		".databases[0].tables[0].filter.params":   params,
 		".databases[0].tables[0].filter.diff":     diff,
 		".databases[0].tables[0].false_negatives": {"keys", "rejected"},
 		// 000009: another table, unreadable at the size recorded
-		".databases[0].tables[1]": cat(head, live, []string{"error", "status", "offset"}),
+		".databases[0].tables[1]": cat(head, live, []string{"error", "status", "offset", "options"}),
 		// 000012: ok
-		".databases[0].tables[2]":               cat(head, live, read, []string{"filter"}),
+		".databases[0].tables[2]":               cat(head, live, read, []string{"filter", "options"}),
 		".databases[0].tables[2].filter":        filter,
 		".databases[0].tables[2].filter.params": params,
 		// 000099: not live
 		".databases[0].tables[3]": head,
 		// legacy.ldb: a malformed legacy filter (every key matches)
-		".tables[0]": cat(head, []string{"file_size"}, read, []string{"filter", "false_negatives"}),
+		".tables[0]": cat(head, []string{"file_size"}, read, []string{"filter", "false_negatives", "options"}),
 		// (its layout cannot be decoded: nothing to infer params from)
 		".tables[0].filter":          {"policy", "hash", "offset", "size", "filters", "layout_error", "diff"},
 		".tables[0].filter.diff":     diff,
 		".tables[0].false_negatives": {"hash", "keys", "rejected"},
 		// named like a table, and not one
-		".tables[1]": cat(head, []string{"file_size", "error", "status", "offset"}),
+		".tables[1]": cat(head, []string{"file_size", "error", "status", "offset", "options"}),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("verify --json: field names by object (-want +got):\n%s\n%s", diff, stdout)
@@ -199,12 +199,12 @@ func TestJSONFieldNames(t *testing.T) {
 		".tool":                        tool,
 		".summary":                     summary,
 		".summary.verdicts":            verdicts,
-		".tables[0]":                   cat(head, []string{"file_size"}, read, []string{"filter", "layout", "fpr"}),
+		".tables[0]":                   cat(head, []string{"file_size"}, read, []string{"filter", "options", "layout", "fpr"}),
 		".tables[0].filter":            filter,
 		".tables[0].filter.params":     params,
 		".tables[0].layout":            {"base_lg", "array_offset", "array_offset_in_filter_block", "filters", "empty_filters"},
 		".tables[0].fpr":               {"samples", "false_positives", "measured", "expected", "independent_hash"},
-		".tables[1]":                   cat(head, []string{"file_size", "error", "status", "offset"}),
+		".tables[1]":                   cat(head, []string{"file_size", "error", "status", "offset", "options"}),
 		".tables[0].layout.filters[0]": {"index", "offset", "offset_in_filter_block", "bytes", "keys", "k"},
 	}
 	for p := range got {

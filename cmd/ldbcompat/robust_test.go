@@ -335,7 +335,8 @@ func TestTableReadErrors(t *testing.T) {
 			})
 			for _, cmd := range []string{"verify", "dump"} {
 				writeFile(t, p, data)
-				code, stdout, stderr := runCmd(t, cmd, p)
+				// With paranoid checks, where a checksum fails a read.
+				code, stdout, stderr := runCmd(t, cmd, "--paranoid", p)
 				if code != exitError {
 					t.Errorf("%s: exit %d, want 2\nstdout: %s\nstderr: %s", cmd, code, stdout, stderr)
 				}
@@ -355,11 +356,15 @@ func TestTableReadErrors(t *testing.T) {
 
 // TestBitFlipCLI runs verify and dump on copies of a fixture table with one
 // bit flipped, for a sample of bits (every bit of the footer, one byte in
-// 97 elsewhere): exactly the undamaged table's output (exit 0); or, for a
-// flip in the filter block, the metaindex block or the metaindex handle,
-// which upstream's Table::ReadMeta survives by reading the table without
-// its filter, filter-unusable (exit 1); or unreadable, with the file and an
-// offset named (exit 2).
+// 97 elsewhere). With paranoid checks: exactly the undamaged table's output
+// (exit 0); or, for a flip in the filter block, the metaindex block or the
+// metaindex handle, which upstream's Table::ReadMeta survives by reading the
+// table without its filter, filter-unusable (exit 1); or unreadable, with
+// the file and an offset named (exit 2). With LevelDB's default options,
+// which compute no checksum: exit 0 exactly where paranoid checks give 0 (a
+// flip no check notices changes nothing); a flip that one notices is
+// bad-checksum, mismatch or filter-unusable (1), or silent-corruption or
+// unreadable (2), never harmless.
 func TestBitFlipCLI(t *testing.T) {
 	src := firstTable(t, filepath.Join(fixtures, "b16-bs128-snappy"))
 	data, err := os.ReadFile(src)
@@ -368,8 +373,9 @@ func TestBitFlipCLI(t *testing.T) {
 	}
 	p := filepath.Join(t.TempDir(), "000005.ldb")
 	writeFile(t, p, data)
-	_, wantOut, _ := runCmd(t, "verify", p)
-	_, wantDump, _ := runCmd(t, "dump", "--samples", "100", p)
+	_, wantOut, _ := runCmd(t, "verify", "--paranoid", p)
+	_, wantDump, _ := runCmd(t, "dump", "--paranoid", "--samples", "100", p)
+	defaultsOut := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(p) + `: (bad-checksum|mismatch|filter-unusable|silent-corruption|unreadable): `)
 	stride := 97
 	if testing.Short() {
 		stride = 997
@@ -404,7 +410,17 @@ func TestBitFlipCLI(t *testing.T) {
 		damaged := bytes.Clone(data)
 		damaged[bit/8] ^= 1 << (bit % 8)
 		writeFile(t, p, damaged)
-		for _, args := range [][]string{{"verify", p}, {"dump", "--samples", "100", p}} {
+		code, stdout, stderr := runCmd(t, "verify", p)
+		paranoid, _, _ := runCmd(t, "verify", "--paranoid", p)
+		switch {
+		case (code == exitOK) != (paranoid == exitOK):
+			t.Errorf("bit %d of byte %d flipped: exit %d with the default options, %d with paranoid checks\n%s%s", bit%8, bit/8, code, paranoid, stdout, stderr)
+		case code == exitOK && stdout != wantOut:
+			t.Errorf("bit %d of byte %d flipped: verify exit 0 with different output:\n%s\nundamaged:\n%s", bit%8, bit/8, stdout, wantOut)
+		case code != exitOK && (code > exitError || !defaultsOut.MatchString(stdout)):
+			t.Errorf("bit %d of byte %d flipped: verify exit %d with the default options:\n%s%s", bit%8, bit/8, code, stdout, stderr)
+		}
+		for _, args := range [][]string{{"verify", "--paranoid", p}, {"dump", "--paranoid", "--samples", "100", p}} {
 			code, stdout, stderr := runCmd(t, args...)
 			want := map[string]string{"verify": wantOut, "dump": wantDump}[args[0]]
 			switch code {
@@ -438,7 +454,7 @@ func TestBitFlipCLI(t *testing.T) {
 func TestErrorsUnwrap(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "x.ldb")
 	writeFile(t, p, []byte("short"))
-	rep := verify.Examine(&verify.Target{Path: p}, options(false))
+	rep := verify.Examine(&verify.Target{Path: p}, options(false, false))
 	var te *base.Error
 	if rep.Verdict != verify.Unreadable || !errors.As(rep.Err, &te) || te.File != p {
 		t.Fatalf("verdict %s, error %v (%T): want a *base.Error for %s", rep.Verdict, rep.Err, rep.Err, p)

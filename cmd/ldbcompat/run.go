@@ -14,8 +14,8 @@ import (
 var openFile = func(path string) (verify.File, error) { return os.Open(path) }
 
 // options are the options the commands check tables with.
-func options(keep bool) verify.Options {
-	return verify.Options{Open: func(p string) (verify.File, error) { return openFile(p) }, Keep: keep}
+func options(keep, paranoid bool) verify.Options {
+	return verify.Options{Open: func(p string) (verify.File, error) { return openFile(p) }, Keep: keep, Paranoid: paranoid}
 }
 
 // progressThreshold is the number of tables above which progress is shown

@@ -11,6 +11,7 @@ import (
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
+	paranoid := fs.Bool("paranoid", false, "follow upstream opened with paranoid checks (default: LevelDB's default options)")
 	paths, ok := parseFlags(fs, args, stdout, stderr)
 	if !ok {
 		return exitUsage
@@ -23,7 +24,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	var sum verify.Summary
 	prog := newProgress(stderr, "verified", countTables(items))
 	text := verify.TextWriter{Out: stdout, Err: stderr}
-	verify.Each(items, options(false), func(it verify.Item, rep *verify.TableReport) {
+	verify.Each(items, options(false, *paranoid), func(it verify.Item, rep *verify.TableReport) {
 		sum.Add(it, rep)
 		if rep != nil {
 			prog.tick()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,6 +40,11 @@ type Options struct {
 	// its data blocks' keys and the filter block checked (for measuring
 	// the filters further); otherwise they are dropped once checked.
 	Keep bool
+	// Paranoid makes the reports and the exit status follow upstream
+	// opened with paranoid checks; otherwise they follow LevelDB's
+	// default options. A report gives the other option set's verdict too
+	// where it differs (TableReport.Other).
+	Paranoid bool
 }
 
 // TableReport is the outcome of examining one table file.
@@ -88,6 +94,15 @@ type TableReport struct {
 	Table       *table.Table
 	BlockKeys   []filtercheck.BlockKeys
 	FilterBlock []byte
+	// Mode is the option set the report describes.
+	Mode Mode
+	// Damage lists the blocks that fail their checksums, and what
+	// upstream returns from them with LevelDB's default options, where it
+	// reads them unchecked; nil when every block read is intact.
+	Damage *Damage
+	// Other is the report under the other option set, when upstream does
+	// something else with the table there; nil when both agree.
+	Other *TableReport
 }
 
 // DiffFileOffset returns the file offset of the first byte where the
@@ -135,15 +150,20 @@ func Examine(tg *Target, o Options) *TableReport {
 	}
 	read(tg, o, rep, sc)
 	if !o.Keep {
-		if rep.Comparison != nil {
-			rep.Comparison.Blocks = nil
-		}
-		rep.Table, rep.BlockKeys, rep.FilterBlock = nil, nil, nil
-		// The next table reads into sc: nothing the report keeps may
-		// alias the file's bytes or the keys (read copied the first
-		// false negative already where the file was mapped).
-		if fn := rep.FalseNegatives; fn != nil && sc.mapped == nil {
-			fn.FirstKey = bytes.Clone(fn.FirstKey)
+		for _, r := range []*TableReport{rep, rep.Other} {
+			if r == nil {
+				continue
+			}
+			if r.Comparison != nil {
+				r.Comparison.Blocks = nil
+			}
+			r.Table, r.BlockKeys, r.FilterBlock = nil, nil, nil
+			// The next table reads into sc: nothing the report keeps
+			// may alias the file's bytes or the keys (read copied the
+			// first false negative already where the file was mapped).
+			if fn := r.FalseNegatives; fn != nil && sc.mapped == nil {
+				fn.FirstKey = bytes.Clone(fn.FirstKey)
+			}
 		}
 		if sc.mapped != nil {
 			unmapFile(sc.mapped)
@@ -227,17 +247,15 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 		}
 	}
 	if data == nil {
-		examine(tg, f, fi, size, nil, sc, rep)
+		examine(tg, f, fi, size, nil, sc, rep, o)
 		return
 	}
 	examineMapped := func() runtime.Error {
 		return catchFault(func() {
-			examine(tg, f, fi, size, data, sc, rep)
+			examine(tg, f, fi, size, data, sc, rep, o)
 			// Nothing the report keeps may alias the map once it is
 			// released; the copy is made here, where a fault is caught.
-			if fn := rep.FalseNegatives; fn != nil {
-				fn.FirstKey = bytes.Clone(fn.FirstKey)
-			}
+			rep.detach()
 		})
 	}
 	fault := examineMapped()
@@ -257,7 +275,7 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 			*rep = rep.identity()
 			m, err := mapFile(g, gi.Size())
 			if err != nil {
-				examine(tg, g, gi, size, nil, sc, rep)
+				examine(tg, g, gi, size, nil, sc, rep, o)
 				return
 			}
 			f, fi, data, sc.mapped = g, gi, m, m
@@ -284,6 +302,27 @@ func reopen(path string, open func(string) (File, error), fi fs.FileInfo) (*os.F
 		return nil, nil, false
 	}
 	return osf, gi, true
+}
+
+// detach copies what the report, and the other option set's, would keep
+// of the file's bytes: the first false negative's key and the damaged
+// blocks' keys.
+func (r *TableReport) detach() {
+	for ; r != nil; r = r.Other {
+		if fn := r.FalseNegatives; fn != nil {
+			fn.FirstKey = bytes.Clone(fn.FirstKey)
+		}
+		if d := r.Damage; d != nil {
+			d.Blocks = slices.Clone(d.Blocks)
+			for i := range d.Blocks {
+				if s := d.Blocks[i].Site; s != nil {
+					c := *s
+					c.Key = bytes.Clone(s.Key)
+					d.Blocks[i].Site = &c
+				}
+			}
+		}
+	}
 }
 
 // identity returns a report of the same table with nothing read yet: its
@@ -410,19 +449,44 @@ func catchFault(fn func()) (fault runtime.Error) {
 }
 
 // examine reads the open table file f (data, when not nil, being its
-// whole contents), at the given size, and sets the report's verdict.
-func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *scratch, rep *TableReport) {
+// whole contents), at the given size, and sets the report's verdict under
+// the option set o follows, and under the other one where upstream does
+// something else there: only where a block fails its checksum (with the
+// default options every checksum is computed, though none fails a read)
+// or the table cannot be read is it read again under the other.
+func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *scratch, rep *TableReport, o Options) {
+	mode := o.mode()
+	examineIn(tg, f, fi, size, data, sc, rep, mode)
+	switch {
+	case rep.Damage != nil, rep.Verdict == Unreadable && !rep.Device, rep.Verdict == FilterUnusable:
+	default:
+		return // both option sets read the same blocks alike
+	}
+	other := rep.identity()
+	examineIn(tg, f, fi, size, data, nil, &other, mode.other())
+	if rep.Verdict != other.Verdict || rep.Status != other.Status || rep.Detail() != other.Detail() {
+		rep.Other = &other
+	}
+}
+
+// examineIn is examine under one option set.
+func examineIn(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *scratch, rep *TableReport, mode Mode) {
 	var (
 		t   *table.Table
 		err error
 	)
-	if data != nil {
-		// Mapped, so sc is not nil (read). t is nil when the open
-		// fails: the next table then allocates its own memory.
-		t, err = table.OpenBytesReusing(sc.table, tg.Path, data, size)
+	rep.Mode = mode
+	opts := table.Options{SkipChecksums: mode == Defaults}
+	switch {
+	case data != nil && sc != nil:
+		// t is nil when the open fails: the next table then allocates
+		// its own memory.
+		t, err = table.OpenBytesReusingWith(sc.table, tg.Path, data, size, opts)
 		sc.table = t
-	} else {
-		t, err = table.OpenSized(tg.Path, f, fi.Size(), size)
+	case data != nil:
+		t, err = table.OpenBytesWith(tg.Path, data, size, opts)
+	default:
+		t, err = table.OpenSizedWith(tg.Path, f, fi.Size(), size, opts)
 	}
 	var blocks []filtercheck.BlockKeys
 	if err == nil && sc != nil && data == nil {
@@ -448,6 +512,14 @@ func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *sc
 		}
 		rep.Verdict, rep.Err, rep.Scan = Unchecked, changed, false
 		return
+	}
+	if t != nil && mode == Defaults {
+		// After the verdict: the filter lookup reads blocks too.
+		defer func() {
+			if len(t.ChecksumFailures()) > 0 {
+				judgeDamage(tg, f, fi, size, data, t, rep)
+			}
+		}()
 	}
 	if err != nil {
 		scanFailed(rep, err)

@@ -224,6 +224,77 @@ type tableJSON struct {
 	// The filter checked, for ok, old-filter and mismatch.
 	Filter         *filterJSON         `json:"filter,omitempty"`
 	FalseNegatives *falseNegativesJSON `json:"false_negatives,omitempty"`
+	// Options is the option set the verdict follows: "defaults" or
+	// "paranoid". Damage lists the blocks that fail their checksums and
+	// what upstream returns from them with the default options.
+	// OtherOptions is the table under the other option set, when upstream
+	// does something else there.
+	Options      string      `json:"options,omitempty"`
+	Damage       *damageJSON `json:"damage,omitempty"`
+	OtherOptions *tableJSON  `json:"other_options,omitempty"`
+}
+
+// damageJSON is a Damage.
+type damageJSON struct {
+	Blocks []damagedBlockJSON `json:"blocks"`
+	// Known tells that the table as written is known, so that the counts
+	// compare what upstream returns with it; Unknown says why not.
+	Known       bool   `json:"known"`
+	Unknown     string `json:"unknown,omitempty"`
+	Entries     int    `json:"entries"`
+	Written     int    `json:"written"`
+	WrongValues int    `json:"wrong_values"`
+	Missing     int    `json:"missing"`
+	Extra       int    `json:"extra"`
+	GetsMissing int    `json:"lookups_missing"`
+	GetsWrong   int    `json:"lookups_wrong"`
+	First       string `json:"first,omitempty"`
+}
+
+// damagedBlockJSON is a table.ChecksumFailure.
+type damagedBlockJSON struct {
+	Block    string `json:"block"`
+	Offset   uint64 `json:"offset"`
+	Size     uint64 `json:"size"`
+	Stored   uint32 `json:"stored_checksum"`
+	Computed uint32 `json:"computed_checksum"`
+	// FlippedBit is the one flipped bit that explains the mismatch, when
+	// one does.
+	FlippedBit *flipJSON `json:"flipped_bit,omitempty"`
+}
+
+// flipJSON is a table.FlipSite.
+type flipJSON struct {
+	Offset  uint64 `json:"offset"`
+	Bit     int    `json:"bit"`
+	Field   string `json:"field"`
+	Entry   *int   `json:"entry,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Restart *int   `json:"restart,omitempty"`
+}
+
+func damageOf(d *Damage) *damageJSON {
+	if d == nil {
+		return nil
+	}
+	j := &damageJSON{Blocks: []damagedBlockJSON{}, Known: d.Known, Unknown: d.Unknown, Entries: d.Entries, Written: d.Written,
+		WrongValues: d.WrongValues, Missing: d.Missing, Extra: d.Extra, GetsMissing: d.GetsMissing, GetsWrong: d.GetsWrong, First: d.First}
+	for _, b := range d.Blocks {
+		bj := damagedBlockJSON{Block: b.What, Offset: b.Handle.Offset, Size: b.Handle.Size, Stored: b.Stored, Computed: b.Computed}
+		if s := b.Site; s != nil {
+			bj.FlippedBit = &flipJSON{Offset: s.Offset, Bit: s.Bit, Field: s.Field.String()}
+			if s.Entry >= 0 {
+				e := s.Entry
+				bj.FlippedBit.Entry, bj.FlippedBit.Key = &e, fmt.Sprintf("%x", userKey(s.Key))
+			}
+			if s.Restart >= 0 {
+				r := s.Restart
+				bj.FlippedBit.Restart = &r
+			}
+		}
+		j.Blocks = append(j.Blocks, bj)
+	}
+	return j
 }
 
 // filterJSON is a filtercheck.Comparison: the filter block checked.
@@ -346,7 +417,7 @@ func tableOf(rep *TableReport) tableJSON {
 		j.Offset = &off
 	}
 	switch rep.Verdict {
-	case OK, OldFilter, NoFilter, OtherFilter, FilterUnusable, Mismatch:
+	case OK, OldFilter, NoFilter, OtherFilter, FilterUnusable, Mismatch, BadChecksum, SilentCorruption:
 		blocks, keys := rep.DataBlocks, rep.Keys
 		j.DataBlocks, j.Keys = &blocks, &keys
 	}
@@ -364,6 +435,14 @@ func tableOf(rep *TableReport) tableJSON {
 			off := fn.FirstBlock.Offset
 			j.FalseNegatives.FirstKey, j.FalseNegatives.FirstDataBlockOffset = fmt.Sprintf("%x", fn.FirstKey), &off
 		}
+	}
+	if rep.Verdict != "" {
+		j.Options = rep.Mode.Name()
+	}
+	j.Damage = damageOf(rep.Damage)
+	if rep.Other != nil {
+		o := tableOf(rep.Other)
+		j.OtherOptions = &o
 	}
 	return j
 }

@@ -344,7 +344,8 @@ func (f *changingFile) Stat() (fs.FileInfo, error) {
 }
 
 // TestChangedWhileRead: a table whose file changes while it is read is
-// unchecked, saying so; when reading it failed too, with that error first.
+// unchecked, saying so; when reading it failed too (with paranoid checks,
+// a data block's checksum), with that error first.
 func TestChangedWhileRead(t *testing.T) {
 	good := tabletest.Build(entries(), tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
 	bad := bytes.Clone(good)
@@ -360,7 +361,7 @@ func TestChangedWhileRead(t *testing.T) {
 				return nil, err
 			}
 			return &changingFile{File: f}, nil
-		}}
+		}, Paranoid: true}
 		r := verify.Examine(&verify.Target{Path: p}, o)
 		msg := fmt.Sprint(r.Err)
 		if r.Verdict != verify.Unchecked || !strings.Contains(msg, p+" changed while it was read") {

@@ -25,6 +25,17 @@ const ignoredText = "LevelDB 1.18 and later ignore it (they look up " + bloom.Po
 // Detail describes the report in one line, after its path and verdict:
 // what the table holds and what upstream does with it.
 func (r *TableReport) Detail() string {
+	if r.Verdict == BadChecksum || r.Verdict == SilentCorruption {
+		var b strings.Builder
+		r.damageText(&b)
+		if r.Damage.Verdict != "" {
+			// What the filter makes of it, as without the damage.
+			c := *r
+			c.Verdict, c.Damage, c.Other = r.Damage.Verdict, nil, nil
+			fmt.Fprintf(&b, "; the filter: %s", c.Detail())
+		}
+		return b.String() + r.otherText()
+	}
 	var b strings.Builder
 	switch r.Verdict {
 	case "":
@@ -93,7 +104,74 @@ func (r *TableReport) Detail() string {
 			b.WriteString("; note: " + s)
 		}
 	}
-	return b.String()
+	if r.Damage != nil {
+		b.WriteString("; ")
+		r.damageBlocksText(&b)
+	}
+	return b.String() + r.otherText()
+}
+
+// otherText is what upstream does under the other option set, when it
+// does something else there: "; with paranoid checks: unreadable: ...".
+func (r *TableReport) otherText() string {
+	if r.Other == nil {
+		return ""
+	}
+	return fmt.Sprintf("; %s: %s: %s", r.Other.Mode, r.Other.verdictName(), r.Other.Detail())
+}
+
+// damageBlocksText names the blocks that fail their checksums and the
+// flipped bit that explains each, where one does.
+func (r *TableReport) damageBlocksText(b *strings.Builder) {
+	d := r.Damage
+	for i, f := range d.Blocks {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(b, "%s %s fails its checksum (stored 0x%08x, computed 0x%08x)", f.What, f.Handle, f.Stored, f.Computed)
+		s := f.Site
+		if s == nil {
+			b.WriteString(", and no single flipped bit explains it")
+			continue
+		}
+		fmt.Fprintf(b, ": one flipped bit explains it, bit %d of the byte at offset %d, in the %s", s.Bit, s.Offset, s.Field)
+		switch {
+		case s.Entry >= 0:
+			fmt.Fprintf(b, " of entry %d (key %x as written)", s.Entry, userKey(s.Key))
+		case s.Restart >= 0:
+			fmt.Fprintf(b, " (restart point %d)", s.Restart)
+		}
+		b.WriteString(" (a single flipped bit points at memory or storage, not at the writer)")
+	}
+	if d.Blocks != nil && r.Verdict != BadChecksum && r.Verdict != SilentCorruption {
+		fmt.Fprintf(b, "; %s upstream reads %s unchecked", r.Mode, them(len(d.Blocks)))
+	}
+}
+
+// damageText describes what upstream returns from a damaged table with
+// LevelDB's default options.
+func (r *TableReport) damageText(b *strings.Builder) {
+	d := r.Damage
+	r.damageBlocksText(b)
+	fmt.Fprintf(b, "; %s upstream reads %s unchecked: its full scan returns %s", r.Mode, them(len(d.Blocks)), nouns(d.Entries, "entry", "entries"))
+	switch {
+	case !d.Known:
+		fmt.Fprintf(b, ", which cannot be told right or wrong: %s", d.Unknown)
+	case !d.Harm():
+		fmt.Fprintf(b, ", every one as written, and every lookup finds its key")
+	default:
+		fmt.Fprintf(b, " of the %d written: %d with a wrong value, %d missing, %d not written; of the lookups of the keys written, %d find no entry and %d a wrong value; first: %s",
+			d.Written, d.WrongValues, d.Missing, d.Extra, d.GetsMissing, d.GetsWrong, d.First)
+	}
+}
+
+// userKey is the user key of an internal key (the key without its 8-byte
+// tag), or the key itself when it is shorter.
+func userKey(k []byte) []byte {
+	if len(k) < 8 {
+		return k
+	}
+	return k[:len(k)-8]
 }
 
 // TextWriter prints what verify reports as `ldbcompat verify` and `dump`
@@ -314,6 +392,14 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// nouns formats n and the noun's singular or plural.
+func nouns(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // quoteList quotes names and joins them with commas.
 func quoteList(names []string) string {
 	q := make([]string, len(names))
@@ -338,6 +424,10 @@ type Summary struct {
 	// PathErrors counts the paths that could not be examined: missing,
 	// unreadable, or neither a table nor a database with none below.
 	PathErrors int
+	// DefaultsHarm counts, when the reports follow paranoid checks, the
+	// tables and logs where upstream does harm with LevelDB's default
+	// options (a verdict with a non-zero exit there): they never exit 0.
+	DefaultsHarm int
 }
 
 // Add counts one item; rep is its table's report, for a table.
@@ -360,6 +450,9 @@ func (s *Summary) Add(it Item, rep *TableReport) {
 	case rep != nil:
 		s.Tables++
 		s.Verdicts[rep.Verdict]++
+		if o := rep.Other; o != nil && o.Mode == Defaults && o.Verdict.Exit() > ExitOK {
+			s.DefaultsHarm++
+		}
 	}
 }
 
@@ -376,6 +469,9 @@ func (s Summary) ExitCode() int {
 	}
 	if s.NotOpened > 0 {
 		code = max(code, ExitError)
+	}
+	if s.DefaultsHarm > 0 {
+		code = max(code, ExitDamage)
 	}
 	if s.PathErrors > 0 || s.Tables+s.Skipped+s.Databases == 0 {
 		code = ExitPath

@@ -35,6 +35,19 @@ const (
 	// Mismatch: the filter block's bytes differ from what its policy
 	// writes for the table's keys.
 	Mismatch Verdict = "mismatch"
+	// BadChecksum: some block of the table fails its checksum, yet
+	// upstream, with LevelDB's default options, which read blocks
+	// unchecked, returns every entry as written (no data or index block is
+	// damaged, or one flipped bit explains each that is, in its stored
+	// checksum or in bytes no read depends on), and its filter is not at
+	// fault. With paranoid checks it is a corruption.
+	BadChecksum Verdict = "bad-checksum"
+	// SilentCorruption: a data or index block fails its checksum, and
+	// upstream, with LevelDB's default options, returns what the damaged
+	// bytes decode to: entries with wrong values, keys missing or extra
+	// (counted against the table as written, where one flipped bit
+	// explains the damage), or entries that cannot be told right.
+	SilentCorruption Verdict = "silent-corruption"
 	// Unreadable: upstream cannot open the table, its full scan ends in an
 	// error, the storage fails to read it (TableReport.Device), or upstream's
 	// behaviour on the table is undefined.
@@ -87,6 +100,10 @@ var Verdicts = []VerdictInfo{
 	{OtherFilter, "another policy's filter (named, not checked)", "ignores it", ExitOK},
 	{FilterUnusable, "a bloom filter block, or the metaindex, that cannot be read (why is given)", "silently reads without the filter", ExitDamage},
 	{Mismatch, "filter bytes differ from what the policy writes; false negatives counted", "uses a `BuiltinBloomFilter2` one: keys it rejects read as missing", ExitDamage},
+	{BadChecksum, "a block fails its checksum, yet every entry reads as written (the damage is in the checksum, or in bytes no read depends on) and the filter is sound",
+		"with default options reads every entry right; with paranoid checks reports corruption", ExitDamage},
+	{SilentCorruption, "a data or index block fails its checksum; what upstream returns from it is compared with the table as written (restored where one flipped bit explains the damage)",
+		"with default options returns wrong values, or misses or adds keys, silently (counted); with paranoid checks reports corruption", ExitError},
 	{Unreadable, "does not open at the MANIFEST's size, its scan fails, the storage fails to read it, or upstream's behaviour is undefined (status, file, offset given)",
 		"fails to open it, reports corruption or an I/O error (dies of SIGBUS where its memory map cannot be read)", ExitError},
 	{Missing, "a live table's file is missing", "refuses to open the database", ExitError},

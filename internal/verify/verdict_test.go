@@ -25,11 +25,13 @@ func TestREADMETable(t *testing.T) {
 
 // TestVerdicts: every verdict is documented once, with an exit code that
 // follows its kind: 0 when upstream reads the table as it was written, 1
-// for a damaged or differing filter, 2 when upstream cannot read the
-// table or verify could not check it.
+// for a damaged or differing filter or a damaged block upstream reads
+// right, 2 when upstream cannot read the table, returns what was not
+// written, or verify could not check it.
 func TestVerdicts(t *testing.T) {
 	want := map[verify.Verdict]int{verify.OK: 0, verify.OldFilter: 0, verify.NoFilter: 0, verify.OtherFilter: 0,
-		verify.FilterUnusable: 1, verify.Mismatch: 1, verify.Unreadable: 2, verify.Missing: 2, verify.Unchecked: 2}
+		verify.FilterUnusable: 1, verify.Mismatch: 1, verify.BadChecksum: 1, verify.SilentCorruption: 2,
+		verify.Unreadable: 2, verify.Missing: 2, verify.Unchecked: 2}
 	seen := map[verify.Verdict]bool{}
 	for _, i := range verify.Verdicts {
 		if seen[i.Verdict] {

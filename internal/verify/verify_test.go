@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"cmp"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -104,14 +105,21 @@ func withMeta(t *testing.T, base []byte, entries []metaEntry, badMeta bool) []by
 	return tabletest.AppendFooter(out, mh, newIH)
 }
 
-// checkFile writes file and checks it as a table named directly.
+// checkFile writes file and checks it as a table named directly, with
+// LevelDB's default options.
 func checkFile(t *testing.T, file []byte) *verify.TableReport {
+	t.Helper()
+	return checkFileWith(t, file, verify.Options{})
+}
+
+// checkFileWith is checkFile with the options o.
+func checkFileWith(t *testing.T, file []byte, o verify.Options) *verify.TableReport {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "000005.ldb")
 	if err := os.WriteFile(p, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return verify.Examine(&verify.Target{Path: p}, verify.Options{})
+	return verify.Examine(&verify.Target{Path: p}, o)
 }
 
 // TestFilterVerdicts: each verdict of a table upstream reads, from tables
@@ -119,7 +127,10 @@ func checkFile(t *testing.T, file []byte) *verify.TableReport {
 // from upstream's rules (table/table.cc ReadMeta and ReadFilter): the
 // filter used is the one named leveldb.BuiltinBloomFilter2 that the
 // metaindex seek finds and that reads with its checksum; any failure reads
-// the table without it.
+// the table without it. verdict is upstream's with paranoid checks; with
+// LevelDB's default options (defaults, when it differs) no checksum is
+// verified: a filter block or metaindex whose checksum alone is damaged is
+// used as it is, and the table is bad-checksum (every entry reads right).
 func TestFilterVerdicts(t *testing.T) {
 	plain := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})
 	blocks := blocksOf(t, plain)
@@ -161,56 +172,67 @@ func TestFilterVerdicts(t *testing.T) {
 		badMeta bool
 		verdict verify.Verdict
 		check   func(r *verify.TableReport) string // "" when right
+		// defaults is the verdict with LevelDB's default options, when
+		// it is not verdict.
+		defaults verify.Verdict
 	}{
-		{"current filter", []metaEntry{{name: bloom.PolicyName, contents: current}}, false, verify.OK, nil},
-		{"compressed current filter", []metaEntry{{name: bloom.PolicyName, contents: current, snappy: true}}, false, verify.OK, nil},
+		{"current filter", []metaEntry{{name: bloom.PolicyName, contents: current}}, false, verify.OK, nil, ""},
+		{"compressed current filter", []metaEntry{{name: bloom.PolicyName, contents: current, snappy: true}}, false, verify.OK, nil, ""},
 		{"old name, signed hash", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed}}, false, verify.OldFilter, func(r *verify.TableReport) string {
 			return want(r.Comparison.Legacy == filtercheck.LegacySigned, "hash %s", r.Comparison.Legacy)
-		}},
+		}, ""},
 		{"old name, unsigned hash", []metaEntry{{name: bloom.LegacyPolicyName, contents: unsigned}}, false, verify.OldFilter, func(r *verify.TableReport) string {
 			return want(r.Comparison.Legacy == filtercheck.LegacyUnsigned, "hash %s", r.Comparison.Legacy)
-		}},
-		{"both names", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed}, {name: bloom.PolicyName, contents: current}}, false, verify.OK, nil},
-		{"no filter", nil, false, verify.NoFilter, nil},
+		}, ""},
+		{"both names", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed}, {name: bloom.PolicyName, contents: current}}, false, verify.OK, nil, ""},
+		{"no filter", nil, false, verify.NoFilter, nil, ""},
 		{"another policy", []metaEntry{{name: "my.Filter", contents: []byte("x")}}, false, verify.OtherFilter, func(r *verify.TableReport) string {
 			return want(r.Policy == "my.Filter" && strings.Contains(r.Detail(), `"my.Filter" (not checked)`), "name %q, %s", r.Policy, r.Detail())
-		}},
+		}, ""},
 		{"checksum mismatch", []metaEntry{{name: bloom.PolicyName, contents: current, badCRC: true}}, false, verify.FilterUnusable, func(r *verify.TableReport) string {
 			return want(r.Policy == bloom.PolicyName && base.StatusOf(r.UnusableErr) == "Corruption: block checksum mismatch", "%v", r.UnusableErr)
-		}},
+		}, verify.BadChecksum},
 		{"bad handle", []metaEntry{{name: bloom.PolicyName, value: []byte{0x80}}}, false, verify.FilterUnusable, func(r *verify.TableReport) string {
 			return want(base.StatusOf(r.UnusableErr) == "Corruption: bad block handle", "%v", r.UnusableErr)
-		}},
+		}, ""},
 		{"metaindex out of order", []metaEntry{{name: "zz.Other", contents: []byte("x")}, {name: bloom.PolicyName, contents: current}}, false, verify.FilterUnusable, func(r *verify.TableReport) string {
 			return want(strings.Contains(fmt.Sprint(r.UnusableErr), "out of order"), "%v", r.UnusableErr)
-		}},
+		}, ""},
 		{"metaindex unreadable", []metaEntry{{name: bloom.PolicyName, contents: current}}, true, verify.FilterUnusable, func(r *verify.TableReport) string {
 			return want(r.Policy == "" && base.StatusOf(r.UnusableErr) == "Corruption: block checksum mismatch", "%q, %v", r.Policy, r.UnusableErr)
-		}},
+		}, verify.BadChecksum},
 		{"first filter zeroed", []metaEntry{{name: bloom.PolicyName, contents: zeroed}}, false, verify.Mismatch, func(r *verify.TableReport) string {
 			fn := r.FalseNegatives
 			return want(fn != nil && fn.Rejected == rejected && fn.Keys == 400 && bytes.Equal(fn.FirstKey, blocks[0].Keys[0]) &&
 				strings.Contains(r.Detail(), fmt.Sprintf("rejects %d of the table's 400 keys (false negatives): upstream reports them missing", rejected)),
 				"%+v, %s", fn, r.Detail())
-		}},
+		}, ""},
 		{"a bit more", []metaEntry{{name: bloom.PolicyName, contents: oneMore}}, false, verify.Mismatch, func(r *verify.TableReport) string {
 			return want(r.FalseNegatives != nil && r.FalseNegatives.Rejected == 0 && strings.Contains(r.Detail(), "rejects none of the table's 400 keys"), "%s", r.Detail())
-		}},
+		}, ""},
 		{"old name, first filter zeroed", []metaEntry{{name: bloom.LegacyPolicyName, contents: signedZeroed}}, false, verify.Mismatch, func(r *verify.TableReport) string {
 			fn := r.FalseNegatives
 			// The signed hash, which wrote the other filters, rejects
 			// fewer keys: its count is the one given.
 			return want(r.Comparison.Legacy == filtercheck.LegacyNeither && fn != nil && fn.Rejected >= rejected && r.FNHash == filtercheck.LegacySigned &&
 				strings.Contains(r.Detail(), "LevelDB v1.17 or older reports them missing"), "%+v, %s", fn, r.Detail())
-		}},
+		}, ""},
 		{"old name unreadable", []metaEntry{{name: bloom.LegacyPolicyName, contents: signed, badCRC: true}}, false, verify.FilterUnusable, func(r *verify.TableReport) string {
 			return want(r.Policy == bloom.LegacyPolicyName, "%q", r.Policy)
-		}},
+		}, verify.BadChecksum},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := checkFile(t, withMeta(t, plain, tc.meta, tc.badMeta))
-			if r.Verdict != tc.verdict {
-				t.Fatalf("verdict %q, want %q: %s", r.Verdict, tc.verdict, r.Detail())
+			file := withMeta(t, plain, tc.meta, tc.badMeta)
+			d := checkFile(t, file)
+			if want := cmp.Or(tc.defaults, tc.verdict); d.Verdict != want || d.Mode != verify.Defaults {
+				t.Errorf("with the default options: verdict %q (%s), want %q: %s", d.Verdict, d.Mode, want, d.Detail())
+			}
+			r := checkFileWith(t, file, verify.Options{Paranoid: true})
+			if r.Verdict != tc.verdict || r.Mode != verify.Paranoid {
+				t.Fatalf("with paranoid checks: verdict %q (%s), want %q: %s", r.Verdict, r.Mode, tc.verdict, r.Detail())
+			}
+			if (tc.defaults != "") != (r.Other != nil) || (r.Other != nil && r.Other.Verdict != tc.defaults) {
+				t.Errorf("with paranoid checks, the other option set's report is %+v, want the verdict %q", r.Other, tc.defaults)
 			}
 			if r.Keys != 400 || r.DataBlocks != len(blocks) {
 				t.Errorf("%d keys in %d blocks, want 400 in %d", r.Keys, r.DataBlocks, len(blocks))
