@@ -1,8 +1,8 @@
 package verify_test
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
