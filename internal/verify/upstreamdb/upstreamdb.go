@@ -40,7 +40,13 @@ var allows = map[Class][]verify.Verdict{
 }
 
 // Allows tells whether verify's verdict v agrees with what upstream does.
+// A table upstream reads is also bad-checksum or silent-corruption where
+// a block fails its checksum (which upstream, with the default options,
+// does not compute): whether what it returns is right is another check.
 func (c Class) Allows(v verify.Verdict) bool {
+	if c != Refused && (v == verify.BadChecksum || v == verify.SilentCorruption) {
+		return true
+	}
 	for _, w := range allows[c] {
 		if w == v {
 			return true
@@ -116,8 +122,15 @@ func Ask(dir string, c upstream.Comparator) (*DB, error) {
 // name, leveldb.BuiltinBloomFilter2, and, when no Get consulted a filter,
 // under the old name.
 func AskTable(dir string, number, size uint64, c upstream.Comparator) (Table, error) {
+	return AskTableIn(dir, number, size, c, false)
+}
+
+// AskTableIn is AskTable with LevelDB's default options when defaults is
+// set (paranoid_checks and verify_checksums false: no block's checksum is
+// verified), with paranoid checks otherwise.
+func AskTableIn(dir string, number, size uint64, c upstream.Comparator, defaults bool) (Table, error) {
 	t := Table{Number: number, Size: size}
-	o := upstream.TableOptions{PolicyName: bloom.PolicyName, BitsPerKey: 10, Comparator: c}
+	o := upstream.TableOptions{PolicyName: bloom.PolicyName, BitsPerKey: 10, Comparator: c, Defaults: defaults}
 	scan, err := upstream.ReadTable(dir, number, size, o)
 	if err != nil {
 		return t, err
