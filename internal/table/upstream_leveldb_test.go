@@ -500,7 +500,16 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 	if err := os.WriteFile(path, in.file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	repro := fmt.Sprintf("file %d bytes, size %d, policy %q, sst %v", len(in.file), in.size, in.policy, in.sst)
+	for _, o := range []table.Options{{}, {SkipChecksums: true}} {
+		diffMode(t, dir, path, in, o)
+	}
+}
+
+// diffMode is diffTable for one way of reading: with paranoid checks
+// (the zero Options) or with upstream's default options.
+func diffMode(t *testing.T, dir, path string, in tableInput, o table.Options) {
+	const number = 5
+	repro := fmt.Sprintf("file %d bytes, size %d, policy %q, sst %v, %+v", len(in.file), in.size, in.policy, in.sst, o)
 	policies := []string{in.policy}
 	if in.policy != bloom.PolicyName {
 		policies = append(policies, bloom.PolicyName)
@@ -508,7 +517,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 
 	maxAlloc := uint64(0)
 	defer table.SetAllocHook(func(n uint64) { maxAlloc = max(maxAlloc, n) })()
-	tb, openErr := table.OpenSized(path, bytes.NewReader(in.file), int64(len(in.file)), int64(in.size))
+	tb, openErr := table.OpenSizedWith(path, bytes.NewReader(in.file), int64(len(in.file)), int64(in.size), o)
 	if errors.Is(openErr, base.ErrUndefined) {
 		return // upstream reads out of bounds (handle offset+size wraps)
 	}
@@ -528,7 +537,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 	}
 	// The same file in memory, as verify reads a memory-mapped table,
 	// must read the same.
-	mb, memErr := table.OpenBytes(path, in.file, int64(in.size))
+	mb, memErr := table.OpenBytesWith(path, in.file, int64(in.size), o)
 	if fmt.Sprint(memErr) != fmt.Sprint(openErr) {
 		t.Fatalf("%s: OpenBytes fails with %v; OpenSized with %v", repro, memErr, openErr)
 	}
@@ -572,7 +581,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 		if maxAlloc > maxUpstreamAlloc {
 			return // upstream would allocate too much (see maxUpstreamAlloc)
 		}
-		up, err := upstream.ReadTable(dir, number, in.size, upstream.TableOptions{PolicyName: policy, BitsPerKey: 10, Lookups: lookups})
+		up, err := upstream.ReadTable(dir, number, in.size, upstream.TableOptions{PolicyName: policy, BitsPerKey: 10, Lookups: lookups, Defaults: o.SkipChecksums})
 		if err != nil {
 			t.Fatal(err)
 		}
