@@ -34,7 +34,9 @@ import (
 // both ways and requires: the same open status, the same scanned entries
 // and scan status, the same DBIter verdict from DataKeys, and for lookup
 // keys the same Get results with the filter consulted alike, under the
-// policy name the input picks and under leveldb.BuiltinBloomFilter2.
+// policy name the input picks and under leveldb.BuiltinBloomFilter2; all
+// of it twice, with paranoid checks and with LevelDB's default options
+// (table.Options.SkipChecksums, upstream.TableOptions.Defaults).
 func FuzzUpstreamTable(f *testing.F) {
 	if _, minor := upstream.Version(); minor <= 17 {
 		f.Skipf("package table follows 1.23's table reader; LevelDB %s's Table::Open reads the index, metaindex and filter blocks without verifying their checksums even with paranoid_checks (v1.18 added that), so damaged tables read otherwise there", upstream.Release())
