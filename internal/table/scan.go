@@ -132,8 +132,8 @@ type ScanEntry struct {
 }
 
 // Scan calls fn with every entry that upstream's table iterator yields in
-// a full scan (SeekToFirst, then Next while Valid) with verify_checksums,
-// in order, and returns the iterator's final status: nil, or a *base.Error
+// a full scan (SeekToFirst, then Next while Valid) with verify_checksums
+// (without, when the table's Options skip checksums), in order, and returns the iterator's final status: nil, or a *base.Error
 // whose Status is upstream's. Entries of a block before a bad entry are
 // yielded; blocks after a bad one are still read (see walker). Keys are
 // not checked: ParseInternalKey tells what DBIter would make of each.

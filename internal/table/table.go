@@ -118,7 +118,8 @@ func Open(name string, r io.ReaderAt, size int64) (*Table, error) {
 // paranoid_checks: the footer is the 48 bytes before size, and every block
 // is read from the file, memory-mapped as util/env_posix.cc does on 64-bit
 // systems, so that a block running past fileSize is an I/O error whatever
-// size says. name identifies the table in errors.
+// size says. name identifies the table in errors. OpenSizedWith reads as
+// upstream does under its default options instead.
 //
 // Open fails, with a *base.Error whose Status is upstream's, exactly when
 // Table::Open does: a file that cannot be mapped (empty), a size under 48

@@ -34,7 +34,9 @@ import (
 // both ways and requires: the same open status, the same scanned entries
 // and scan status, the same DBIter verdict from DataKeys, and for lookup
 // keys the same Get results with the filter consulted alike, under the
-// policy name the input picks and under leveldb.BuiltinBloomFilter2.
+// policy name the input picks and under leveldb.BuiltinBloomFilter2; all
+// of it twice, with paranoid checks and with LevelDB's default options
+// (table.Options.SkipChecksums, upstream.TableOptions.Defaults).
 func FuzzUpstreamTable(f *testing.F) {
 	if _, minor := upstream.Version(); minor <= 17 {
 		f.Skipf("package table follows 1.23's table reader; LevelDB %s's Table::Open reads the index, metaindex and filter blocks without verifying their checksums even with paranoid_checks (v1.18 added that), so damaged tables read otherwise there", upstream.Release())
@@ -500,7 +502,16 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 	if err := os.WriteFile(path, in.file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	repro := fmt.Sprintf("file %d bytes, size %d, policy %q, sst %v", len(in.file), in.size, in.policy, in.sst)
+	for _, o := range []table.Options{{}, {SkipChecksums: true}} {
+		diffMode(t, dir, path, in, o)
+	}
+}
+
+// diffMode is diffTable for one way of reading: with paranoid checks
+// (the zero Options) or with upstream's default options.
+func diffMode(t *testing.T, dir, path string, in tableInput, o table.Options) {
+	const number = 5
+	repro := fmt.Sprintf("file %d bytes, size %d, policy %q, sst %v, %+v", len(in.file), in.size, in.policy, in.sst, o)
 	policies := []string{in.policy}
 	if in.policy != bloom.PolicyName {
 		policies = append(policies, bloom.PolicyName)
@@ -508,7 +519,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 
 	maxAlloc := uint64(0)
 	defer table.SetAllocHook(func(n uint64) { maxAlloc = max(maxAlloc, n) })()
-	tb, openErr := table.OpenSized(path, bytes.NewReader(in.file), int64(len(in.file)), int64(in.size))
+	tb, openErr := table.OpenSizedWith(path, bytes.NewReader(in.file), int64(len(in.file)), int64(in.size), o)
 	if errors.Is(openErr, base.ErrUndefined) {
 		return // upstream reads out of bounds (handle offset+size wraps)
 	}
@@ -528,7 +539,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 	}
 	// The same file in memory, as verify reads a memory-mapped table,
 	// must read the same.
-	mb, memErr := table.OpenBytes(path, in.file, int64(in.size))
+	mb, memErr := table.OpenBytesWith(path, in.file, int64(in.size), o)
 	if fmt.Sprint(memErr) != fmt.Sprint(openErr) {
 		t.Fatalf("%s: OpenBytes fails with %v; OpenSized with %v", repro, memErr, openErr)
 	}
@@ -572,7 +583,7 @@ func diffTable(t *testing.T, dir string, in tableInput) {
 		if maxAlloc > maxUpstreamAlloc {
 			return // upstream would allocate too much (see maxUpstreamAlloc)
 		}
-		up, err := upstream.ReadTable(dir, number, in.size, upstream.TableOptions{PolicyName: policy, BitsPerKey: 10, Lookups: lookups})
+		up, err := upstream.ReadTable(dir, number, in.size, upstream.TableOptions{PolicyName: policy, BitsPerKey: 10, Lookups: lookups, Defaults: o.SkipChecksums})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,311 @@
+package table_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/klauspost/compress/snappy"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+)
+
+// flipKeys are four internal keys (sequence 1, a value each) whose block,
+// with a restart every 2 entries, is laid out as drawn in flipTable.
+var flipKeys = func() [][]byte {
+	var ks [][]byte
+	for _, u := range []string{"apple", "apricot", "banana", "blueberry"} {
+		ks = append(ks, table.AppendInternalKey(nil, table.InternalKey{UserKey: []byte(u), Seq: 1, Kind: table.KindValue}))
+	}
+	return ks
+}()
+
+var flipValues = []string{"red", "orange", "yellow", "blue"}
+
+// flipTable returns a table whose first block, at offset 0, holds
+// flipKeys and flipValues with a restart every 2 entries; each length is
+// one varint byte, so that the block is (byte offsets):
+//
+//	 0 entry 0: 0 13 3, "apple"+tag (13 bytes) at 3, "red" at 16
+//	19 entry 1: 2 13 6, "ricot"+tag (13 bytes) at 22, "orange" at 35
+//	41 entry 2: 0 14 6, "banana"+tag (14 bytes) at 44, "yellow" at 58
+//	64 entry 3: 1 16 4, "lueberry"+tag (16 bytes) at 67, "blue" at 83
+//	87 restart 0 (= 0), 91 restart 1 (= 41), 95 restart count (= 2); 99 bytes
+//
+// then, with filter, a bloom filter block of leveldb.BuiltinBloomFilter2,
+// then the metaindex and index blocks. The data block is stored
+// snappy-compressed when compress is set.
+func flipTable(t *testing.T, filter, compress bool) (file []byte, data, fh table.BlockHandle) {
+	t.Helper()
+	var kvs []tabletest.KV
+	for i, k := range flipKeys {
+		kvs = append(kvs, tabletest.KV{Key: k, Value: []byte(flipValues[i])})
+	}
+	block := tabletest.EncodeBlock(kvs, 2)
+	if len(block) != 99 {
+		t.Fatalf("block of %d bytes; the layout drawn has 99", len(block))
+	}
+	comp := byte(table.NoCompression)
+	if compress {
+		block, comp = snappy.Encode(nil, block), table.SnappyCompression
+	}
+	file, data = tabletest.AppendBlock(nil, block, comp)
+	var meta []tabletest.KV
+	if filter {
+		fb := bloom.NewFilterBlockBuilder(bloom.NewPolicy(10))
+		fb.StartBlock(0)
+		for _, k := range flipKeys {
+			fb.AddKey(k[:len(k)-8])
+		}
+		fb.StartBlock(data.End())
+		file, fh = tabletest.AppendBlock(file, fb.Finish(), table.NoCompression)
+		meta = append(meta, tabletest.KV{Key: []byte(table.FilterPrefix + bloom.PolicyName), Value: table.AppendBlockHandle(nil, fh)})
+	}
+	file, mh := tabletest.AppendBlock(file, tabletest.EncodeBlock(meta, 16), table.NoCompression)
+	idx := tabletest.EncodeBlock([]tabletest.KV{{Key: flipKeys[3], Value: table.AppendBlockHandle(nil, data)}}, 1)
+	file, ih := tabletest.AppendBlock(file, idx, table.NoCompression)
+	return tabletest.AppendFooter(file, mh, ih), data, fh
+}
+
+// openUnchecked opens file as upstream does under its default options and
+// scans it, returning the table.
+func openUnchecked(t *testing.T, file []byte) *table.Table {
+	t.Helper()
+	tb, err := table.OpenBytesWith("flip", file, int64(len(file)), table.Options{SkipChecksums: true})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	_ = tb.Scan(func(table.ScanEntry) error { return nil })
+	return tb
+}
+
+// TestFlipSite flips one chosen bit of the block flipTable draws and
+// checks the entry and field ChecksumFailures reports against the layout.
+func TestFlipSite(t *testing.T) {
+	const tag = "\x01\x01\x00\x00\x00\x00\x00\x00" // seq 1, kind 1
+	cases := []struct {
+		pos, bit int // byte of the data block, or 99 for the type byte, 100.. for the checksum
+		field    table.FlipField
+		entry    int
+		key      string
+		restart  int
+	}{
+		{0, 0, table.FlipShared, 0, "apple" + tag, -1},
+		{1, 2, table.FlipNonShared, 0, "apple" + tag, -1},
+		{2, 7, table.FlipValueLen, 0, "apple" + tag, -1},
+		{3, 1, table.FlipKey, 0, "apple" + tag, -1},
+		{15, 0, table.FlipKey, 0, "apple" + tag, -1}, // the tag's last byte
+		{16, 5, table.FlipValue, 0, "apple" + tag, -1},
+		{19, 0, table.FlipShared, 1, "apricot" + tag, -1},
+		{20, 3, table.FlipNonShared, 1, "apricot" + tag, -1},
+		{21, 1, table.FlipValueLen, 1, "apricot" + tag, -1},
+		{22, 6, table.FlipKey, 1, "apricot" + tag, -1},
+		{40, 0, table.FlipValue, 1, "apricot" + tag, -1},
+		{41, 4, table.FlipShared, 2, "banana" + tag, -1},
+		{58, 0, table.FlipValue, 2, "banana" + tag, -1},
+		{64, 1, table.FlipShared, 3, "blueberry" + tag, -1},
+		{67, 0, table.FlipKey, 3, "blueberry" + tag, -1},
+		{86, 7, table.FlipValue, 3, "blueberry" + tag, -1},
+		{87, 0, table.FlipRestart, -1, "", 0},
+		{91, 3, table.FlipRestart, -1, "", 1},
+		{94, 7, table.FlipRestart, -1, "", 1},
+		{95, 0, table.FlipRestartCount, -1, "", -1},
+		{98, 7, table.FlipRestartCount, -1, "", -1},
+		{99, 2, table.FlipType, -1, "", -1},
+		{100, 0, table.FlipChecksum, -1, "", -1},
+		{103, 7, table.FlipChecksum, -1, "", -1},
+	}
+	for _, c := range cases {
+		file, data, _ := flipTable(t, false, false)
+		file[c.pos] ^= 1 << c.bit
+		tb := openUnchecked(t, file)
+		fs := tb.ChecksumFailures()
+		if len(fs) != 1 || fs[0].What != "data block 0" || fs[0].Handle != data || fs[0].Site == nil {
+			t.Fatalf("byte %d bit %d: failures %+v; want data block 0 with a site", c.pos, c.bit, fs)
+		}
+		f := fs[0]
+		if f.Stored != binary.LittleEndian.Uint32(file[100:]) || f.Computed != table.BlockChecksum(file[:99], file[99]) {
+			t.Errorf("byte %d bit %d: stored 0x%08x, computed 0x%08x", c.pos, c.bit, f.Stored, f.Computed)
+		}
+		s := f.Site
+		if s.Offset != uint64(c.pos) || s.Bit != c.bit || s.Field != c.field || s.Entry != c.entry || string(s.Key) != c.key || s.Restart != c.restart {
+			t.Errorf("byte %d bit %d: site %+v (%s); want field %s, entry %d, key %q, restart %d", c.pos, c.bit, *s, s.Field, c.field, c.entry, c.key, c.restart)
+		}
+		if wantInChecksum := c.pos >= 100; f.Flip.InChecksum != wantInChecksum {
+			t.Errorf("byte %d bit %d: flip %+v", c.pos, c.bit, *f.Flip)
+		}
+	}
+}
+
+// TestFlipSiteOtherBlocks: a flip in a snappy block's stored bytes, in the
+// filter block, and in the index block's handle.
+func TestFlipSiteOtherBlocks(t *testing.T) {
+	file, data, _ := flipTable(t, false, true)
+	file[data.Offset+data.Size/2] ^= 0x10
+	fs := openUnchecked(t, file).ChecksumFailures()
+	if len(fs) != 1 || fs[0].Site == nil || fs[0].Site.Field != table.FlipCompressed || fs[0].Site.Offset != data.Offset+data.Size/2 || fs[0].Site.Entry != -1 {
+		t.Errorf("snappy block: %+v", fs)
+	}
+
+	file, _, fh := flipTable(t, true, false)
+	file[fh.Offset+3] ^= 0x01
+	tb := openUnchecked(t, file)
+	tb.LookupFilter(bloom.PolicyName)
+	fs = tb.ChecksumFailures()
+	if len(fs) != 1 || fs[0].What != "filter block" || fs[0].Handle != fh || fs[0].Site == nil || fs[0].Site.Field != table.FlipUnknown || fs[0].Site.Offset != fh.Offset+3 {
+		t.Errorf("filter block: %+v", fs)
+	}
+
+	// The index block's one entry: 0, len(key), len(handle), the key,
+	// then the handle, whose first byte is the data block's offset (0).
+	file, _, _ = flipTable(t, false, false)
+	ptb, err := table.OpenBytes("flip", file, int64(len(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ih := ptb.IndexHandle()
+	handleAt := ih.Offset + 3 + uint64(len(flipKeys[3]))
+	file[handleAt] ^= 0x01
+	if _, err := table.OpenBytes("flip", file, int64(len(file))); base.StatusOf(err) != "Corruption: block checksum mismatch" {
+		t.Errorf("index block, checked: open %v", err)
+	}
+	fs = openUnchecked(t, file).ChecksumFailures()
+	if len(fs) == 0 || fs[0].What != "index block" || fs[0].Site == nil || fs[0].Site.Field != table.FlipValue || fs[0].Site.Entry != 0 || !bytes.Equal(fs[0].Site.Key, flipKeys[3]) || fs[0].Site.Offset != handleAt {
+		t.Errorf("index block: %+v", fs)
+	}
+}
+
+// TestSkipChecksums: a flipped bit in a value fails the checked scan with
+// upstream's status and is read as it is without checks, listed once
+// however many scans and lookups read it, also from concurrent scans.
+func TestSkipChecksums(t *testing.T) {
+	file, _, _ := flipTable(t, false, false)
+	file[35] ^= 0x01 // "orange" becomes "nrange"
+	checked, err := table.OpenBytes("flip", file, int64(len(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = checked.Scan(func(table.ScanEntry) error { return nil })
+	if base.StatusOf(err) != "Corruption: block checksum mismatch" {
+		t.Errorf("checked scan: %v", err)
+	}
+	if fs := checked.ChecksumFailures(); len(fs) != 1 || fs[0].What != "data block 0" {
+		t.Errorf("checked: failures %+v", fs)
+	}
+	tb, err := table.OpenSizedWith("flip", bytes.NewReader(file), int64(len(file)), int64(len(file)), table.Options{SkipChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tb.Options().SkipChecksums || checked.Options().SkipChecksums {
+		t.Errorf("Options: %+v and %+v", tb.Options(), checked.Options())
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var vals []string
+			err := tb.Scan(func(e table.ScanEntry) error {
+				vals = append(vals, string(e.Value))
+				return nil
+			})
+			if err != nil || len(vals) != 4 || vals[1] != "nrange" || vals[3] != "blue" {
+				errs <- fmt.Errorf("unchecked scan: %v, values %q", err, vals)
+			}
+			g, err := tb.Get(lookupIKey(flipKeys[1]), nil, nil)
+			if err != nil || !g.Found || string(g.Value) != "nrange" || g.Err != nil {
+				errs <- fmt.Errorf("unchecked get: %+v, %v", g, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	fs := tb.ChecksumFailures()
+	if len(fs) != 1 || fs[0].What != "data block 0" || fs[0].Site.Field != table.FlipValue || fs[0].Site.Entry != 1 {
+		t.Errorf("failures %+v", fs)
+	}
+	// Reusing the table's memory forgets the failures and the options.
+	clean, _, _ := flipTable(t, false, false)
+	re, err := table.OpenBytesReusing(tb, "clean", clean, int64(len(clean)))
+	if err != nil || len(re.ChecksumFailures()) != 0 || re.Options().SkipChecksums {
+		t.Errorf("reused: %v, %+v", err, re.ChecksumFailures())
+	}
+	re, err = table.OpenBytesReusingWith(re, "flip", file, int64(len(file)), table.Options{SkipChecksums: true})
+	if err != nil || re.Scan(func(table.ScanEntry) error { return nil }) != nil || len(re.ChecksumFailures()) != 1 {
+		t.Errorf("reused unchecked: %v, %+v", err, re.ChecksumFailures())
+	}
+}
+
+// lookupIKey is the lookup key of ik's user key.
+func lookupIKey(ik []byte) []byte {
+	return binary.LittleEndian.AppendUint64(bytes.Clone(ik[:len(ik)-8]), (1<<56-1)<<8|1)
+}
+
+// TestUncheckedFilter: a filter block with 200 bytes zeroed is unreadable
+// with checks (the table reads without a filter) and used as it is
+// without them: LookupFilter returns it, the failure is listed, and Get
+// asks it, so a present key it rejects is not found.
+func TestUncheckedFilter(t *testing.T) {
+	f := fixtureByName(t, "b10-bs4096-none/000007.ldb")
+	tb := f.open(t)
+	fh, ok := tb.FilterHandle()
+	if !ok || fh.Size < 300 {
+		t.Fatalf("fixture's filter block: %v %v", fh, ok)
+	}
+	file := bytes.Clone(f.data)
+	clear(file[fh.Offset+10 : fh.Offset+210])
+
+	checked, err := table.OpenBytes("zeroed", file, int64(len(file)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fl := checked.LookupFilter(bloom.PolicyName); fl.Use != table.FilterUnreadable || base.StatusOf(fl.Err) != "Corruption: block checksum mismatch" {
+		t.Errorf("checked: filter %s, %v", fl.Use, fl.Err)
+	}
+	un := openUnchecked(t, file)
+	fl := un.LookupFilter(bloom.PolicyName)
+	if fl.Use != table.FilterUsed || !bytes.Equal(fl.Contents, file[fh.Offset:fh.Offset+fh.Size]) {
+		t.Fatalf("unchecked: filter %s, %v", fl.Use, fl.Err)
+	}
+	if name, contents, ok := un.FilterBlock(); !ok || name != bloom.PolicyName || !bytes.Equal(contents, fl.Contents) {
+		t.Errorf("unchecked FilterBlock: %q, %v", name, ok)
+	}
+	fs := un.ChecksumFailures()
+	if len(fs) != 1 || fs[0].What != "filter block" || fs[0].Handle != fh || fs[0].Flip != nil {
+		t.Errorf("unchecked failures %+v", fs)
+	}
+	rejected := 0
+	err = un.DataKeys(func(k []byte) {
+		g, err := un.Get(lookupIKey(k), fl, bloom.NewPolicy(10))
+		if err != nil || !g.FilterAsked || g.Found != !g.FilterSaysNo {
+			t.Errorf("Get(%q): %+v, %v", k, g, err)
+		}
+		if g.FilterSaysNo {
+			rejected++
+		}
+	}, func(int, table.BlockHandle, int) error { return nil })
+	if err != nil || rejected == 0 {
+		t.Errorf("unchecked: %d present keys rejected by the zeroed filter (%v); want some", rejected, err)
+	}
+}
+
+// fixtureByName returns the fixture table named name.
+func fixtureByName(t *testing.T, name string) fixtureTable {
+	t.Helper()
+	for _, f := range loadFixtures(t) {
+		if f.name() == name {
+			return f
+		}
+	}
+	t.Fatalf("no fixture %s", name)
+	return fixtureTable{}
+}
