@@ -58,7 +58,7 @@ type target struct {
 	// Env is added to the tests' environment.
 	Env []string
 	// Run selects the tests (go test -run), Short sets -short: what keeps
-	// a package's run within the time a session allows. Empty: all.
+	// a package's run within a bounded time. Empty: all.
 	Run   string
 	Short bool
 	// About says what judges the package, for the report.
