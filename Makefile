@@ -37,7 +37,7 @@ help:
 	@echo "                    run the suite against each and write docs/versions.md"
 	@echo "make vectors        regenerate testdata/vectors from upstream"
 	@echo "make vectors-check  fail if upstream's answers differ from the committed vectors"
-	@echo "make lint           gofmt, go vet (with and without the leveldb tag), staticcheck"
+	@echo "make lint           gofmt, the project's words (tools/narration.sh), go vet (with and without the leveldb tag), staticcheck"
 	@echo "make fixtures       regenerate testdata/tables (databases written by upstream through levigo)"
 	@echo "make fixtures-other regenerate testdata/other (databases other LevelDB implementations write)"
 	@echo "make fixtures-foreign regenerate testdata/foreign (Pebble and RocksDB databases, which LevelDB cannot open)"
@@ -116,6 +116,7 @@ vectors-check: deps
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@tools/narration.sh
 	$(LEVELDB_ENV); $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && \
 		$(GO) vet -tags leveldb ./... && $(GO) run $(STATICCHECK) -tags leveldb ./...
 

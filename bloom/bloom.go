@@ -101,12 +101,6 @@ func (p *bloomPolicy) setProbes(earlyExit, divProbes bool) {
 
 func (p *bloomPolicy) Name() string { return p.name }
 
-// filterBits returns upstream's filter size in bits for n keys (FilterBits).
-func (p *bloomPolicy) filterBits(n int) uint64 { return FilterBits(n, int(p.bitsPerKey)) }
-
-// filterLen returns the length of a filter of n keys, k byte included.
-func (p *bloomPolicy) filterLen(n int) int { return FilterLen(n, int(p.bitsPerKey)) }
-
 // appendEmpty appends an empty filter for n keys to dst: its bit array,
 // all zero, and the k byte. It returns the extended slice and the array.
 func (p *bloomPolicy) appendEmpty(dst []byte, n int) ([]byte, []byte) {

@@ -2,51 +2,14 @@ package bloom
 
 import (
 	"encoding/binary"
-	"slices"
 
-	"github.com/ldbcompat/ldbcompat/internal/prehash"
+	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 )
 
-func init() { registerPrehash() }
-
-// registerPrehash sets prehash.AddHashes to add hashes to this package's
-// builders, handing any other value to the function it replaces: a
-// program may link more than one copy of this package (the mutation tests
-// build a mutated copy beside it), each with its own builder type.
-func registerPrehash() {
-	prev := prehash.AddHashes
-	prehash.AddHashes = func(fb any, hashes []uint32) bool {
-		if b, ok := fb.(*FilterBlockBuilder); ok {
-			return b.addHashes(hashes)
-		}
-		return prev != nil && prev(fb, hashes)
-	}
-}
-
-// A filter block holds one filter per 2 KiB range of data-block offsets in a
-// table. Its layout, from table/filter_block.cc and doc/table_format.md:
-//
-//	+----------------------+
-//	| filter 0             |  policy.CreateFilter of the keys of every data
-//	| filter 1             |  block whose offset lies in [i*2^lg, (i+1)*2^lg)
-//	| ...                  |  (possibly empty)
-//	| filter N-1           |
-//	+----------------------+
-//	| offset of filter 0   |  uint32 little-endian, from the start of the block
-//	| ...                  |
-//	| offset of filter N-1 |
-//	+----------------------+
-//	| array offset         |  uint32 little-endian: where the offsets start
-//	| lg                   |  1 byte: base 2 log of the range size, 11
-//	+----------------------+
-//
-// Filter i spans from its offset to the next filter's offset; the last one
-// ends where the offset array starts.
-
-// FilterBaseLg is upstream's kFilterBaseLg: the builder makes one filter
-// per 2^FilterBaseLg bytes (2 KiB) of data-block offsets, and stores it as
-// the block's last byte.
-const FilterBaseLg = 11
+// Follows table/filter_block.cc. The builder's code is
+// internal/filterblock's, which internal/filtercheck uses too (it rebuilds
+// a table's block from hashes it computed while reading the keys); the
+// block's layout is drawn there.
 
 // FilterBlockBuilder builds the filter block of a table, as
 // leveldb::FilterBlockBuilder does.
@@ -58,91 +21,30 @@ const FilterBaseLg = 11
 //
 // The builder keeps its buffers from filter to filter, and Reset keeps them
 // from table to table, so that AddKey allocates nothing once they have grown
-// to the size of a filter's keys.
-type FilterBlockBuilder struct {
-	policy FilterPolicy
-	// bloom is policy when it is this package's bloom filter: the builder
-	// then keeps only each key's hash, which is all the filter needs.
-	bloom         *bloomPolicy
-	hashes        []uint32 // hashes of the current filter's keys (bloom)
-	keys          []byte   // keys of the current filter, concatenated (other policies)
-	ends          []int    // end of each key in keys
-	result        []byte   // filters built so far
-	tmpKeys       [][]byte // CreateFilter's argument for other policies, reused
-	filterOffsets []uint32 // start of each filter in result
-}
-
-// Initial buffer sizes: the keys of a 2 KiB range of data blocks rarely
-// take more than a few KiB, and a table has tens to thousands of filters.
-const (
-	initialKeyBytes = 4 << 10
-	initialKeys     = 128
-	initialFilters  = 64
-	initialResult   = 4 << 10
-)
+// to the size of a filter's keys. With this package's bloom filter it keeps
+// only each key's hash, which is all the filter needs.
+type FilterBlockBuilder struct{ b filterblock.Builder }
 
 // NewFilterBlockBuilder returns a builder that makes filters with p.
 func NewFilterBlockBuilder(p FilterPolicy) *FilterBlockBuilder {
-	b := &FilterBlockBuilder{policy: p, filterOffsets: make([]uint32, 0, initialFilters)}
-	if b.bloom, _ = p.(*bloomPolicy); b.bloom != nil {
-		b.hashes = make([]uint32, 0, initialKeys)
-	} else {
-		b.keys = make([]byte, 0, initialKeyBytes)
-		b.ends = make([]int, 0, initialKeys)
-	}
-	return b
+	fb := new(FilterBlockBuilder)
+	fb.b.Init(p)
+	return fb
 }
 
 // Reset makes b ready to build another table's filter block, as a new
 // builder with the same policy would, but keeps its buffers. The slice an
 // earlier Finish returned is overwritten by the next one.
-func (b *FilterBlockBuilder) Reset() {
-	b.hashes = b.hashes[:0]
-	b.keys = b.keys[:0]
-	b.ends = b.ends[:0]
-	b.result = b.result[:0]
-	b.filterOffsets = b.filterOffsets[:0]
-}
+func (b *FilterBlockBuilder) Reset() { b.b.Reset() }
 
 // StartBlock tells the builder that the next keys belong to the data block at
 // blockOffset. It finishes the filters of every 2 KiB range before the one
 // holding blockOffset; ranges without keys get empty filters.
-func (b *FilterBlockBuilder) StartBlock(blockOffset uint64) {
-	index := blockOffset >> FilterBaseLg
-	if index <= uint64(len(b.filterOffsets)) {
-		return
-	}
-	b.generateFilter()
-	// Every further range is empty: each gets an empty filter at the
-	// current end of the result.
-	end := uint32(len(b.result))
-	for uint64(len(b.filterOffsets)) < index {
-		b.filterOffsets = append(b.filterOffsets, end)
-	}
-}
+func (b *FilterBlockBuilder) StartBlock(blockOffset uint64) { b.b.StartBlock(blockOffset) }
 
 // AddKey adds key to the filter of the current range. The builder copies
 // it, or for this package's bloom filter only its hash.
-func (b *FilterBlockBuilder) AddKey(key []byte) {
-	if b.bloom != nil {
-		h := b.bloom.hash(key)
-		b.hashes = append(b.hashes, h)
-		return
-	}
-	b.keys = append(b.keys, key...)
-	b.ends = append(b.ends, len(b.keys))
-}
-
-// addHashes adds keys given their hashes Hash(key, bloomSeed), as AddKey
-// of each would, when b's policy makes its filters of that hash; otherwise
-// it adds nothing and returns false (prehash.AddHashes).
-func (b *FilterBlockBuilder) addHashes(hashes []uint32) bool {
-	if b.bloom == nil || b.bloom.signedTail {
-		return false
-	}
-	b.hashes = append(b.hashes, hashes...)
-	return true
-}
+func (b *FilterBlockBuilder) AddKey(key []byte) { b.b.AddKey(key) }
 
 // Finish finishes the last filter and appends the offset array, the array
 // offset and the base log, and returns the whole filter block. The returned
@@ -151,57 +53,29 @@ func (b *FilterBlockBuilder) addHashes(hashes []uint32) bool {
 // As upstream's, a builder is meant to be finished once (or Reset); calling
 // Finish again appends another offset array to the block, exactly as
 // upstream does.
-func (b *FilterBlockBuilder) Finish() []byte {
-	if len(b.ends)+len(b.hashes) > 0 {
-		b.generateFilter()
-	}
-	arrayOffset := uint32(len(b.result))
-	b.result = slices.Grow(b.result, 4*len(b.filterOffsets)+5)
-	for _, off := range b.filterOffsets {
-		b.result = binary.LittleEndian.AppendUint32(b.result, off)
-	}
-	b.result = binary.LittleEndian.AppendUint32(b.result, arrayOffset)
-	b.result = append(b.result, FilterBaseLg)
-	return b.result
-}
+func (b *FilterBlockBuilder) Finish() []byte { return b.b.Finish() }
 
-// generateFilter closes the current range: an empty filter when it has no
-// keys, else the policy's filter of its keys.
-func (b *FilterBlockBuilder) generateFilter() {
-	b.filterOffsets = append(b.filterOffsets, uint32(len(b.result)))
-	if b.bloom != nil {
-		n := len(b.hashes)
-		if n == 0 {
-			return
-		}
-		// Grow the result by doubling, not by append's smaller steps for
-		// large slices: a table's filters then take a handful of
-		// allocations, whatever their number.
-		if need := b.bloom.filterLen(n); cap(b.result)-len(b.result) < need {
-			grown := make([]byte, len(b.result), max(2*cap(b.result), len(b.result)+need, initialResult))
-			copy(grown, b.result)
-			b.result = grown
-		}
-		var array []byte
-		b.result, array = b.bloom.appendEmpty(b.result, n)
-		addHashes(array, b.bloom.k, b.hashes, b.bloom.vector)
-		b.hashes = b.hashes[:0]
-		return
-	}
-	if len(b.ends) == 0 {
-		return
-	}
-	b.tmpKeys = b.tmpKeys[:0]
-	start := 0
-	for _, end := range b.ends {
-		b.tmpKeys = append(b.tmpKeys, b.keys[start:end:end])
-		start = end
-	}
-	b.result = b.policy.CreateFilter(b.tmpKeys, b.result)
-	// Drop the references into keys, which the next filter reuses.
-	clear(b.tmpKeys)
-	b.keys = b.keys[:0]
-	b.ends = b.ends[:0]
+// The methods by which a filterblock.Builder (this package's, and
+// internal/filtercheck's) builds a bloom filter from the keys' hashes
+// (filterblock.HashPolicy). They are not part of the package's API:
+// bloomPolicy is unexported, and FilterPolicy does not name them.
+
+// HashKey returns the hash p's filter of key is made of.
+func (p *bloomPolicy) HashKey(key []byte) uint32 { return p.hash(key) }
+
+// SeedHash reports whether p's hash is Hash(key, bloomSeed), not the
+// legacy hash of signed tail bytes.
+func (p *bloomPolicy) SeedHash() bool { return !p.signedTail }
+
+// FilterLen returns the length of p's filter of n keys, k byte included.
+func (p *bloomPolicy) FilterLen(n int) int { return p.filterLen(n) }
+
+// AppendFilter appends to dst p's filter of the keys whose hashes
+// (HashKey) are given.
+func (p *bloomPolicy) AppendFilter(dst []byte, hashes []uint32) []byte {
+	dst, array := p.appendEmpty(dst, len(hashes))
+	addHashes(array, p.k, hashes, p.vector)
+	return dst
 }
 
 // FilterBlockReader answers queries against a filter block, as

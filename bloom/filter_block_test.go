@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ldbcompat/ldbcompat/internal/prehash"
+	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 )
 
 // testHashPolicy is upstream's TestHashFilter from
@@ -234,22 +234,22 @@ func TestFilterBlockBloomRoundTrip(t *testing.T) {
 	}
 }
 
-// TestPrehashAddHashes: prehash.AddHashes, given each key's
-// Hash(key, prehash.Seed), builds the block AddKey of the keys builds, for
+// TestAddHashes: filterblock.Builder's AddHashes, given each key's
+// Hash(key, filterblock.Seed), builds the block AddKey of the keys builds, for
 // the policies whose filters are made of that hash; for the others (the
 // legacy hash of signed tail bytes, another package's policy) it adds
 // nothing and says so. The keys have tail bytes of 0x80 and more, which
 // the signed hash treats differently.
-func TestPrehashAddHashes(t *testing.T) {
-	if prehash.Seed != bloomSeed {
-		t.Fatalf("prehash.Seed %#x, the bloom seed is %#x", prehash.Seed, bloomSeed)
+func TestAddHashes(t *testing.T) {
+	if filterblock.Seed != bloomSeed {
+		t.Fatalf("filterblock.Seed %#x, the bloom seed is %#x", filterblock.Seed, bloomSeed)
 	}
 	var keys [][]byte
 	for i := 0; i < 300; i++ {
 		keys = append(keys, []byte(fmt.Sprintf("key%d\xf0", i)))
 	}
 	build := func(p FilterPolicy, byHash bool) ([]byte, bool) {
-		fb := NewFilterBlockBuilder(p)
+		fb := filterblock.New(p)
 		taken := true
 		for i := 0; i < len(keys); i += 100 {
 			fb.StartBlock(uint64(i) * 1000)
@@ -257,9 +257,9 @@ func TestPrehashAddHashes(t *testing.T) {
 			if byHash {
 				hashes := make([]uint32, len(block))
 				for j, k := range block {
-					hashes[j] = Hash(k, prehash.Seed)
+					hashes[j] = Hash(k, filterblock.Seed)
 				}
-				if !prehash.AddHashes(fb, hashes) {
+				if !fb.AddHashes(hashes) {
 					taken = false
 					for _, k := range block {
 						fb.AddKey(k)
@@ -288,33 +288,5 @@ func TestPrehashAddHashes(t *testing.T) {
 		if taken != tc.taken || !bytes.Equal(got, want) {
 			t.Errorf("%s: AddHashes took the hashes: %v, want %v; blocks equal: %v", tc.name, taken, tc.taken, bytes.Equal(got, want))
 		}
-	}
-}
-
-// TestPrehashChain: where a program links more than one copy of this
-// package, each copy's builders reach their own copy through
-// prehash.AddHashes, whichever registered last, and a value no copy knows
-// is refused.
-func TestPrehashChain(t *testing.T) {
-	defer func(saved func(any, []uint32) bool) { prehash.AddHashes = saved }(prehash.AddHashes)
-	type otherBuilder struct{ hashes []uint32 }
-	prehash.AddHashes = func(fb any, hashes []uint32) bool { // another copy's
-		if o, ok := fb.(*otherBuilder); ok {
-			o.hashes = append(o.hashes, hashes...)
-			return true
-		}
-		return false
-	}
-	registerPrehash()
-	other := &otherBuilder{}
-	fb := NewFilterBlockBuilder(NewPolicy(10))
-	if !prehash.AddHashes(other, []uint32{7}) || len(other.hashes) != 1 {
-		t.Errorf("the other copy's builder was not handed on: %v", other.hashes)
-	}
-	if !prehash.AddHashes(fb, []uint32{7, 8}) || len(fb.hashes) != 2 {
-		t.Errorf("this copy's builder did not take the hashes: %v", fb.hashes)
-	}
-	if prehash.AddHashes(struct{}{}, []uint32{7}) {
-		t.Error("a value no copy knows was taken")
 	}
 }

@@ -12,7 +12,7 @@ const LegacyPolicyName = "leveldb.BuiltinBloomFilter"
 // bitsPerKey is treated as in NewPolicy.
 //
 // Upstream renamed the filter when it fixed the hash, in v1.18 (2014-09-16,
-// google/leveldb issue 243), so LevelDB 1.18 and later ignore these
+// google/leveldb#243), so LevelDB 1.18 and later ignore these
 // filters rather than misread them.
 func NewLegacyPolicy(bitsPerKey int, signedTail bool) FilterPolicy {
 	return newBloom(bitsPerKey, LegacyPolicyName, signedTail)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 )
 
 // Explanations a failure adds when its cause can be known from upstream's
@@ -28,7 +29,7 @@ func explainFilter(bitsPerKey int, keys [][]byte, want, got []byte) string {
 	if len(want) != len(got) {
 		s := fmt.Sprintf("the filter's size differs: upstream %d bytes (%d bits and the k byte), port %d bytes; upstream sizes a filter n*bits/key bits, at least 64, rounded up to whole bytes (%d keys at %d bits/key: %d bits)",
 			len(want), 8*(len(want)-1), len(got), n, bitsPerKey, 8*(len(want)-1))
-		switch lo, hi, ok := bloom.BitsPerKeyForLen(n, len(got)); {
+		switch lo, hi, ok := filterblock.BitsPerKeyForLen(n, len(got)); {
 		case len(got) < 9:
 			s += "; the port's filter is under the 64-bit minimum"
 		case ok && n > 0:
@@ -42,7 +43,7 @@ func explainFilter(bitsPerKey int, keys [][]byte, want, got []byte) string {
 	if wk != gk {
 		s := fmt.Sprintf("the k byte (the last one, the number of probes) differs: upstream k %d, port k %d; upstream's k is int(bits/key * 0.69) clamped to 1..30, %d for %d bits/key",
 			wk, gk, bloom.ProbesFor(bitsPerKey), bitsPerKey)
-		if lo, hi, ok := bloom.BitsPerKeyForProbes(gk, maxExplainedBits); ok {
+		if lo, hi, ok := filterblock.BitsPerKeyForProbes(gk, maxExplainedBits); ok {
 			s += fmt.Sprintf("; the port's k is what %s gives", bitsRange(lo, hi))
 		} else {
 			s += "; no bits/key gives the port's k"

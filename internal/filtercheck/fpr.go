@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 )
 
 // TheoreticalFPR is the textbook false-positive rate of a bloom filter of
@@ -105,7 +106,7 @@ func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPo
 		if f.Len > 1 && keys[i] > 0 {
 			eligible = append(eligible, i)
 			k := f.K(contents)
-			if k > bloom.MaxProbes {
+			if k > filterblock.MaxProbes {
 				theory++ // upstream treats such filters as matching everything
 			} else {
 				theory += TheoreticalFPR((f.Len-1)*8, distinct[i], k)
@@ -175,7 +176,7 @@ func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []BlockKeys, p b
 		}
 		n++
 		k := f.K(contents)
-		if k > bloom.MaxProbes {
+		if k > filterblock.MaxProbes {
 			sum++ // upstream treats such filters as matching everything
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -125,8 +126,8 @@ func TestTheoreticalFPRNoBits(t *testing.T) {
 // filter, and far fewer false positives than 50 distinct keys do.
 func TestExpectedFPRDuplicates(t *testing.T) {
 	rate, length, k := filtercheck.ExpectedFPR(bloom.NewPolicy(10), 50, 5, 1)
-	if length != bloom.FilterLen(50, 10) || k != bloom.ProbesFor(10) {
-		t.Fatalf("filter of %d bytes, k %d; want %d bytes, k %d", length, k, bloom.FilterLen(50, 10), bloom.ProbesFor(10))
+	if length != filterblock.FilterLen(50, 10) || k != bloom.ProbesFor(10) {
+		t.Fatalf("filter of %d bytes, k %d; want %d bytes, k %d", length, k, filterblock.FilterLen(50, 10), bloom.ProbesFor(10))
 	}
 	if distinct, _, _ := filtercheck.ExpectedFPR(bloom.NewPolicy(10), 50, 50, 1); rate*4 > distinct {
 		t.Errorf("5 distinct keys of 50: rate %v; 50 distinct: %v", rate, distinct)
@@ -269,7 +270,7 @@ func TestExpectFiltersEdges(t *testing.T) {
 	// k 31: that filter's rate is 1.
 	blocks = []filtercheck.BlockKeys{blockAt(0, keys...), blockAt(2048, keys...)}
 	contents = filterBlock(p.CreateFilter(bk, nil), p.CreateFilter(bk, nil))
-	contents[bloom.FilterLen(4, 10)-1] = 31
+	contents[filterblock.FilterLen(4, 10)-1] = 31
 	l, _ = filtercheck.ParseLayout(contents)
 	filtercheck.ExpectFilters(&f, contents, l, blocks, p, 1)
 	if want, _, _ := filtercheck.ExpectedFPR(p, 4, 4, 1); math.Abs(f.Expected-(1+want)/2) > 1e-12 {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 )
 
 // Params are the bloom filter parameters a filter block implies.
@@ -50,13 +51,13 @@ type interval struct{ lo, hi int }
 
 // filterInterval returns the bits-per-key values that give a filter of
 // length flen (k byte included) ending in k for n > 0 keys, as
-// util/bloom.cc sizes it (bloom.BitsPerKeyForLen, bloom.BitsPerKeyForProbes).
+// util/bloom.cc sizes it (filterblock.BitsPerKeyForLen, filterblock.BitsPerKeyForProbes).
 func filterInterval(n, flen, k int) (interval, bool) {
-	lo, hi, ok := bloom.BitsPerKeyForLen(n, flen)
+	lo, hi, ok := filterblock.BitsPerKeyForLen(n, flen)
 	if !ok {
 		return interval{}, false
 	}
-	klo, khi, ok := bloom.BitsPerKeyForProbes(k, hi)
+	klo, khi, ok := filterblock.BitsPerKeyForProbes(k, hi)
 	if !ok {
 		return interval{}, false
 	}
@@ -122,7 +123,7 @@ func inferParams(contents []byte, l *Layout, keys []int, bufs *paramsBufs) Param
 		// constrained filter and a bits/key value that gives it.
 		for i, f := range l.Filters {
 			if i < len(keys) && keys[i] > 0 && f.Len > 0 {
-				if lo, _, ok := bloom.BitsPerKeyForProbes(f.K(contents), 100); ok {
+				if lo, _, ok := filterblock.BitsPerKeyForProbes(f.K(contents), 100); ok {
 					p.MinBitsPerKey, p.MaxBitsPerKey = lo, lo
 				}
 				break

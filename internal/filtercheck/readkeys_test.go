@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
-	"github.com/ldbcompat/ldbcompat/internal/prehash"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
@@ -27,7 +27,7 @@ func readKeysSlowly(t *table.Table) ([]filtercheck.BlockKeys, error) {
 		hashes := make([]uint32, len(b.Entries))
 		for i, e := range b.Entries {
 			keys[i] = e.Key.UserKey
-			hashes[i] = bloom.Hash(e.Key.UserKey, prehash.Seed)
+			hashes[i] = bloom.Hash(e.Key.UserKey, filterblock.Seed)
 		}
 		blocks = append(blocks, filtercheck.BlockKeys{Handle: b.Handle, Keys: keys, Hashes: hashes})
 		return nil

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
-	"github.com/ldbcompat/ldbcompat/internal/prehash"
+	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
@@ -18,7 +18,7 @@ type BlockKeys struct {
 	// Keys are its entries' user keys, in order; nil when only their
 	// hashes were read (KeyStore.ReadHashes).
 	Keys [][]byte
-	// Hashes, when not nil, holds bloom.Hash(key, prehash.Seed) of each
+	// Hashes, when not nil, holds bloom.Hash(key, filterblock.Seed) of each
 	// of Keys: ReadKeys hashes each key as it reads it, and a bloom
 	// filter's rebuild uses those hashes instead of hashing the keys again.
 	// Without Keys, they stand for the keys.
@@ -92,7 +92,7 @@ func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 		if len(hashes) == cap(hashes) {
 			hashes = growHashes(hashes, t.Size())
 		}
-		hashes = append(hashes, bloom.Hash(u, prehash.Seed))
+		hashes = append(hashes, bloom.Hash(u, filterblock.Seed))
 		if !keep {
 			return
 		}
@@ -182,21 +182,21 @@ func growHashes(hashes []uint32, size int64) []uint32 {
 // Build returns the filter block upstream's TableBuilder writes with policy
 // p for a table with the given data blocks.
 func Build(blocks []BlockKeys, p bloom.FilterPolicy) []byte {
-	return buildWith(bloom.NewFilterBlockBuilder(p), blocks)
+	return buildWith(filterblock.New(p), blocks)
 }
 
 // buildWith is Build with the builder fb, new or Reset; the block returned
 // is fb's, valid until its next use.
-func buildWith(fb *bloom.FilterBlockBuilder, blocks []BlockKeys) []byte {
+func buildWith(fb *filterblock.Builder, blocks []BlockKeys) []byte {
 	fb.StartBlock(0)
 	for _, b := range blocks {
 		switch {
 		case b.Keys == nil && len(b.Hashes) > 0:
 			// Only hashes were read (ReadHashes): they must do.
-			if !prehash.AddHashes(fb, b.Hashes) {
+			if !fb.AddHashes(b.Hashes) {
 				panic("filtercheck: a filter block rebuilt from hashes alone with a policy that does not build from them; read the keys (ReadKeys)")
 			}
-		case len(b.Hashes) != len(b.Keys) || !prehash.AddHashes(fb, b.Hashes):
+		case len(b.Hashes) != len(b.Keys) || !fb.AddHashes(b.Hashes):
 			for _, k := range b.Keys {
 				fb.AddKey(k)
 			}
@@ -208,9 +208,9 @@ func buildWith(fb *bloom.FilterBlockBuilder, blocks []BlockKeys) []byte {
 
 // builders keeps filter block builders between the tables that one
 // process checks, by policy (name and bits/key), so that each table's
-// rebuilt block reuses the memory of an earlier one's (bloom's Reset)
+// rebuilt block reuses the memory of an earlier one's (Builder.Reset)
 // instead of allocating, and later collecting, its own.
-var builders sync.Map // builderKey -> *sync.Pool of *bloom.FilterBlockBuilder
+var builders sync.Map // builderKey -> *sync.Pool of *filterblock.Builder
 
 // builderKey tells policies apart: their name, bits/key and, for the
 // legacy name, the hash of its tail bytes.
@@ -222,16 +222,16 @@ type builderKey struct {
 
 // getBuilder returns a Reset builder for the policy p of key; putBuilder
 // gives it back once its block is no longer used.
-func getBuilder(key builderKey, p bloom.FilterPolicy) *bloom.FilterBlockBuilder {
+func getBuilder(key builderKey, p bloom.FilterPolicy) *filterblock.Builder {
 	pool, _ := builders.LoadOrStore(key, new(sync.Pool))
-	if fb, ok := pool.(*sync.Pool).Get().(*bloom.FilterBlockBuilder); ok {
+	if fb, ok := pool.(*sync.Pool).Get().(*filterblock.Builder); ok {
 		fb.Reset()
 		return fb
 	}
-	return bloom.NewFilterBlockBuilder(p)
+	return filterblock.New(p)
 }
 
-func putBuilder(key builderKey, fb *bloom.FilterBlockBuilder) {
+func putBuilder(key builderKey, fb *filterblock.Builder) {
 	pool, _ := builders.Load(key)
 	pool.(*sync.Pool).Put(fb)
 }
@@ -265,8 +265,8 @@ func rebuiltSize(filters []rebuiltFilter, bitsPerKey int) uint64 {
 }
 
 // filterSize is the size of util/bloom.cc's filter of n keys at bitsPerKey
-// bits per key, k byte included (bloom.FilterLen, in 64 bits).
-func filterSize(n, bitsPerKey int) uint64 { return bloom.FilterBits(n, bitsPerKey)/8 + 1 }
+// bits per key, k byte included (filterblock.FilterLen, in 64 bits).
+func filterSize(n, bitsPerKey int) uint64 { return filterblock.FilterBits(n, bitsPerKey)/8 + 1 }
 
 // rebuiltFilter is one filter of the block Build writes: the keys of
 // blocks[lo:hi], keys of them in all.
@@ -282,7 +282,7 @@ type rebuiltFilter struct {
 // holding every key added since the last one was generated; Finish
 // generates one more when keys are pending.
 func rebuiltFilters(dst []rebuiltFilter, blocks []BlockKeys) []rebuiltFilter {
-	const baseLg = bloom.FilterBaseLg
+	const baseLg = filterblock.BaseLg
 	fs := dst[:0]
 	if n := len(blocks); n > 0 {
 		// One filter per 2 KiB before the last block's end, and one more;
@@ -305,7 +305,7 @@ func rebuiltFilters(dst []rebuiltFilter, blocks []BlockKeys) []rebuiltFilter {
 }
 
 // maxRebuild is the size up to which Compare builds a filter block the
-// ordinary way, with bloom.FilterBlockBuilder, to compare it with a stored
+// ordinary way, with filterblock.Builder, to compare it with a stored
 // block of n bytes. A larger rebuilt block cannot equal the stored one;
 // building it whole could take far more memory than the table (a filter
 // block can imply a huge bits/key, see InferParams), so rebuildDiff then
@@ -341,7 +341,7 @@ func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPe
 // bloom filter of bitsPerKey bits per key, when the block is longer than
 // n. Filters that fit in the first n bytes are made by p; of the filter
 // that straddles byte n, only the bytes before it are computed
-// (bloom.AppendFilterPrefix).
+// (filterblock.AppendFilterPrefix).
 func rebuildPrefix(blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, n int) []byte {
 	out := make([]byte, 0, n)
 	filters := rebuiltFilters(nil, blocks)
@@ -358,7 +358,14 @@ func rebuildPrefix(blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, n i
 			out = p.CreateFilter(keys, out)
 			continue
 		}
-		return bloom.AppendFilterPrefix(out, p, keys, n-len(out))
+		// p is a policy of package bloom, which makes its filters of
+		// one hash a key (filterblock.HashPolicy).
+		hp := p.(filterblock.HashPolicy)
+		hashes := make([]uint32, len(keys))
+		for i, k := range keys {
+			hashes[i] = hp.HashKey(k)
+		}
+		return filterblock.AppendFilterPrefix(out, hashes, bitsPerKey, n-len(out))
 	}
 	// Every filter fits: the rest is the offset array and the tail.
 	arr := uint32(len(out))
@@ -373,6 +380,6 @@ func rebuildPrefix(blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, n i
 		}
 	}
 	out = binary.LittleEndian.AppendUint32(out, arr)
-	out = append(out, bloom.FilterBaseLg)
+	out = append(out, filterblock.BaseLg)
 	return out[:min(n, len(out))]
 }

@@ -23,7 +23,7 @@ import (
 )
 
 // Tests of snappy.go, format.go and file.go written against the mutants
-// that survived the package's own tests (issue 20): each expectation comes
+// that survived the package's own tests: each expectation comes
 // from upstream LevelDB 1.23 (table/format.cc, table/table.cc,
 // util/env_posix.cc), from snappy's format_description.txt and snappy.cc,
 // or from how the test built its input.

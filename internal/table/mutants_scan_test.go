@@ -16,7 +16,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
 
-// Cases for the mutants of dbformat.go, get.go and scan.go (issue 20): the
+// Cases for the mutants of dbformat.go, get.go and scan.go: the
 // internal key comparator and Table::InternalGet run without cgo, entry
 // offsets of a scan, the key budget at its boundaries, and the errors a
 // scan reports, each with its offset and numbers computed from how the

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// The kit targets: the scratch module holding a copy of bloom (and of
+// internal/filterblock, whose builder it wraps), judged by compat.TestPort.
+
+// kitOutside is the code of bloom that is not part of what a port
+// implements (compat.Port's hooks), so the kit has nothing to judge it
+// by: bloom's own tests do (go test ./bloom).
+var kitOutside = []outside{
+	{Func: "HashSignedTail", Why: legacyWhy},
+	{Func: "NewLegacyPolicy", Why: legacyWhy},
+	{Func: "(*bloomPolicy).KeyMayMatch", Text: "int32(int8(b))", Why: legacyWhy},
+	{Func: "(*bloomPolicy).SeedHash", Why: hashesWhy},
+}
+
+// blockOutside is the same for internal/filterblock: the arithmetic that
+// only readers of stored filters use, and the builder's path for hashes
+// computed elsewhere (filterblock's and filtercheck's tests judge them).
+var blockOutside = []outside{
+	{Func: "BitsPerKeyForProbes", Why: inverseWhy},
+	{Func: "BitsPerKeyForLen", Why: inverseWhy},
+	{Func: "AppendFilterPrefix", Why: inverseWhy},
+	{Func: "(*Builder).AddHashes", Why: hashesWhy},
+}
+
+// Why code lies outside the kit's judgement.
+const (
+	legacyWhy  = "the policy of LevelDB v1.4 to v1.17 (NewLegacyPolicy, its signed-char hash), which 1.23 ignores and the kit does not check: a port is checked for 1.23's filter"
+	inverseWhy = "filtercheck's arithmetic on filters already written (the bits/key a stored filter implies, a filter's first bytes), which a port does not have"
+	hashesWhy  = "filtercheck's way of handing the builder hashes it computed itself, which a port does not have"
+)
+
+// kitPackages are the packages of this module the scratch module copies,
+// by their directory here and there: bloom, and internal/filterblock, the
+// core of bloom's filter block builder, which the copy of bloom imports
+// in its stead (kitImport).
+var kitPackages = [][2]string{{"bloom", "bloom"}, {"internal/filterblock", "filterblock"}}
+
+// kitImport rewrites the import of internal/filterblock in a copied file
+// to the copy's, on the same line, so that a mutant's position stays.
+func kitImport(b []byte) []byte {
+	return bytes.ReplaceAll(b, []byte(`"github.com/ldbcompat/ldbcompat/internal/filterblock"`), []byte(`"`+kitModulePath+`/filterblock"`))
+}
+
+// kitModule writes the scratch module the kit targets mutate: a copy of
+// bloom's and internal/filterblock's files (line for line, so that a
+// mutant's position is the original's) and in each one test,
+// compat.TestPort with every hook. It returns its directory.
+//
+// With diff, the module is a git repository of two commits, the packages
+// as at the merge base of diff and HEAD, then as now, so that gremlins'
+// diff against HEAD~1 there finds the lines changed in them.
+func kitModule(root, diff string) (string, error) {
+	dir := filepath.Join(root, ".cache", "mutants", "kit")
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	gomod := fmt.Sprintf("module %s\n\ngo 1.22\n\nrequire github.com/ldbcompat/ldbcompat v0.0.0\n\nreplace github.com/ldbcompat/ldbcompat => %s\n", kitModulePath, root)
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		return "", err
+	}
+	files := map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum, "bloom/" + kitExportFile: []byte(kitExport)}
+	for _, p := range kitPackages {
+		if err := os.MkdirAll(filepath.Join(dir, p[1]), 0o755); err != nil {
+			return "", err
+		}
+		files[p[1]+"/kit_test.go"] = []byte(kitTest(p[1]))
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), b, 0o644); err != nil {
+			return "", err
+		}
+	}
+	if diff != "" {
+		base, err := git(root, "merge-base", diff, "HEAD")
+		if err != nil {
+			return "", err
+		}
+		base = strings.TrimSpace(base)
+		var copied []string
+		for _, p := range kitPackages {
+			names, err := git(root, "ls-tree", "--name-only", base, p[0]+"/")
+			if err != nil {
+				return "", err
+			}
+			for _, n := range strings.Fields(names) {
+				if !kitSource(path.Base(n)) {
+					continue
+				}
+				b, err := git(root, "show", base+":"+n)
+				if err != nil {
+					return "", err
+				}
+				to := filepath.Join(dir, p[1], path.Base(n))
+				if err := os.WriteFile(to, kitImport([]byte(b)), 0o644); err != nil {
+					return "", err
+				}
+				copied = append(copied, to)
+			}
+		}
+		if err := kitCommit(dir, "the packages at "+base, true); err != nil {
+			return "", err
+		}
+		for _, n := range copied {
+			if err := os.Remove(n); err != nil {
+				return "", err
+			}
+		}
+	}
+	for _, p := range kitPackages {
+		ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(p[0])))
+		if err != nil {
+			return "", err
+		}
+		for _, e := range ents {
+			if e.IsDir() || !kitSource(e.Name()) {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p[0]), e.Name()))
+			if err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(filepath.Join(dir, p[1], e.Name()), kitImport(b), 0o644); err != nil {
+				return "", err
+			}
+		}
+	}
+	if diff != "" {
+		if err := kitCommit(dir, "the packages now", false); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// kitSource tells whether name is one of the files the kit mutates or
+// builds: Go files and assembly, not tests.
+func kitSource(name string) bool {
+	return !strings.HasSuffix(name, "_test.go") && (strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".s"))
+}
+
+// kitCommit commits everything in the scratch module's directory, making
+// it a repository first if init.
+func kitCommit(dir, msg string, init bool) error {
+	if init {
+		if _, err := git(dir, "init", "-q"); err != nil {
+			return err
+		}
+	}
+	if _, err := git(dir, "add", "-A"); err != nil {
+		return err
+	}
+	_, err := git(dir, "-c", "user.name=make mutants", "-c", "user.email=mutants@localhost", "commit", "-q", "--allow-empty", "--no-verify", "-m", msg)
+	return err
+}
+
+// git runs git with args in dir and returns its output.
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s (in %s): %w: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(stderr.String()))
+	}
+	return string(out), nil
+}
+
+// kitModulePath is the scratch module's path: under this module's, so
+// that its test may use this module's internal packages (the table reader
+// and writer of its ReadDB and WriteDB).
+const kitModulePath = "github.com/ldbcompat/ldbcompat/mutants/kit"
+
+// kitTest is the test of the copy of package pkg in the scratch module:
+// the kit on the copy of bloom, with every hook it can serve. ReadDB and WriteDB put the copy's policy
+// and filter block builder and reader around a minimal table reader and
+// writer (internal/tabledb), since bloom has no database of its own.
+//
+// bloom's KeyMayMatch has two probe loops with the same answers, one
+// returning at the first clear bit and one reading all k bits, and
+// CreateFilter two ways of setting the probes, scalar and the vector
+// kernel (vector_*.go, where the processor has AVX2); which ones run
+// depends on the processor (cpu_*.go, vector_*.go). The kit runs three
+// times, as on three machines, the choices of AMD's families 25 and 26
+// and Intel's, so that a mutant in any of them is judged wherever make
+// mutants runs (kitExport sets the choices). The filter of 2^32 bits (kit-live's LDBCOMPAT_WIDE=1) is
+// built and read in one of the runs, one with the vector kernel: the wide
+// paths are the same code whatever the choices, but for addHashes's
+// choice of the kernel, and each build of it is 512 MiB of fresh memory
+// on both sides, which took most of a mutant's time (a virtual machine
+// where that costs 50 s of system time a mutant, three runs of it).
+func kitTest(pkg string) string {
+	return strings.Replace(kitTestText, "package bloom_test", "package "+pkg+"_test", 1)
+}
+
+// kitTestText is kitTest's text for bloom.
+const kitTestText = `package bloom_test
+
+import (
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
+	"github.com/ldbcompat/ldbcompat/internal/tabledb"
+	port "` + kitModulePath + `/bloom"
+)
+
+func TestKit(t *testing.T) {
+	// As on AMD's family 25, on its family 26 and on Intel.
+	for _, c := range []struct {
+		name                         string
+		earlyExit, divProbes, vector bool
+		wide                         bool // the filter of 2^32 bits, when LDBCOMPAT_WIDE=1
+	}{
+		{"first-clear-bit,divided,vector", true, true, true, false},
+		{"first-clear-bit,vector", true, false, true, true},
+		{"all-k-bits,scalar", false, false, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !c.wide {
+				t.Setenv("LDBCOMPAT_WIDE", "")
+			}
+			defer port.SetPaths(c.earlyExit, c.divProbes, c.vector)()
+			testKit(t)
+		})
+	}
+}
+
+func testKit(t *testing.T) {
+	compat.TestPort(t, compat.Port{
+		Name:      "bloom (mutated)",
+		Hash:      port.Hash,
+		NewPolicy: func(b int) bloom.FilterPolicy { return port.NewPolicy(b) },
+		NewFilterBlockBuilder: func(p bloom.FilterPolicy) compat.FilterBlockBuilder {
+			return port.NewFilterBlockBuilder(p)
+		},
+		NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) compat.FilterBlockReader {
+			return port.NewFilterBlockReader(p, c)
+		},
+		ReadDB: func(dir string, bits int, keys [][]byte) ([]bool, error) {
+			return tabledb.Read(dir, port.NewPolicy(bits), func(p bloom.FilterPolicy, c []byte) tabledb.FilterBlockReader {
+				return port.NewFilterBlockReader(p, c)
+			}, keys)
+		},
+		WriteDB: func(dir string, kvs [][2][]byte, bits int) error {
+			return tabledb.Write(dir, kvs, port.NewPolicy(bits), func(p bloom.FilterPolicy) tabletest.FilterBlockBuilder {
+				return port.NewFilterBlockBuilder(p)
+			})
+		},
+	})
+}
+`
+
+// kitExportFile is kitExport's name in the copy of bloom: a file of the
+// package, not of its tests, so that the test in the copy of
+// internal/filterblock may call it too. Nothing in it is a mutant.
+const kitExportFile = "zz_kitexport.go"
+
+// kitExport is a file of the copied bloom package: it lets the kit's test
+// choose the probe loop and the way probes are set (bloom's
+// earlyExitFaster, divProbesFaster and vectorCreateFaster, cpu_*.go and
+// vector_*.go). A rename of any of them in bloom fails the kit targets'
+// build, loudly.
+const kitExport = `package bloom
+
+// SetPaths makes the policies made from now on return at the first clear
+// bit (earlyExit), with two probes by division (divProbes), or read all k
+// bits, and set probes in the vector kernel where there is one (vector) or
+// in scalar code; it returns what restores the processor's choices.
+func SetPaths(earlyExit, divProbes, vector bool) (restore func()) {
+	oldEarly, oldDiv, oldVector := earlyExitFaster, divProbesFaster, vectorCreateFaster
+	earlyExitFaster, divProbesFaster, vectorCreateFaster = earlyExit, divProbes, vector
+	return func() { earlyExitFaster, divProbesFaster, vectorCreateFaster = oldEarly, oldDiv, oldVector }
+}
+`
