@@ -33,10 +33,13 @@ func (r *Reader) spend(n int) bool {
 	return true
 }
 
-// verifies tells whether b, at least a header long, starts with a physical
+// verifies tells whether b starts with a physical
 // record of a type from 1 to 6 whose length fits in b and whose checksum
 // matches; ok is false when the budget is spent.
 func (r *Reader) verifies(b []byte) (match, ok bool) {
+	if len(b) < HeaderSize {
+		return false, true
+	}
 	typ, length := b[6], int(binary.LittleEndian.Uint16(b[4:6]))
 	if typ == TypeZero || typ > TypeBad || HeaderSize+length > len(b) {
 		return false, true

@@ -292,7 +292,10 @@ func (r *Reader) Next() (Record, error) {
 			return Record{}, io.EOF
 		case typeReaderBad:
 			if inFragment {
-				r.corrupt(Drop{Offset: at, Start: r.recStart, Bytes: r.scratchLen, Reason: "error in middle of record", Records: 1})
+				// Zeros in the middle of a record are not
+				// preallocated space: they may hide more records.
+				zeros := r.hType == TypeZero && r.hLen == 0
+				r.corrupt(Drop{Offset: at, Start: r.recStart, Bytes: r.scratchLen, Reason: "error in middle of record", Records: 1, AtLeast: zeros})
 				inFragment = false
 				r.scratch, r.scratchLen = r.scratch[:0], 0
 			}

@@ -10,9 +10,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
@@ -352,4 +354,109 @@ func mutate(log []byte, prog []byte) []byte {
 		}
 	}
 	return log
+}
+
+// TestUpstreamBatches runs WriteBatch::Iterate and DecodeBatch on batches
+// well-formed and damaged byte by byte, cut short and extended, and
+// requires the same header, ops and status.
+func TestUpstreamBatches(t *testing.T) {
+	bases := [][]byte{
+		encodeBatch(1),
+		encodeBatch(7, op{put: true, key: "a", value: "1"}, op{key: "b"}, op{put: true, key: "", value: ""}),
+		encodeBatch(1<<62, op{put: true, key: strings.Repeat("k", 200), value: strings.Repeat("v", 300)}, op{key: "x"}),
+	}
+	for _, b := range bases {
+		cases := [][]byte{b, append(bytes.Clone(b), 1), append(bytes.Clone(b), 0, 0x80)}
+		for n := 0; n < len(b); n++ {
+			cases = append(cases, b[:n])
+		}
+		for i := range b {
+			for _, v := range []byte{0, 1, 2, 0x7f, 0x80, 0xff} {
+				c := bytes.Clone(b)
+				c[i] = v
+				cases = append(cases, c)
+			}
+		}
+		for _, c := range cases {
+			diffBatch(t, c)
+		}
+	}
+}
+
+func diffBatch(t *testing.T, data []byte) {
+	t.Helper()
+	up, err := upstream.IterateBatch(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := upstream.BatchIteration{}
+	b, err := logfile.NewBatch(data)
+	if err == nil {
+		got.Sequence, got.Count = b.Sequence, b.Count
+		_, err = b.Iterate(func(o logfile.Op) {
+			got.Ops = append(got.Ops, upstream.BatchOp{Put: o.Kind == logfile.OpPut, Key: o.Key, Value: o.Value})
+		})
+	}
+	if err != nil {
+		got.Status = err.(*logfile.BatchError).Status()
+	}
+	if diff := cmp.Diff(*up, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("batch %x: (-upstream +got):\n%s", data, diff)
+	}
+}
+
+// TestUpstreamRecovery is db/corruption_test.cc's Recovery and more, run
+// through upstream's DB::Open: a database whose log holds n writes that
+// upstream's log::Writer wrote, damaged, opened under the defaults and
+// under paranoid checks. Recover must say how many writes DB::Open keeps
+// (each write a distinct key), how many are lost (the writes less those
+// kept), and with which status paranoid checks refuse the database.
+func TestUpstreamRecovery(t *testing.T) {
+	skipOld(t)
+	const n = 100
+	damages := map[string]func([]byte) []byte{
+		"intact":               func(l []byte) []byte { return l },
+		"corruption_test":      func(l []byte) []byte { l[19] ^= 0x80; l[logfile.BlockSize+1000] ^= 0x80; return l },
+		"second block":         func(l []byte) []byte { l[logfile.BlockSize+5000] ^= 1; return l },
+		"a length":             func(l []byte) []byte { l[2*logfile.BlockSize+1044+5] ^= 0x40; return l },
+		"torn":                 func(l []byte) []byte { return l[:len(l)-500] },
+		"torn header":          func(l []byte) []byte { return l[:len(l)-1035] },
+		"type 5 in the middle": func(l []byte) []byte { l[1032+7+6] = 5; return l },
+		"last block zeroed":    func(l []byte) []byte { clear(l[3*logfile.BlockSize:]); return l },
+	}
+	for name, damage := range damages {
+		t.Run(name, func(t *testing.T) {
+			log := damage(upstream.WriteLog(corruptionLog(n, 101)))
+			rec := logfile.Recover(bytes.NewReader(log), "000003.log", logfile.Options{})
+			for _, paranoid := range []bool{false, true} {
+				dir := t.TempDir()
+				if err := mt.WriteDB(dir, 2); err != nil { // log number 3, last sequence 100
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "000003.log"), log, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				up, err := upstream.OpenScan(dir, paranoid)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := rec.Defaults
+				if paranoid {
+					o = rec.Paranoid
+				}
+				if wantFail := up.OpenStatus != ""; o.Failed != wantFail || (wantFail && upstream.Reword(o.Status) != up.OpenStatus) {
+					t.Fatalf("paranoid %v: ours %+v; upstream %q", paranoid, o, up.OpenStatus)
+				}
+				if up.OpenStatus != "" {
+					continue
+				}
+				if int64(len(up.Keys)) != o.Ops {
+					t.Fatalf("paranoid %v: %d ops applied; upstream's DB holds %d entries", paranoid, o.Ops, len(up.Keys))
+				}
+				if lost := n - len(up.Keys); !paranoid && (rec.Lost.AtLeast && rec.Lost.Records > lost || !rec.Lost.AtLeast && rec.Lost.Records != lost) {
+					t.Fatalf("lost %+v; upstream kept %d of %d writes", rec.Lost, len(up.Keys), n)
+				}
+			}
+		})
+	}
 }
