@@ -168,8 +168,8 @@ fprate:
 # prints last; it includes minimization runs).
 FUZZTIME ?= 60s
 FUZZMINIMIZETIME ?= 5s
-FUZZ_PKGS := ./bloom ./internal/table ./internal/manifest ./internal/filtercheck ./cmd/ldbcompat
-FUZZ_LEVELDB_PKGS := ./compat ./internal/table ./internal/manifest
+FUZZ_PKGS := ./bloom ./internal/table ./internal/manifest ./internal/logfile ./internal/filtercheck ./cmd/ldbcompat
+FUZZ_LEVELDB_PKGS := ./compat ./internal/table ./internal/manifest ./internal/logfile
 
 fuzz: deps
 	@$(LEVELDB_ENV); export GO="$(GO)" FUZZTIME="$(FUZZTIME)" FUZZMINIMIZETIME="$(FUZZMINIMIZETIME)"; \

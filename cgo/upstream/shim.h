@@ -120,4 +120,30 @@ ldbc_result* ldbc_time_db_scan(const char* dir, int64_t* cpu_nanos,
 }  // extern "C"
 #endif
 
+// Logs and write batches (log_shim.cc). Each returns an ldbc_result whose
+// bytes log.go decodes.
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ldbc_log_read reads a log with log::Reader(checksum=true, initial_offset=0)
+// and a Reporter that records each Corruption(bytes, status): from the file
+// at path (through Env::Default()) when path is not NULL, else from the n
+// bytes at data (a SequentialFile over memory).
+ldbc_result* ldbc_log_read(const char* path, const char* data, size_t n);
+// ldbc_log_write writes the n records of flat/offs with one log::Writer
+// and returns the log's bytes.
+ldbc_result* ldbc_log_write(const char* flat, const uint64_t* offs, size_t n);
+// ldbc_batch_iterate runs WriteBatch::Iterate on a batch whose contents are
+// the n bytes at data (WriteBatchInternal::SetContents).
+ldbc_result* ldbc_batch_iterate(const char* data, size_t n);
+// ldbc_db_open_scan opens the database directory dir with DB::Open (default
+// options, paranoid_checks if paranoid is non-zero; it writes to dir as it
+// always does) and reads every entry with one iterator.
+ldbc_result* ldbc_db_open_scan(const char* dir, int paranoid);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
 #endif  // LDBCOMPAT_CGO_UPSTREAM_SHIM_H_

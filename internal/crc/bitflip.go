@@ -50,19 +50,52 @@ func FindBitFlip(data []byte, stored uint32) (f BitFlip, ok bool) {
 			return BitFlip{InChecksum: true, Byte: i / 8, Bit: i % 8}, true
 		}
 	}
-	// A bit of data: flipping bit j changes the CRC by delta(j); find j
-	// with delta(j) == computed ^ want.
+	// A bit of data: flipping bit j changes the CRC by delta(j), the
+	// one-bit step applied once for each bit from j to the end; find j
+	// with delta(j) == computed ^ want. A byte at a time: with e the
+	// delta before byte k's bits, bit b of byte k has delta
+	// step^(8-b)(e), which is the syndrome when e is
+	// stepBack^(8-b)(syndrome).
 	syndrome := computed ^ want
-	delta := uint32(1)
+	var targets [8]uint32 // by bit b
+	t := syndrome
+	for b := 7; b >= 0; b-- {
+		t = stepBack(t)
+		targets[b] = t
+	}
+	e := uint32(1)
 	for k := len(data) - 1; k >= 0; k-- {
 		for b := 7; b >= 0; b-- {
-			delta = step(delta)
-			if delta == syndrome {
+			if e == targets[b] {
 				return BitFlip{Byte: k, Bit: b}, true
 			}
 		}
+		e = e>>8 ^ step8[e&0xff]
 	}
 	return BitFlip{}, false
+}
+
+// step8[x] is step applied 8 times to x: eight steps of any s are
+// s>>8 ^ step8[s&0xff], the steps being linear and the bits above the
+// low 8 only shifted.
+var step8 = func() (t [256]uint32) {
+	for x := range t {
+		s := uint32(x)
+		for i := 0; i < 8; i++ {
+			s = step(s)
+		}
+		t[x] = s
+	}
+	return t
+}()
+
+// stepBack inverts step: the polynomial's top bit tells whether the
+// step added it.
+func stepBack(s uint32) uint32 {
+	if s&0x80000000 != 0 {
+		return (s^castagnoliReflected)<<1 | 1
+	}
+	return s << 1
 }
 
 // step is one bit of the reflected CRC register's update with a zero

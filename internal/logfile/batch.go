@@ -1,0 +1,131 @@
+package logfile
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/ldbcompat/ldbcompat/internal/base"
+)
+
+// Follows db/write_batch.cc: the write batch a write-ahead log's record
+// holds, decoded as WriteBatch::Iterate does (the layout is drawn in
+// doc.go).
+
+// BatchHeaderSize is a write batch's header: an 8-byte sequence number and
+// a 4-byte count.
+const BatchHeaderSize = 12
+
+// OpKind is an op's tag in a write batch (db/dbformat.h ValueType).
+type OpKind byte
+
+// The ops of a write batch.
+const (
+	OpDelete OpKind = 0 // kTypeDeletion
+	OpPut    OpKind = 1 // kTypeValue
+)
+
+func (k OpKind) String() string {
+	switch k {
+	case OpDelete:
+		return "del"
+	case OpPut:
+		return "put"
+	}
+	return fmt.Sprintf("OpKind(%d)", byte(k))
+}
+
+// Op is one put or delete of a write batch. Key and Value alias the
+// record.
+type Op struct {
+	Kind       OpKind
+	Key, Value []byte
+}
+
+// Batch is a write batch: the header of a log record and its ops.
+type Batch struct {
+	Sequence uint64 // the first op's sequence number
+	Count    uint32 // the ops the header announces
+	Data     []byte // the whole record
+}
+
+// BatchError is a write batch WriteBatch::Iterate refuses: Reason is its
+// status's message, such as "bad WriteBatch Put"; Offset is the byte of
+// the record where the op that fails starts (for a wrong count, the
+// record's end).
+type BatchError struct {
+	Offset int
+	Reason string
+}
+
+func (e *BatchError) Error() string { return fmt.Sprintf("byte %d: %s", e.Offset, e.Reason) }
+
+// Status is upstream's Status::ToString() for it.
+func (e *BatchError) Status() string { return "Corruption: " + e.Reason }
+
+// NewBatch returns the write batch in rec, a *BatchError when it is
+// shorter than its header ("malformed WriteBatch (too small)").
+func NewBatch(rec []byte) (Batch, error) {
+	if len(rec) < BatchHeaderSize {
+		return Batch{}, &BatchError{Offset: 0, Reason: "malformed WriteBatch (too small)"}
+	}
+	return Batch{Sequence: binary.LittleEndian.Uint64(rec), Count: binary.LittleEndian.Uint32(rec[8:]), Data: rec}, nil
+}
+
+// LastSequence is the sequence number DBImpl::RecoverLogFile takes for the
+// batch's last op: Sequence + Count - 1, modulo 2^64 as in C++.
+func (b Batch) LastSequence() uint64 { return b.Sequence + uint64(b.Count) - 1 }
+
+// Iterate calls fn with each op in order, as WriteBatch::Iterate calls its
+// Handler, and returns the ops it called fn with and the first error, a
+// *BatchError with upstream's message: "bad WriteBatch Put", "bad
+// WriteBatch Delete", "unknown WriteBatch tag", or, after every op, "
+// WriteBatch has wrong count" when their number is not Count. The ops
+// before an error are the ones WriteBatchInternal::InsertInto applies.
+func (b Batch) Iterate(fn func(Op)) (int, error) {
+	in := b.Data[BatchHeaderSize:]
+	found := 0
+	for len(in) > 0 {
+		at := len(b.Data) - len(in)
+		tag := OpKind(in[0])
+		in = in[1:]
+		switch tag {
+		case OpPut:
+			k, n := base.DecodeLengthPrefixed(in)
+			if n == 0 {
+				return found, &BatchError{Offset: at, Reason: "bad WriteBatch Put"}
+			}
+			v, m := base.DecodeLengthPrefixed(in[n:])
+			if m == 0 {
+				return found, &BatchError{Offset: at, Reason: "bad WriteBatch Put"}
+			}
+			in = in[n+m:]
+			if fn != nil {
+				fn(Op{Kind: OpPut, Key: k, Value: v})
+			}
+		case OpDelete:
+			k, n := base.DecodeLengthPrefixed(in)
+			if n == 0 {
+				return found, &BatchError{Offset: at, Reason: "bad WriteBatch Delete"}
+			}
+			in = in[n:]
+			if fn != nil {
+				fn(Op{Kind: OpDelete, Key: k})
+			}
+		default:
+			return found, &BatchError{Offset: at, Reason: "unknown WriteBatch tag"}
+		}
+		found++
+	}
+	// Upstream compares an int count with the header's, read as an int.
+	if int64(found) != int64(int32(b.Count)) {
+		return found, &BatchError{Offset: len(b.Data), Reason: "WriteBatch has wrong count"}
+	}
+	return found, nil
+}
+
+// Ops returns the batch's ops, as Iterate visits them, and its error.
+func (b Batch) Ops() ([]Op, error) {
+	var ops []Op
+	_, err := b.Iterate(func(o Op) { ops = append(ops, o) })
+	return ops, err
+}

@@ -1,0 +1,227 @@
+package logfile
+
+import (
+	"encoding/binary"
+
+	"github.com/ldbcompat/ldbcompat/internal/crc"
+)
+
+// What a drop or skip hides, beyond upstream's report: the one flipped bit
+// that explains a damaged record, and how many logical records begin in
+// the bytes dropped, found by following record lengths and checksums and,
+// where that chain breaks, by scanning for the next header whose checksum
+// verifies. The work is bounded by a budget that grows with the bytes
+// read, so that hostile input stays linear; past it, counts are lower
+// bounds (AtLeast).
+
+const (
+	diagnosisBase    = 4 << 20 // bytes of checksum work allowed at the start
+	diagnosisPerByte = 32      // and for each byte read
+)
+
+// isStart tells whether a physical record of type typ begins a logical
+// record.
+func isStart(typ int) bool { return typ == TypeFull || typ == TypeFirst }
+
+// spend takes n bytes of checksum work from the budget, false when it is
+// spent.
+func (r *Reader) spend(n int) bool {
+	if r.budget < int64(n) {
+		return false
+	}
+	r.budget -= int64(n)
+	return true
+}
+
+// verifies tells whether b starts with a physical
+// record of a type from 1 to 6 whose length fits in b and whose checksum
+// matches; ok is false when the budget is spent.
+func (r *Reader) verifies(b []byte) (match, ok bool) {
+	if len(b) < HeaderSize {
+		return false, true
+	}
+	typ, length := b[6], int(binary.LittleEndian.Uint16(b[4:6]))
+	if typ == TypeZero || typ > TypeBad || HeaderSize+length > len(b) {
+		return false, true
+	}
+	if !r.spend(1 + length) {
+		return false, false
+	}
+	return crc.Mask(crc.Value(b[6:HeaderSize+length])) == binary.LittleEndian.Uint32(b[0:4]), true
+}
+
+// diagnose fills d.Flip, d.Records and d.AtLeast for a "checksum mismatch"
+// or "bad record length" drop of region, the rest of the block from the
+// header at d.Offset.
+func (r *Reader) diagnose(d *Drop, region []byte) {
+	if r.opts.NoDiagnosis {
+		d.AtLeast = true
+		return
+	}
+	typ, length := int(region[6]), int(binary.LittleEndian.Uint16(region[4:6]))
+	next := 1 // where counting goes on; 1: scan from the next byte
+	if f, ok := r.findFlip(region, d.Offset); ok {
+		d.Flip = &f
+		if isStart(f.Type) {
+			d.Records = 1
+		}
+		next = HeaderSize + f.Length
+	} else if end := HeaderSize + length; typ >= TypeFull && typ <= TypeLast && end <= len(region) {
+		// More than one bit is damaged. The length is trusted when
+		// the chain goes on after it, to the next record or to the
+		// block's trailer.
+		if rest := len(region) - end; rest < HeaderSize && allZero(region[end:]) {
+			next = end
+		} else if m, ok := r.verifies(region[end:]); m && ok {
+			next = end
+		}
+		if next == end && isStart(typ) {
+			d.Records = 1
+		}
+		d.AtLeast = true
+	} else {
+		d.AtLeast = true
+	}
+	n, atLeast := r.count(region, next)
+	d.Records += n
+	d.AtLeast = d.AtLeast || atLeast
+}
+
+// findFlip looks for the one flipped bit that explains the damaged
+// physical record at the start of region (at file offset off): in its
+// type and data or its stored checksum (crc.FindBitFlip), or in its length
+// field, which the checksum does not cover.
+func (r *Reader) findFlip(region []byte, off int64) (Flip, bool) {
+	stored := binary.LittleEndian.Uint32(region[0:4])
+	typ, length := int(region[6]), int(binary.LittleEndian.Uint16(region[4:6]))
+	if end := HeaderSize + length; end <= len(region) && r.spend(8*(1+length)) {
+		// FindBitFlip steps bit by bit: charged as 8 bytes a byte.
+		if f, ok := crc.FindBitFlip(region[6:end], stored); ok {
+			switch {
+			case f.InChecksum:
+				return Flip{Field: FlipChecksum, Offset: off + int64(f.Byte), Bit: f.Bit, Type: typ, Length: length}, true
+			case f.Byte == 0:
+				return Flip{Field: FlipType, Offset: off + 6, Bit: f.Bit, Type: typ ^ 1<<f.Bit, Length: length}, true
+			default:
+				return Flip{Field: FlipData, Offset: off + 6 + int64(f.Byte), Bit: f.Bit, Type: typ, Length: length}, true
+			}
+		}
+	}
+	for b := 0; b < 16; b++ {
+		l := length ^ 1<<b
+		if HeaderSize+l > len(region) || !r.spend(1+l) {
+			continue
+		}
+		if crc.Mask(crc.Value(region[6:HeaderSize+l])) == stored {
+			return Flip{Field: FlipLength, Offset: off + 4 + int64(b/8), Bit: b % 8, Type: typ, Length: l}, true
+		}
+	}
+	return Flip{}, false
+}
+
+// count returns the logical records that begin in region from index pos:
+// the FULL and FIRST physical records whose checksums verify, found by
+// following lengths from pos and, where the chain breaks, scanning for the
+// next header that verifies (of a type from 1 to 4, its length within the
+// region). atLeast tells that bytes other than zeros were not explained by
+// such records, or that the budget ran out.
+func (r *Reader) count(region []byte, pos int) (n int, atLeast bool) {
+	for pos+HeaderSize <= len(region) {
+		match, ok := r.verifies(region[pos:])
+		if !ok {
+			return n, true
+		}
+		if match {
+			if isStart(int(region[pos+6])) {
+				n++
+			}
+			pos += HeaderSize + int(binary.LittleEndian.Uint16(region[pos+4:pos+6]))
+			continue
+		}
+		// The chain breaks here: scan for the next record.
+		from := pos
+		for pos++; pos+HeaderSize <= len(region); pos++ {
+			if t := region[pos+6]; t < TypeFull || t > TypeLast {
+				continue
+			}
+			match, ok := r.verifies(region[pos:])
+			if !ok {
+				return n, true
+			}
+			if match {
+				break
+			}
+		}
+		if !allZero(region[from:min(pos, len(region))]) {
+			atLeast = true
+		}
+	}
+	if !allZero(region[min(pos, len(region)):]) {
+		atLeast = true // a block's trailer is zeros
+	}
+	return n, atLeast
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// diagnoseTorn counts the records lost with the record the end of the
+// file cuts short (r.torn, from its header): itself, unless it continues
+// a pending fragmented record, or, when a flipped bit of its length
+// explains it, the record that bit hides (End.Flip); then the records
+// whose checksums verify after it.
+func (r *Reader) diagnoseTorn() {
+	e, region := &r.ended, r.torn
+	r.torn = nil
+	if r.opts.NoDiagnosis {
+		if e.Pending < 0 {
+			e.Records++
+		}
+		return
+	}
+	next := 1
+	if f, ok := r.findFlip(region, e.Offset); ok {
+		e.Flip = &f
+		if isStart(f.Type) {
+			e.Records++
+		}
+		next = HeaderSize + f.Length
+	} else if e.Pending < 0 {
+		e.Records++
+	}
+	// A write in progress leaves its own bytes unexplained: only what
+	// a flip explains says that more may be lost.
+	n, atLeast := r.count(region, next)
+	e.Records += n
+	e.AtLeast = e.AtLeast || (e.Flip != nil && atLeast)
+}
+
+// diagnoseZero counts the records lost in the rest of a block skipped
+// after a header of type 0 and length 0 (region, from that header). Such a
+// header with a checksum other than zero is not preallocated space: the
+// one flipped bit that explains it is looked for.
+func (r *Reader) diagnoseZero(s *Skip, region []byte) {
+	if r.opts.NoDiagnosis {
+		s.AtLeast = !allZero(region)
+		return
+	}
+	next := HeaderSize
+	if !allZero(region[:4]) {
+		if f, ok := r.findFlip(region, s.Offset); ok {
+			s.Flip = &f
+			if isStart(f.Type) {
+				s.Records++
+			}
+			next = HeaderSize + f.Length
+		}
+	}
+	n, atLeast := r.count(region, next)
+	s.Records += n
+	s.AtLeast = atLeast
+}
