@@ -110,8 +110,11 @@ func TestJSONFieldNames(t *testing.T) {
 	params := []string{"min_bits_per_key", "max_bits_per_key", "k", "filters_explained", "filters_with_keys"}
 	diff := []string{"offset", "offset_in_filter_block", "stored", "rebuilt", "stored_size", "rebuilt_size"}
 	verdicts := []string{"bad-checksum", "filter-unusable", "mismatch", "missing", "no-filter", "ok", "old-filter", "other-filter", "silent-corruption", "unchecked", "unreadable"} // sorted, as encoding/json prints a map
-	summary := []string{"tables", "verdicts", "skipped_not_live", "skipped_not_tables", "databases", "databases_not_opened", "path_errors"}
-	database := []string{"path", "opened", "manifest", "comparator", "live_tables", "missing_tables", "detail", "tables"}
+	summary := []string{"tables", "verdicts", "skipped_not_live", "skipped_not_tables", "databases", "databases_not_opened", "path_errors", "logs", "log_verdicts"}
+	logVerdicts := []string{"open-fails", "replayed", "writes-dropped"}
+	database := []string{"path", "opened", "manifest", "comparator", "live_tables", "missing_tables", "logs", "detail", "tables"}
+	// An empty log, replayed in both option sets.
+	logFields := []string{"path", "number", "verdict", "detail", "options", "records", "bytes", "writes", "dropped_bytes", "drops", "lost_writes", "drop_list"}
 	tool := []string{"name", "version", "go", "upstream"}
 	head := []string{"path", "verdict", "detail"}
 	top := []string{"schema", "tool", "databases", "tables", "path_errors", "notes", "summary", "exit_code"}
@@ -137,12 +140,14 @@ func TestJSONFieldNames(t *testing.T) {
 	_, stdout, _ := runCmd(t, "verify", "--json", dir, legacy, garbage, filepath.Join(dir, "nope"))
 	got := withoutVCS(objectKeys(t, stdout))
 	want := map[string][]string{
-		"":                  top,
-		".tool":             tool,
-		".databases[0]":     database,
-		".summary":          summary,
-		".summary.verdicts": verdicts,
-		".path_errors[0]":   {"path", "error"},
+		"":                      top,
+		".tool":                 tool,
+		".databases[0]":         database,
+		".summary":              summary,
+		".summary.verdicts":     verdicts,
+		".summary.log_verdicts": logVerdicts,
+		".databases[0].logs[0]": logFields,
+		".path_errors[0]":       {"path", "error"},
 		// 000007: a mismatch whose filter rejects none of the keys; its
 		// filters are 64 bits, the same for bits/key 0 to 2, so that no
 		// single bits/key is given
@@ -188,7 +193,7 @@ func TestJSONFieldNames(t *testing.T) {
 	}
 
 	_, stdout, _ = runCmd(t, "verify", "--json", badManifest)
-	if diff := cmp.Diff([]string{"path", "opened", "status", "error", "manifest", "live_tables", "missing_tables", "detail", "tables"}, objectKeys(t, stdout)[".databases[0]"]); diff != "" {
+	if diff := cmp.Diff([]string{"path", "opened", "status", "error", "manifest", "live_tables", "missing_tables", "logs", "detail", "tables"}, objectKeys(t, stdout)[".databases[0]"]); diff != "" {
 		t.Errorf("verify --json, a database upstream cannot open: fields (-want +got):\n%s\n%s", diff, stdout)
 	}
 
@@ -199,6 +204,7 @@ func TestJSONFieldNames(t *testing.T) {
 		".tool":                        tool,
 		".summary":                     summary,
 		".summary.verdicts":            verdicts,
+		".summary.log_verdicts":        logVerdicts,
 		".tables[0]":                   cat(head, []string{"file_size"}, read, []string{"filter", "options", "layout", "fpr"}),
 		".tables[0].filter":            filter,
 		".tables[0].filter.params":     params,
@@ -220,8 +226,8 @@ func TestJSONFieldNames(t *testing.T) {
 	}
 	_, stdout, _ = runCmd(t, "dump", "--json", badManifest)
 	got = objectKeys(t, stdout)
-	if diff := cmp.Diff(top, got[""]); diff != "" || len(got[".databases[0]"]) != 9 {
-		t.Errorf("dump --json, a database upstream cannot open: %d database fields, want 9; document's fields (-want +got):\n%s\n%s", len(got[".databases[0]"]), diff, stdout)
+	if diff := cmp.Diff(top, got[""]); diff != "" || len(got[".databases[0]"]) != 10 {
+		t.Errorf("dump --json, a database upstream cannot open: %d database fields, want 10; document's fields (-want +got):\n%s\n%s", len(got[".databases[0]"]), diff, stdout)
 	}
 }
 

@@ -85,7 +85,7 @@ func TestUsage(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{[]string{"--help"}, 0, "ldbcompat verify [--json] PATH...", ""},
+		{[]string{"--help"}, 0, "ldbcompat verify [--json] [--paranoid] PATH...", ""},
 		{[]string{"help"}, 0, "Verdicts and exit status", ""},
 		{[]string{"help", "dump"}, 0, "Usage: ldbcompat dump", ""},
 		{[]string{"help", "frob"}, exitUsage, "", `unknown command "frob"`},
@@ -94,8 +94,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"--frob"}, exitUsage, "", "ldbcompat: unknown command \"--frob\"\nRun 'ldbcompat help' for usage.\n"},
 		{[]string{"verify"}, exitUsage, "", "no PATH given"},
 		{[]string{"verify", "--bogus", "x"}, exitUsage, "", "flag provided but not defined: -bogus\nRun 'ldbcompat help verify' for usage."},
-		{[]string{"verify", "-h"}, exitOK, "Usage: ldbcompat verify [--json] PATH...", ""},
-		{[]string{"verify", "--help"}, exitOK, "Usage: ldbcompat verify [--json] PATH...", ""},
+		{[]string{"verify", "-h"}, exitOK, "Usage: ldbcompat verify [--json] [--paranoid] PATH...", ""},
+		{[]string{"verify", "--help"}, exitOK, "Usage: ldbcompat verify [--json] [--paranoid] PATH...", ""},
 		{[]string{"dump", "--help"}, exitOK, "Usage: ldbcompat dump", ""},
 		{[]string{"dump", "--samples", "-3", "x"}, exitUsage, "", "must not be negative"},
 		{[]string{"version"}, exitOK, "verdicts follow upstream LevelDB 1.23; JSON schema 2", ""},
@@ -126,9 +126,11 @@ func TestVerifyFixtures(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	line := regexp.MustCompile(`^\S+\.ldb: ok: leveldb\.BuiltinBloomFilter2, bits/key \d+(\.\.\d+)?, k \d+, \d+ filters?, \d+ keys; upstream uses the filter$`)
-	dbLine := regexp.MustCompile(`^\S+: database: upstream opens it; MANIFEST-\d+, comparator leveldb\.BytewiseComparator, \d+ live tables?$`)
+	dbLine := regexp.MustCompile(`^\S+: database: upstream opens it; MANIFEST-\d+, comparator leveldb\.BytewiseComparator, \d+ live tables?, 1 log to replay$`)
+	// Upstream's Close leaves the log it opened last, empty.
+	logLine := regexp.MustCompile(`^\S+\.log: replayed: empty, nothing to replay$`)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	tables, dbLines := 0, 0
+	tables, dbLines, logLines := 0, 0, 0
 	for _, l := range lines[:len(lines)-1] {
 		switch {
 		case l == "": // between databases
@@ -136,12 +138,14 @@ func TestVerifyFixtures(t *testing.T) {
 			tables++
 		case dbLine.MatchString(l):
 			dbLines++
+		case logLine.MatchString(l):
+			logLines++
 		default:
-			t.Errorf("line %q matches neither %v nor %v", l, line, dbLine)
+			t.Errorf("line %q matches none of %v, %v, %v", l, line, dbLine, logLine)
 		}
 	}
-	if dbLines != len(dirs) {
-		t.Errorf("%d database lines for %d databases", dbLines, len(dirs))
+	if dbLines != len(dirs) || logLines != len(dirs) {
+		t.Errorf("%d database lines and %d log lines for %d databases", dbLines, logLines, len(dirs))
 	}
 	if want := fmt.Sprintf("%d tables: %d ok", tables, tables); lines[len(lines)-1] != want {
 		t.Errorf("summary %q, want %q", lines[len(lines)-1], want)
@@ -611,11 +615,19 @@ func TestDump(t *testing.T) {
 		`(?m)^  implies          bits/key 10, k 6$`,
 		`(?m)^  filter block     \d+ bytes at offset \d+; \d+ filters \(\d+ empty\), one per 2048 bytes of data-block offsets$`,
 		`(?m)^  false positives  measured \d+\.\d{3}% \(\d+ of 2000 absent keys\); expected of LevelDB's probe scheme \d+\.\d{3}% \(simulated\); independent-hash formula \d+\.\d{3}%$`,
-		`(?m)^       0  0\.\.2047 +\d+ +\d+   6 +\d+\.\d$`,
+		`(?m)^  per filter       \d+ rows, listed with --filters$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(stdout) {
 			t.Errorf("dump output does not match %s:\n%s", re, stdout)
 		}
+	}
+	// A row per filter with --filters, and only then.
+	perFilter := regexp.MustCompile(`(?m)^       0  0\.\.2047 +\d+ +\d+   6 +\d+\.\d$`)
+	if perFilter.MatchString(stdout) {
+		t.Errorf("dump prints the filters' rows without --filters:\n%s", stdout)
+	}
+	if _, stdout, _ := runCmd(t, "dump", "--filters", "--samples", "2000", dir); !perFilter.MatchString(stdout) {
+		t.Errorf("dump --filters output does not match %s:\n%s", perFilter, stdout)
 	}
 
 	code, stdout, _ = runCmd(t, "dump", "--json", "--samples", "3000", firstTable(t, dir))

@@ -135,15 +135,109 @@ type summaryJSON struct {
 	Databases          int            `json:"databases"`
 	DatabasesNotOpened int            `json:"databases_not_opened"`
 	PathErrors         int            `json:"path_errors"`
+	// Logs counts the logs replayed, LogVerdicts each log verdict's.
+	Logs        int            `json:"logs"`
+	LogVerdicts map[string]int `json:"log_verdicts"`
 }
 
 func summaryOf(s Summary) summaryJSON {
 	j := summaryJSON{Tables: s.Tables, Verdicts: map[string]int{}, SkippedNotLive: s.Skipped, SkippedNotTables: s.NotTables,
-		Databases: s.Databases, DatabasesNotOpened: s.NotOpened, PathErrors: s.PathErrors}
+		Databases: s.Databases, DatabasesNotOpened: s.NotOpened, PathErrors: s.PathErrors, Logs: s.Logs, LogVerdicts: map[string]int{}}
 	for _, i := range Verdicts {
 		j.Verdicts[string(i.Verdict)] = s.Verdicts[i.Verdict]
 	}
+	for _, v := range []LogVerdict{Replayed, WritesDropped, OpenFails} {
+		j.LogVerdicts[string(v)] = s.LogVerdicts[v]
+	}
 	return j
+}
+
+// logJSON is a LogReport under one option set.
+type logJSON struct {
+	Path    string `json:"path"`
+	Number  uint64 `json:"number"`
+	Verdict string `json:"verdict"`
+	Detail  string `json:"detail"`
+	Options string `json:"options"`
+	Error   string `json:"error,omitempty"`
+	// What the open replays, and what it drops, under Options.
+	Records           int64  `json:"records"`
+	Bytes             int64  `json:"bytes"`
+	Writes            int64  `json:"writes"`
+	DroppedBytes      int64  `json:"dropped_bytes"`
+	Drops             int    `json:"drops"`
+	FirstDropOffset   *int64 `json:"first_drop_offset,omitempty"`
+	OpenFails         bool   `json:"open_fails,omitempty"`
+	Status            string `json:"status,omitempty"`
+	LostWrites        int    `json:"lost_writes"`
+	LostWritesAtLeast bool   `json:"lost_writes_at_least,omitempty"`
+	// DropList is every drop the reader reports; TornBytes and TornOffset a
+	// record cut short by the end of the file.
+	DropList     []logDropJSON `json:"drop_list"`
+	TornBytes    int64         `json:"torn_bytes,omitempty"`
+	TornOffset   *int64        `json:"torn_offset,omitempty"`
+	OtherOptions *logJSON      `json:"other_options,omitempty"`
+}
+
+// logDropJSON is a logfile.Drop.
+type logDropJSON struct {
+	Offset  int64     `json:"offset"`
+	Bytes   int64     `json:"bytes"`
+	Status  string    `json:"status"`
+	Records int       `json:"records_lost"`
+	AtLeast bool      `json:"records_lost_at_least,omitempty"`
+	Flip    *flipJSON `json:"flipped_bit,omitempty"`
+}
+
+// logOf converts l to its JSON form under the option set mode.
+func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
+	j := logJSON{Path: l.Path, Number: l.Number, Verdict: string(v), Detail: l.detailIn(mode, v), Options: mode.Name(),
+		Error: errText(l.Err), DropList: []logDropJSON{}}
+	r := l.Recovery
+	if r == nil {
+		j.OpenFails = mode == Paranoid
+		return j
+	}
+	o := r.Defaults
+	if mode == Paranoid {
+		o = r.Paranoid
+	}
+	j.Records, j.Bytes, j.Writes, j.DroppedBytes, j.Drops = o.Records, o.Bytes, o.Ops, o.DroppedBytes, o.Drops
+	if o.FirstDrop >= 0 {
+		first := o.FirstDrop
+		j.FirstDropOffset = &first
+	}
+	j.OpenFails, j.Status = o.Failed, o.Status
+	if v != Replayed {
+		j.LostWrites, j.LostWritesAtLeast = l.LostWrites()
+	}
+	for _, d := range r.Drops {
+		dj := logDropJSON{Offset: d.Start, Bytes: d.Bytes, Status: d.Status, Records: d.Records, AtLeast: d.AtLeast}
+		if f := d.Flip; f != nil {
+			dj.Flip = &flipJSON{Offset: uint64(f.Offset), Bit: f.Bit, Field: f.Field.String()}
+		}
+		j.DropList = append(j.DropList, dj)
+	}
+	if e := r.End; e.Torn > 0 {
+		off := e.Offset
+		j.TornBytes, j.TornOffset = e.Torn, &off
+	}
+	return j
+}
+
+// logsOf converts a database's logs.
+func logsOf(d *Database) []logJSON {
+	out := []logJSON{}
+	for _, l := range d.Logs {
+		j := logOf(l, l.Mode, l.Verdict)
+		j.Detail = l.Detail()
+		if l.Other != "" {
+			o := logOf(l, l.Mode.other(), l.Other)
+			j.OtherOptions = &o
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 // pathErrorJSON is a path that could not be examined.
@@ -177,6 +271,8 @@ type databaseJSON struct {
 	DefaultStatus string   `json:"default_comparator_status,omitempty"`
 	LiveTables    int      `json:"live_tables"`
 	MissingTables []uint64 `json:"missing_tables"`
+	// Logs are the logs its open replays.
+	Logs []logJSON `json:"logs"`
 	// Detail is the text line's.
 	Detail string `json:"detail"`
 }
@@ -184,7 +280,7 @@ type databaseJSON struct {
 func databaseOf(d *Database) databaseJSON {
 	j := databaseJSON{Path: d.Dir, Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest,
 		Comparator: d.Comparator, DefaultStatus: d.DefaultStatus, LiveTables: d.Live,
-		MissingTables: d.Missing, Detail: d.Detail()}
+		MissingTables: d.Missing, Detail: d.Detail(), Logs: logsOf(d)}
 	if j.MissingTables == nil {
 		j.MissingTables = []uint64{}
 	}

@@ -240,3 +240,124 @@ func agreeTable(r *verify.TableReport, u upstreamRead, written int) string {
 	}
 	return "upstream returns every key right"
 }
+
+// onlyLog returns the path of the database's one log.
+func onlyLog(t *testing.T, dir string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	if len(m) != 1 {
+		t.Fatalf("%s: %d logs, want 1", dir, len(m))
+	}
+	return m[0]
+}
+
+// flipAt flips bit 7 of the byte at off (db/corruption_test.cc's Corrupt
+// xors 0x80 into each byte).
+func flipAt(off int) func([]byte) []byte {
+	return func(b []byte) []byte {
+		b[off] ^= 0x80
+		return b
+	}
+}
+
+// TestLogOptionSetsAgreeWithUpstream: databases whose writes are all in
+// their log (upstream closed them without compacting), damaged as a crash
+// or a disk damages a log, and opened by upstream: with LevelDB's default
+// options it opens without the writes of a damaged record and the rest of
+// its 32 KiB block; with paranoid checks the open fails; a record cut
+// short by the end of the file is the end of the log in both. verify says
+// which under each option set, and counts the writes upstream loses.
+func TestLogOptionSetsAgreeWithUpstream(t *testing.T) {
+	small := writes(3000) // 3,000 records of 126 bytes: records cross blocks
+	// db/corruption_test.cc's Recovery: 100 writes of 1000-byte values,
+	// one byte corrupted at offset 19 and one at 32768+1000: "the 64
+	// records in the first two log blocks are completely lost".
+	large := make([]kv, 100)
+	r := rand.New(rand.NewPCG(2, 2))
+	for i := range large {
+		v := make([]byte, 1000)
+		for j := range v {
+			v[j] = byte(' ' + r.IntN(95))
+		}
+		large[i] = kv{[]byte(fmt.Sprintf("%016d", i)), v}
+	}
+	// Records of 40,000 bytes: each spans two or three blocks.
+	spanning := make([]kv, 20)
+	for i := range spanning {
+		spanning[i] = kv{[]byte(fmt.Sprintf("big%04d", i)), bytes.Repeat([]byte{byte('a' + i)}, 40000)}
+	}
+	for _, tc := range []struct {
+		name   string
+		kvs    []kv
+		damage func([]byte) []byte
+		// lost is the writes upstream loses with the default options,
+		// from upstream's own test where it says so (-1: counted here
+		// from upstream's answers only).
+		lost int
+	}{
+		{"intact", small, func(b []byte) []byte { return b }, 0},
+		{"flipped bit in the first block", small, flipAt(1000), -1},
+		{"flipped bit in a later block", small, flipAt(5*32768 + 500), -1},
+		{"flipped length field", small, func(b []byte) []byte { b[4] ^= 0x01; return b }, -1},
+		{"torn last record", small, func(b []byte) []byte { return b[:len(b)-50] }, -1},
+		{"torn last header", small, func(b []byte) []byte { return b[:len(b)-126-3] }, -1},
+		{"corruption_test.cc Recovery", large, func(b []byte) []byte { return flipAt(32768 + 1000)(flipAt(19)(b)) }, 64},
+		{"record spanning blocks, middle fragment damaged", spanning, flipAt(3*32768 + 100), -1},
+		{"zeroed block", small, func(b []byte) []byte { clear(b[2*32768 : 3*32768]); return b }, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "db")
+			writeDB(t, dir, tc.kvs, true)
+			p := onlyLog(t, dir)
+			b := tc.damage(readFile(t, p))
+			writeFile(t, p, b)
+			def, par := readUpstream(t, dir, tc.kvs, false), readUpstream(t, dir, tc.kvs, true)
+			t.Logf("upstream, defaults: %+v; paranoid: %+v", def, par)
+			if tc.lost >= 0 && def.missing != tc.lost {
+				t.Errorf("upstream loses %d writes with the default options; its own test says %d", def.missing, tc.lost)
+			}
+			for _, paranoid := range []bool{false, true} {
+				res := verify.Run([]string{dir}, verify.Options{Paranoid: paranoid})
+				db := res.Items[0].Database
+				if db == nil || len(db.Logs) != 1 {
+					t.Fatalf("paranoid %v: want a database with one log: %+v", paranoid, res.Items[0])
+				}
+				l := db.Logs[0]
+				u := map[bool]upstreamRead{false: def, true: par}[paranoid]
+				if msg := agreeLog(l, db, u, res.Summary.ExitCode()); msg != "" {
+					t.Errorf("paranoid %v: %s; verify: %s\n%s", paranoid, msg, l.Line(), db.Detail())
+				}
+			}
+			if got := readFile(t, p); !bytes.Equal(got, b) {
+				t.Error("verify changed the log")
+			}
+		})
+	}
+}
+
+// agreeLog says how verify's report on a database's one log disagrees
+// with what upstream does with the database, or "".
+func agreeLog(l *verify.LogReport, db *verify.Database, u upstreamRead, exit int) string {
+	switch {
+	case u.openErr != "":
+		if l.Verdict != verify.OpenFails || db.Opens() || !strings.Contains(u.openErr, l.Recovery.Paranoid.Status) || exit != verify.ExitError {
+			return fmt.Sprintf("upstream's open fails: %s; want open-fails with that status, exit 2 (exit %d)", u.openErr, exit)
+		}
+	case u.missing > 0 && u.missing == l.Recovery.End.Records && len(l.Recovery.Drops) == 0:
+		// A write cut short by the end of the file: log::Reader takes
+		// it for the end of the log, in both option sets.
+		if l.Verdict != verify.Replayed || !db.Opens() || exit != verify.ExitOK || l.Recovery.End.Torn == 0 {
+			return fmt.Sprintf("upstream replays the log up to a torn write; want replayed, naming the torn tail, exit 0 (exit %d)", exit)
+		}
+	case u.missing > 0 || u.wrong+u.extra+u.getWrong > 0:
+		n, atLeast := l.LostWrites()
+		if l.Verdict != verify.WritesDropped || n != u.missing || atLeast || !db.Opens() || exit != verify.ExitError {
+			return fmt.Sprintf("upstream opens without %d writes; want writes-dropped counting as many, exit 2 (lost %d, at least %v, exit %d)", u.missing, n, atLeast, exit)
+		}
+	default:
+		if l.Verdict != verify.Replayed || !db.Opens() || exit != verify.ExitOK {
+			return fmt.Sprintf("upstream replays every write; want replayed, exit 0 (exit %d)", exit)
+		}
+	}
+	return ""
+}

@@ -99,6 +99,7 @@ func dumpOf(t *testing.T, file []byte) (path string, d *verify.Dump, text string
 	}
 	it := verify.Item{Table: &verify.Target{Path: path}, Path: path}
 	d = verify.NewDump(verify.Examine(it.Table, verify.Options{Keep: true}), 2000, 3)
+	d.PerFilter = true // cmd/ldbcompat TestDump checks the text without
 	var out, errs bytes.Buffer
 	(&verify.TextWriter{Out: &out, Err: &errs}).Dump(it, d)
 	var j verify.DumpJSON
@@ -419,6 +420,9 @@ func TestVerifyOutput(t *testing.T) {
 				opened++
 			}
 			wantOut = append(wantOut, it.Database.Dir+": database: "+it.Database.Detail())
+			for _, l := range it.Database.Logs {
+				wantOut = append(wantOut, l.Path+": "+string(l.Verdict)+": "+l.Detail())
+			}
 		case it.PathErr != nil:
 			wantErr = append(wantErr, "ldbcompat: "+it.PathErr.Error())
 		case it.Note != "":
@@ -948,7 +952,11 @@ func TestDumpOfOthers(t *testing.T) {
 	var out, errs bytes.Buffer
 	w := &verify.TextWriter{Out: &out, Err: &errs}
 	w.Dump(items[0], nil)
-	if want := dir + ": database: " + items[0].Database.Detail() + "\n\n"; out.String() != want {
+	want := dir + ": database: " + items[0].Database.Detail() + "\n"
+	for _, l := range items[0].Database.Logs {
+		want += l.Line() + "\n"
+	}
+	if want += "\n"; out.String() != want {
 		t.Errorf("stdout %q, want %q", out.String(), want)
 	}
 	out.Reset()

@@ -67,11 +67,36 @@ type Database struct {
 	// KindEvidence says how it was told ("OPTIONS-000005 records
 	// rocksdb_version=8.1.1").
 	Kind, KindEvidence string
+	// Logs are the logs upstream replays when it opens the database, in
+	// the order it replays them (read once its MANIFEST is).
+	Logs []*LogReport
+	// Mode is the option set the database's line follows (Each sets it).
+	Mode Mode
 }
 
 // Opens tells whether upstream opens the database (with the comparator
-// its MANIFEST records).
-func (d *Database) Opens() bool { return d.Err == nil }
+// its MANIFEST records), under the option set d.Mode: with paranoid
+// checks a damaged log fails the open.
+func (d *Database) Opens() bool { return d.Err == nil && d.logFailure(d.Mode) == nil }
+
+// logFailure returns the first log whose replay fails the open under the
+// option set mode, or nil.
+func (d *Database) logFailure(mode Mode) *LogReport {
+	for _, l := range d.Logs {
+		if l.verdictIn(mode) == OpenFails {
+			return l
+		}
+	}
+	return nil
+}
+
+// setMode makes the database's line and its logs' follow the option set.
+func (d *Database) setMode(mode Mode) {
+	d.Mode = mode
+	for _, l := range d.Logs {
+		l.setMode(mode)
+	}
+}
 
 // readComparator is the comparator name the MANIFEST is read with: the
 // one it records, or LevelDB's default.
@@ -245,6 +270,8 @@ func resolveDB(dir string) (*Database, []*Target) {
 		return db, ts
 	}
 	db.Version, db.Manifest, db.Comparator, db.Live = v, v.Manifest, v.Comparator, len(v.Files)
+	replayLogs(db, names)
+	db.setMode(db.Mode)
 	ts := liveTargets(db, files, manifest.Missing(v, names))
 	if len(db.Missing) > 0 {
 		db.Status = manifest.MissingStatus(dir, db.Missing)

@@ -10,6 +10,11 @@ import (
 // not pile up in memory) and calls emit with each item in order, from the
 // calling goroutine: with its table's report for a table, nil otherwise.
 func Each(items []Item, o Options, emit func(it Item, rep *TableReport)) {
+	for _, it := range items {
+		if it.Database != nil {
+			it.Database.setMode(o.mode())
+		}
+	}
 	forEachOrdered(len(items), func(i int) *TableReport {
 		if items[i].Table == nil {
 			return nil

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
@@ -178,9 +181,24 @@ func userKey(k []byte) []byte {
 // print it: a line for each database and table on Out (a blank line before
 // each database but the first), and a line for each path that could not
 // be examined and each note on Err.
+//
+// Every line is escaped (Escape): names, CURRENT's contents and keys come
+// from the data and the file system, and no byte of theirs may drive the
+// terminal or forge a line.
 type TextWriter struct {
 	Out, Err io.Writer
-	started  bool // a database was printed
+	started  bool  // a database was printed
+	err      error // the first write that failed
+}
+
+// WriteErr returns the first error writing the text, or nil.
+func (w *TextWriter) WriteErr() error { return w.err }
+
+// Line writes s, escaped, and a newline to dst (w.Out or w.Err).
+func (w *TextWriter) Line(dst io.Writer, s string) {
+	if _, err := io.WriteString(dst, Escape(s)+"\n"); err != nil && w.err == nil {
+		w.err = err
+	}
 }
 
 // Item prints one item of verify; rep is its table's report, for a table.
@@ -188,17 +206,77 @@ func (w *TextWriter) Item(it Item, rep *TableReport) {
 	switch {
 	case it.Database != nil:
 		if w.started {
-			fmt.Fprintln(w.Out)
+			w.Line(w.Out, "")
 		}
 		w.started = true
-		fmt.Fprintf(w.Out, "%s: database: %s\n", it.Database.Dir, it.Database.Detail())
+		w.Line(w.Out, it.Database.Dir+": database: "+it.Database.Detail())
+		for _, l := range it.Database.Logs {
+			w.Line(w.Out, l.Line())
+		}
 	case it.PathErr != nil:
-		fmt.Fprintf(w.Err, "ldbcompat: %v\n", it.PathErr)
+		w.Line(w.Err, "ldbcompat: "+it.PathErr.Error())
 	case it.Note != "":
-		fmt.Fprintf(w.Err, "ldbcompat: %s: %s\n", it.Path, it.Note)
+		w.Line(w.Err, "ldbcompat: "+it.Path+": "+it.Note)
 	case rep != nil:
-		fmt.Fprintln(w.Out, rep.Line())
+		w.Line(w.Out, rep.Line())
 	}
+}
+
+// Escape returns s with each byte that could drive a terminal or break a
+// line escaped as in a Go string literal (\n, \t, \x1b, \u202e), each byte
+// of invalid UTF-8 as \xNN, and a backslash doubled so that no escape can be
+// forged. Other text is unchanged.
+func Escape(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f || c == '\\' || c >= 0x80 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r):
+			// C1 controls, line separators, bidirectional and other
+			// format characters.
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// errWriter remembers the first error of the writes through it.
+type errWriter struct {
+	w   io.Writer
+	err *error
+}
+
+func (e errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && *e.err == nil {
+		*e.err = err
+	}
+	return n, err
 }
 
 // Dump prints one item of dump: d is its table's dump, for a table,
@@ -207,11 +285,11 @@ func (w *TextWriter) Dump(it Item, d *Dump) {
 	if d == nil {
 		w.Item(it, nil)
 		if it.Database != nil {
-			fmt.Fprintln(w.Out)
+			w.Line(w.Out, "")
 		}
 		return
 	}
-	writeDump(w.Out, d)
+	writeDump(errWriter{w.Out, &w.err}, d)
 }
 
 // Line is the table's line: its path, verdict and Detail.
@@ -229,10 +307,10 @@ func (r *TableReport) verdictName() string {
 
 // writeDump prints one table's dump.
 func writeDump(w io.Writer, d *Dump) {
-	fmt.Fprintf(w, "%s\n", d.Path)
+	fmt.Fprintf(w, "%s\n", Escape(d.Path))
 	r := d.Comparison
 	if r == nil {
-		fmt.Fprintf(w, "  %s: %s\n\n", d.verdictName(), d.Detail())
+		fmt.Fprintf(w, "  %s: %s\n\n", d.verdictName(), Escape(d.Detail()))
 		return
 	}
 	verdict := string(d.Verdict)
@@ -242,7 +320,7 @@ func writeDump(w io.Writer, d *Dump) {
 	if r.Legacy != "" {
 		verdict += "; " + r.Legacy + " hash"
 	}
-	fmt.Fprintf(w, "  filter policy    %s (verify: %s)\n", r.Policy, verdict)
+	fmt.Fprintf(w, "  filter policy    %s (verify: %s)\n", Escape(r.Policy), verdict)
 	if r.Params != nil && r.LayoutError == "" {
 		fmt.Fprintf(w, "  implies          %s\n", r.Params)
 	}
@@ -277,6 +355,10 @@ func writeDump(w io.Writer, d *Dump) {
 		}
 		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys); expected of LevelDB's probe scheme %s (simulated); independent-hash formula %.3f%%\n",
 			100*f.Measured, f.FalsePositives, f.Samples, expected, 100*f.Theoretical)
+	}
+	if !d.PerFilter {
+		fmt.Fprintf(w, "  per filter       %s, listed with --filters\n\n", plural(len(l.Filters), "row"))
+		return
 	}
 	fmt.Fprintf(w, "  %6s  %-23s %6s %6s %3s %8s\n", "filter", "data offsets", "keys", "bytes", "k", "bits/key")
 	span := uint64(1) << (uint(l.BaseLg) & 63)
@@ -356,13 +438,21 @@ func (d *Database) Detail() string {
 	if d.Kind != "" {
 		fmt.Fprintf(&b, "a %s database, not LevelDB's (%s); ", d.Kind, d.KindEvidence)
 	}
-	if d.Opens() {
+	switch {
+	case d.Opens():
 		b.WriteString("upstream opens it")
 		if d.DefaultStatus != "" {
 			fmt.Fprintf(&b, " with the application's comparator %q, which its MANIFEST records (with LevelDB's default comparator: %s); the tables' filters do not depend on the comparator",
 				d.Comparator, d.DefaultStatus)
 		}
-	} else {
+		if l := d.logFailure(Paranoid); l != nil {
+			fmt.Fprintf(&b, " (with paranoid checks it does not: %s, replaying %s)", l.Recovery.Paranoid.Status, filepath.Base(l.Path))
+		}
+	case d.Err == nil:
+		l := d.logFailure(d.Mode)
+		fmt.Fprintf(&b, "upstream cannot open it %s: %s, replaying %s (with LevelDB's default options it opens it, without the writes the log's damage costs)",
+			d.Mode, l.Recovery.Paranoid.Status, filepath.Base(l.Path))
+	default:
 		b.WriteString("upstream cannot open it")
 		if d.Status != "" {
 			fmt.Fprintf(&b, ": %s", d.Status)
@@ -378,6 +468,9 @@ func (d *Database) Detail() string {
 			fmt.Fprintf(&b, ", comparator %s", d.Comparator)
 		}
 		fmt.Fprintf(&b, ", %s", plural(d.Live, "live table"))
+		if len(d.Logs) > 0 {
+			fmt.Fprintf(&b, ", %s to replay", plural(len(d.Logs), "log"))
+		}
 	} else if d.Err != nil {
 		b.WriteString("; every table file in it is checked, at its own size")
 	}
@@ -424,6 +517,10 @@ type Summary struct {
 	// PathErrors counts the paths that could not be examined: missing,
 	// unreadable, or neither a table nor a database with none below.
 	PathErrors int
+	// Logs counts the logs replayed, each under one verdict in
+	// LogVerdicts.
+	Logs        int
+	LogVerdicts map[LogVerdict]int
 	// DefaultsHarm counts, when the reports follow paranoid checks, the
 	// tables and logs where upstream does harm with LevelDB's default
 	// options (a verdict with a non-zero exit there): they never exit 0.
@@ -440,6 +537,16 @@ func (s *Summary) Add(it Item, rep *TableReport) {
 		s.Databases++
 		if !it.Database.Opens() {
 			s.NotOpened++
+		}
+		for _, l := range it.Database.Logs {
+			if s.LogVerdicts == nil {
+				s.LogVerdicts = map[LogVerdict]int{}
+			}
+			s.Logs++
+			s.LogVerdicts[l.Verdict]++
+			if l.Mode == Paranoid && l.Other.Exit() > ExitOK && l.Other != "" {
+				s.DefaultsHarm++
+			}
 		}
 	case it.PathErr != nil:
 		s.PathErrors++
@@ -463,6 +570,11 @@ func (s *Summary) Add(it Item, rep *TableReport) {
 func (s Summary) ExitCode() int {
 	code := ExitOK
 	for v, n := range s.Verdicts {
+		if n > 0 {
+			code = max(code, v.Exit())
+		}
+	}
+	for v, n := range s.LogVerdicts {
 		if n > 0 {
 			code = max(code, v.Exit())
 		}
@@ -492,6 +604,17 @@ func (s Summary) String() string {
 	}
 	if len(parts) > 0 {
 		b.WriteString(": " + strings.Join(parts, ", "))
+	}
+	if s.Logs > s.LogVerdicts[Replayed] {
+		// Logs replayed whole are on their lines; damage is counted here.
+		fmt.Fprintf(&b, "; %s:", plural(s.Logs, "log"))
+		sep := " "
+		for _, v := range []LogVerdict{Replayed, WritesDropped, OpenFails} {
+			if n := s.LogVerdicts[v]; n > 0 {
+				fmt.Fprintf(&b, "%s%d %s", sep, n, v)
+				sep = ", "
+			}
+		}
 	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, "; %s skipped (not live)", plural(s.Skipped, "table file"))

@@ -64,12 +64,14 @@ const (
 // Exit codes of `ldbcompat verify` and `dump`: the highest that applies.
 const (
 	// ExitOK: every table examined is ok, old-filter, no-filter or
-	// other-filter, and every database opens.
+	// other-filter, every log replayed, and every database opens.
 	ExitOK = 0
-	// ExitDamage: some table is a mismatch or filter-unusable (a filter
-	// finding), and nothing is worse.
+	// ExitDamage: some table is a mismatch, filter-unusable or
+	// bad-checksum, and nothing is worse; or, where the reports follow
+	// paranoid checks, upstream does harm with LevelDB's default options.
 	ExitDamage = 1
-	// ExitError: some table is unreadable, missing or unchecked, or some
+	// ExitError: some table is unreadable, missing, unchecked or
+	// silent-corruption, some log writes-dropped or open-fails, or some
 	// database cannot be opened by upstream.
 	ExitError = 2
 	// ExitPath: some path could not be examined at all: it does not exist,
@@ -93,21 +95,17 @@ type VerdictInfo struct {
 // Verdicts documents every verdict, in order. The README's table and
 // `ldbcompat help` are made from it (a test holds the README to it).
 var Verdicts = []VerdictInfo{
-	{OK, "filter `leveldb.BuiltinBloomFilter2`, byte for byte what that policy writes", "uses the filter", ExitOK},
-	{OldFilter, "only a filter named `leveldb.BuiltinBloomFilter` (v1.4 to v1.17, or a port such as goleveldb), built with the signed-char hash (x86), the unsigned one (ARM, goleveldb) or either",
-		"ignores it, as every release since 1.18: absent keys read a data block", ExitOK},
-	{NoFilter, "no filter block", "reads without a filter", ExitOK},
-	{OtherFilter, "another policy's filter (named, not checked)", "ignores it", ExitOK},
-	{FilterUnusable, "a bloom filter block, or the metaindex, that cannot be read (why is given)", "silently reads without the filter", ExitDamage},
-	{Mismatch, "filter bytes differ from what the policy writes; false negatives counted", "uses a `BuiltinBloomFilter2` one: keys it rejects read as missing", ExitDamage},
-	{BadChecksum, "a block fails its checksum, yet every entry reads as written (the damage is in the checksum, or in bytes no read depends on) and the filter is sound",
-		"with default options reads every entry right; with paranoid checks reports corruption", ExitDamage},
-	{SilentCorruption, "a data or index block fails its checksum; what upstream returns from it is compared with the table as written (restored where one flipped bit explains the damage)",
-		"with default options returns wrong values, or misses or adds keys, silently (counted); with paranoid checks reports corruption", ExitError},
-	{Unreadable, "does not open at the MANIFEST's size, its scan fails, the storage fails to read it, or upstream's behaviour is undefined (status, file, offset given)",
-		"fails to open it, reports corruption or an I/O error (dies of SIGBUS where its memory map cannot be read)", ExitError},
+	{OK, "filter `leveldb.BuiltinBloomFilter2`, byte for byte what its policy writes", "uses it", ExitOK},
+	{OldFilter, "only a `leveldb.BuiltinBloomFilter` filter (v1.4 to v1.17, goleveldb), with either hash of that era", "ignores it: absent keys read a data block", ExitOK},
+	{NoFilter, "no filter block", "reads without one", ExitOK},
+	{OtherFilter, "another policy's filter, named, not checked", "ignores it", ExitOK},
+	{FilterUnusable, "a bloom filter block or metaindex that cannot be read (why is given)", "reads without the filter", ExitDamage},
+	{Mismatch, "filter bytes differ from what the policy writes; false negatives counted", "uses it: keys it rejects read as missing", ExitDamage},
+	{BadChecksum, "a block fails its checksum, yet every entry reads as written", "defaults: reads it right; paranoid: corruption", ExitDamage},
+	{SilentCorruption, "a data or index block fails its checksum: wrong values, missing and extra keys counted against the table as written", "defaults: returns them silently; paranoid: corruption", ExitError},
+	{Unreadable, "does not open, its scan fails, the storage fails, or upstream's behaviour is undefined (status, file, offset)", "fails to open or read it (SIGBUS where its map cannot be read)", ExitError},
 	{Missing, "a live table's file is missing", "refuses to open the database", ExitError},
-	{Unchecked, "changed while read, or beyond verify's memory bound", "not known", ExitError},
+	{Unchecked, "changed while read, or past verify's memory bound", "not known", ExitError},
 }
 
 // Info returns v's documentation.
@@ -132,6 +130,9 @@ func VerdictTable() string {
 	for _, i := range Verdicts {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %d |\n", i.Verdict, i.Meaning, i.Upstream, i.Exit)
 	}
+	for _, i := range LogVerdicts {
+		fmt.Fprintf(&b, "| (%s) | %s | %s | %d |\n", i.Verdict, i.Meaning, i.Upstream, i.Exit)
+	}
 	for _, r := range extraRows {
 		up := r.upstream
 		if up == "" {
@@ -147,9 +148,9 @@ var extraRows = []struct {
 	what, meaning, upstream string
 	exit                    int
 }{
-	{"skipped", "not a live table, or a named file that is not a table; counted apart", "never reads it", ExitOK},
-	{"database", "CURRENT or the MANIFEST unreadable, two comparators, or a Pebble or RocksDB database; its tables are still checked", "refuses to open it", ExitError},
-	{"path", "missing, unreadable, or neither a table nor a database with none below it; or nothing to examine", "", ExitPath},
+	{"skipped", "not a live table, or a named file that is not a table", "never reads it", ExitOK},
+	{"database", "CURRENT or the MANIFEST unreadable, two comparators, a Pebble or RocksDB database (its tables still checked)", "refuses to open it", ExitError},
+	{"path", "missing, unreadable, or no table or database in it; or nothing to examine", "", ExitPath},
 	{"usage", "an unknown command or flag, or no path", "", ExitUsage},
 }
 
@@ -158,7 +159,7 @@ var extraRows = []struct {
 func VerdictText(width int) string {
 	var b strings.Builder
 	row := func(name, exit, text string) {
-		head := fmt.Sprintf("  %-16s %-4s  ", name, exit)
+		head := fmt.Sprintf("  %-20s %-4s  ", name, exit)
 		for i, l := range wrap(strings.ReplaceAll(text, "`", ""), width-len(head)) {
 			if i > 0 {
 				head = strings.Repeat(" ", len(head))
@@ -169,6 +170,9 @@ func VerdictText(width int) string {
 	row("verdict", "exit", "meaning; what upstream 1.23 does")
 	for _, i := range Verdicts {
 		row(string(i.Verdict), fmt.Sprint(i.Exit), i.Meaning+"; upstream: "+i.Upstream+".")
+	}
+	for _, i := range LogVerdicts {
+		row("("+string(i.Verdict)+")", fmt.Sprint(i.Exit), i.Meaning+"; upstream: "+i.Upstream+".")
 	}
 	for _, r := range extraRows {
 		text := r.meaning

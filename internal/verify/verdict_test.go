@@ -3,6 +3,7 @@ package verify_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestVerdicts(t *testing.T) {
 // under the first.
 func TestVerdictText(t *testing.T) {
 	for _, width := range []int{60, 76, 100} {
-		const indent = 25 // "  %-16s %-4s  "
+		const indent = 29 // "  %-20s %-4s  "
 		rows := map[string][]string{}
 		var order []string
 		cur := ""
@@ -75,11 +76,14 @@ func TestVerdictText(t *testing.T) {
 			}
 			rows[cur] = append(rows[cur], l[indent:])
 		}
-		if len(order) != 1+len(verify.Verdicts)+4 || order[0] != "verdict exit" {
+		if len(order) != 1+len(verify.Verdicts)+len(verify.LogVerdicts)+4 || order[0] != "verdict exit" {
 			t.Errorf("width %d: rows %q", width, order)
 		}
-		for _, i := range verify.Verdicts {
+		for _, i := range append(slices.Clone(verify.Verdicts), verify.LogVerdicts...) {
 			name := fmt.Sprintf("%s %d", i.Verdict, i.Exit)
+			if strings.HasPrefix(string(i.Verdict), "log ") {
+				name = fmt.Sprintf("(%s) %d", i.Verdict, i.Exit)
+			}
 			want := strings.Fields(strings.ReplaceAll(i.Meaning+"; upstream: "+i.Upstream+".", "`", ""))
 			if got := strings.Fields(strings.Join(rows[name], " ")); strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Errorf("width %d, %s: %q, want %q", width, name, got, want)
