@@ -14,6 +14,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	paranoid := fs.Bool("paranoid", false, "follow upstream opened with paranoid checks (default: LevelDB's default options)")
 	samples := fs.Int("samples", 10000, "absent keys to query per table")
 	seed := fs.Uint64("seed", 1, "seed for the absent keys")
+	perFilter := fs.Bool("filters", false, "print a row for every filter (the JSON always has them)")
 	paths, ok := parseFlags(fs, args, stdout, stderr)
 	if !ok {
 		return exitUsage
@@ -36,6 +37,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		if rep != nil {
 			prog.tick()
 			d = verify.NewDump(rep, *samples, *seed)
+			d.PerFilter = *perFilter
 		}
 		if *asJSON {
 			js.Add(it, d)
@@ -49,5 +51,5 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return writeJSON(stderr, js.Write(stdout, buildInfo(), sum, code), code)
 	}
-	return code
+	return writeText(stderr, text.WriteErr(), code)
 }

@@ -12,8 +12,11 @@ import (
 // Dump is what `ldbcompat dump` shows of one table.
 type Dump struct {
 	*TableReport
-	layout *dumpLayout      // the filter block's layout, when it decodes
-	fpr    *filtercheck.FPR // its false-positive rate, for a bloom filter
+	// PerFilter prints a row for every filter of the block in text (the
+	// JSON always has them); otherwise the text sums them up.
+	PerFilter bool
+	layout    *dumpLayout      // the filter block's layout, when it decodes
+	fpr       *filtercheck.FPR // its false-positive rate, for a bloom filter
 }
 
 // NewDump describes the filter block of the table of rep, if it has one
