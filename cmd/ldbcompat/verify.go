@@ -41,7 +41,18 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		return writeJSON(stderr, js.Write(stdout, buildInfo(), sum, code), code)
 	}
-	fmt.Fprintln(stdout, sum)
+	text.Line(stdout, sum.String())
+	return writeText(stderr, text.WriteErr(), code)
+}
+
+// writeText returns code, or exitPath when err, from writing the report to
+// stdout (a full disk, a closed pipe), is not nil: a report that did not
+// reach its reader is no verdict.
+func writeText(stderr io.Writer, err error, code int) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "ldbcompat: writing the report: %v\n", err)
+		return max(code, exitPath)
+	}
 	return code
 }
 
