@@ -4,32 +4,36 @@
 //
 // Usage:
 //
-//	ldbcompat verify [--json] PATH...
-//	ldbcompat dump [--json] [--samples N] [--seed S] PATH...
+//	ldbcompat verify [--json] [--paranoid] PATH...
+//	ldbcompat dump [--json] [--paranoid] [--filters] [--samples N] [--seed S] PATH...
 //	ldbcompat version
 //	ldbcompat help [COMMAND]
 //
-// PATH is a LevelDB database directory, a table file, or a directory to
-// search for databases (a browser profile, a node's data directory).
-// verify reads a database as upstream opens it (CURRENT, the MANIFEST,
-// every live table at the size the MANIFEST records), and gives each live
-// table a verdict: what upstream does with it (package internal/verify).
-// It rebuilds each filter block upstream would use, or that an older
-// LevelDB wrote, from the table's keys and compares it byte for byte with
-// the stored one. dump prints each filter block's layout and its
-// false-positive rate, measured and expected.
+// PATH is a LevelDB database directory, a table file, a log or MANIFEST
+// (dump), or a directory to search for databases (a browser profile, a
+// node's data directory). verify reads a database as upstream opens it
+// (CURRENT, the MANIFEST, every log the open replays, every live table at
+// the size the MANIFEST records), and gives each live table and log a
+// verdict: what upstream does with it (package internal/verify), with
+// LevelDB's default options, or with paranoid checks (--paranoid), and
+// under the other option set too where that differs. It rebuilds each
+// filter block upstream would use, or that an older LevelDB wrote, from
+// the table's keys and compares it byte for byte with the stored one.
+// dump prints each filter block's layout and its false-positive rate, or a
+// log's records.
 //
 // Files are opened read-only, no lock is taken and nothing is written, so a
 // database can be checked while LevelDB has it open: table files that are
 // not live (being written, or not yet deleted) are skipped.
 //
 // Exit status, the highest that applies: 0 when upstream opens every
-// database and reads every table with its filter, or without one as it was
-// written; 1 when a filter block is damaged or differs from what its policy
-// writes; 2 when upstream cannot open a database or read a table; 3 when a
-// path could not be examined (missing, unreadable, or neither a table nor
-// a database with none below it); 4 on a usage error. `ldbcompat help`
-// lists every verdict.
+// database, replays every log whole and reads every table as it was
+// written; 1 when a filter block is damaged or differs from what its
+// policy writes, or a block's checksum alone is damaged; 2 when upstream
+// cannot open a database or read a table, returns what was not written, or
+// drops writes from a log; 3 when a path could not be examined (missing,
+// unreadable, or neither a table nor a database with none below it); 4 on
+// a usage error. `ldbcompat help` lists every verdict.
 package main
 
 import (
@@ -61,14 +65,15 @@ what upstream writes.
 
 Usage:
 
-  ldbcompat verify [--json] PATH...
-  ldbcompat dump [--json] [--samples N] [--seed S] PATH...
+  ldbcompat verify [--json] [--paranoid] PATH...
+  ldbcompat dump [--json] [--paranoid] [--filters] [--samples N] [--seed S] PATH...
   ldbcompat version
   ldbcompat help [COMMAND]
 
 ` + pathText + `
-verify  gives each table a verdict: what upstream does with it.
-dump    prints each filter block's layout and its false-positive rate.
+verify  gives each table and log a verdict: what upstream does with it.
+dump    prints each filter block's layout and its false-positive rate,
+        or a log's or MANIFEST's records.
 version prints the version, the Go release it was built with and the
         upstream release the verdicts follow.
 
@@ -101,36 +106,52 @@ var exitText = sync.OnceValue(func() string {
 })
 
 // verifyUsage is `ldbcompat help verify`.
-var verifyUsage = `Usage: ldbcompat verify [--json] PATH...
+var verifyUsage = `Usage: ldbcompat verify [--json] [--paranoid] PATH...
 
-verify gives each table a verdict: what upstream does with it. It rebuilds
-the filter block upstream uses (leveldb.BuiltinBloomFilter2), or one named
-leveldb.BuiltinBloomFilter (LevelDB v1.4 to v1.17, with both hashes of that
-era), from the table's keys, and compares it byte for byte with the stored
-one. One line per database, then one per table (path, verdict, details),
-and a summary.
+verify gives each table and each log a verdict: what upstream does with
+it. It rebuilds the filter block upstream uses (leveldb.BuiltinBloomFilter2),
+or one named leveldb.BuiltinBloomFilter (LevelDB v1.4 to v1.17, with both
+hashes of that era), from the table's keys, and compares it byte for byte
+with the stored one; it replays every log the open replays. One line per
+database, its logs, then one per table (path, verdict, details), and a
+summary.
+
+What upstream does with damage depends on its options. With LevelDB's
+default options (paranoid_checks=false: plyvel, leveldown, most programs)
+it reads blocks without checking their checksums, uses a damaged filter,
+and drops a damaged log record with the rest of its 32 KiB block; with
+paranoid checks it reports corruption and refuses to open. Verdicts and
+the exit status follow the defaults, or paranoid checks with --paranoid;
+a line gives the other option set's verdict where it differs.
 
 ` + pathText + `
 Flags:
 
-  --json   print one JSON document on stdout (docs/verify.md describes it)
-  --       ends the flags; later arguments are paths
+  --json       print one JSON document on stdout (docs/verify.md describes it)
+  --paranoid   follow upstream opened with paranoid checks
+  --           ends the flags; later arguments are paths
 
 `
 
 // dumpUsage is `ldbcompat help dump`.
-var dumpUsage = `Usage: ldbcompat dump [--json] [--samples N] [--seed S] PATH...
+var dumpUsage = `Usage: ldbcompat dump [--json] [--paranoid] [--filters] [--samples N] [--seed S] PATH...
 
-dump prints each filter block's layout (filters, keys, bytes and k per
-filter) and the false-positive rate measured on random absent keys, next to
+For a table, dump prints its filter block's layout (filters, keys, bytes
+and k) and the false-positive rate measured on random absent keys, next to
 the rate expected of LevelDB's probe scheme for filters of those sizes
 (simulated) and the independent-hash formula (1-e^(-kn/m))^k, n counting
-distinct user keys per filter. It judges each table as verify does.
+distinct user keys per filter. It judges each table as verify does. For a
+log (NNNNNN.log) or a MANIFEST, it prints each record as upstream's
+leveldbutil dump does (a log's write batches: sequence, count, each put and
+delete with its key and sizes; a MANIFEST's version edits) and the damage
+upstream's reader reports.
 
 ` + pathText + `
 Flags:
 
   --json        print one JSON document on stdout
+  --paranoid    judge tables as upstream with paranoid checks does
+  --filters     print a row for every filter of a table (the JSON always has them)
   --samples N   absent keys to query per table (default 10000)
   --seed S      seed for the absent keys (default 1)
   --            ends the flags; later arguments are paths
