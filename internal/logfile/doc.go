@@ -42,7 +42,7 @@
 //
 //	reader.go    db/log_reader.cc   log::Reader (Reader, Drop, Skip, End)
 //	diagnose.go  —                  what a drop hides: a flipped bit, records lost
-//	batch.go     db/write_batch.cc  WriteBatch::Iterate (DecodeBatch)
+//	batch.go     db/write_batch.cc  WriteBatch::Iterate (NewBatch, Batch.Iterate)
 //	recover.go   db/db_impl.cc      DBImpl::RecoverLogFile (Recover), which logs DBImpl::Recover replays (LogsToReplay)
 //	walk.go      db/dumpfile.cc     a log's records and damage in file order (Walk)
 package logfile

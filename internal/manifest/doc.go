@@ -47,8 +47,9 @@
 //
 // Each file follows an upstream one:
 //
-//	log_reader.go    db/log_reader.cc     the log's records (records)
+//	log_reader.go    db/log_reader.cc     the log's records, read by package logfile (records)
 //	version_edit.go  db/version_edit.cc   VersionEdit::DecodeFrom (decodeEdit)
+//	edit_string.go   db/version_edit.cc   DebugString, for dump (DecodeEdit, Edit)
 //	builder.go       db/version_set.cc    VersionSet::Builder (builder)
 //	manifest.go      db/version_set.cc    VersionSet::Recover (Read, Parse)
 //	recover.go       db/db_impl.cc        DBImpl::Recover's missing-file check (Missing)

@@ -1,140 +1,94 @@
 package manifest
 
 import (
-	"encoding/binary"
+	"bytes"
 	"fmt"
-	"runtime"
+	"io"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
-	"github.com/ldbcompat/ldbcompat/internal/crc"
+	"github.com/ldbcompat/ldbcompat/internal/logfile"
 )
 
 // The MANIFEST is a log file: db/log_format.h defines its blocks and
-// records (drawn in doc.go), db/log_reader.cc reads them (records).
+// records (drawn in doc.go), db/log_reader.cc reads them (package
+// logfile); records reads them as VersionSet::Recover does.
 
 // Log format constants (db/log_format.h).
 const (
-	BlockSize  = 32768
-	HeaderSize = 7
+	BlockSize  = logfile.BlockSize
+	HeaderSize = logfile.HeaderSize
 
-	typeZero   = 0
-	typeFull   = 1
-	typeFirst  = 2
-	typeMiddle = 3
-	typeLast   = 4
+	typeZero   = logfile.TypeZero
+	typeFull   = logfile.TypeFull
+	typeFirst  = logfile.TypeFirst
+	typeMiddle = logfile.TypeMiddle
+	typeLast   = logfile.TypeLast
 
 	// log::Reader's own codes (db/log_reader.h), which ReadRecord also
 	// takes from a physical record of that type.
-	typeReaderEOF = 5 // kEof
-	typeReaderBad = 6 // kBadRecord
+	typeReaderEOF = logfile.TypeEOF
+	typeReaderBad = logfile.TypeBad
 )
 
-// records calls fn with each logical record in the log data and the file
-// offset of its first fragment's header. It follows upstream's log::Reader
-// (db/log_reader.cc) with checksums, as VersionSet::Recover uses it: the
-// first corruption the reader reports is the error, and Recover stops
-// there; what the reader drops silently (a record cut short by the end of
-// the file, preallocated zeros, a physical record of type 6 outside a
-// fragmented record) is skipped, and a physical record of type 5, which
-// the reader takes for its own end-of-file marker, ends the log.
-func records(name string, data []byte, fn func(off int64, rec []byte) error) error {
-	var (
-		rec      []byte
-		recStart int64 = -1 // offset of the pending FIRST fragment, or -1
-	)
-	corrupt := func(off int, status, format string, args ...any) error {
-		return &base.Error{Type: base.DescriptorFile, File: name, Offset: int64(off), Msg: fmt.Sprintf(format, args...), Status: "Corruption: " + status}
-	}
-	for off := 0; off < len(data); {
-		blockEnd := off - off%BlockSize + BlockSize
-		full := blockEnd <= len(data) // the file holds the whole block
-		avail := min(blockEnd, len(data)) - off
-		if avail < HeaderSize {
-			if !full {
-				return nil // a header cut short: being written
-			}
-			off = blockEnd // the block's trailer, skipped unread
-			continue
+// records calls fn with each logical record of the log read from r and the
+// file offset of its first fragment's header, reading it as
+// VersionSet::Recover does with upstream's log::Reader (checksums on): the
+// first drop the reader reports is the error, and Recover stops there
+// (the record the reader returns with it unread); what the reader skips
+// silently (a record cut short by the end of the file, preallocated
+// zeros, a physical record of type 6 outside a fragmented record) is
+// skipped, and a physical record of type 5 ends the log. It returns the
+// bytes read.
+func records(name string, r io.Reader, fn func(off int64, rec []byte) error) (int64, error) {
+	var first error
+	rd := logfile.NewReader(r, name, logfile.Options{Type: base.DescriptorFile, NoDiagnosis: true, OnDrop: func(d logfile.Drop) {
+		if first == nil {
+			first = dropError(name, d)
 		}
-		h := data[off : off+HeaderSize]
-		n := int(binary.LittleEndian.Uint16(h[4:6]))
-		typ := h[6]
-		if HeaderSize+n > avail {
-			if !full {
-				return nil // a record cut short: being written
-			}
-			return corrupt(off, "bad record length", "bad record length: %d bytes run past the 32 KiB block", n)
+	}})
+	for {
+		rec, err := rd.Next()
+		if first != nil {
+			return rd.End().Size, first
 		}
-		payload := data[off+HeaderSize : off+HeaderSize+n]
-		if typ == typeZero && n == 0 {
-			// Preallocated space: upstream skips the rest of the block,
-			// which breaks a fragmented record.
-			if recStart >= 0 {
-				return corrupt(off, "error in middle of record", "error in middle of record (from offset %d)", recStart)
-			}
-			off = blockEnd
-			continue
+		if err == io.EOF {
+			return rd.End().Size, nil
 		}
-		want := binary.LittleEndian.Uint32(h[0:4])
-		if got := crc.Mask(crc.Extend(crc.Value([]byte{typ}), payload)); got != want {
-			return corrupt(off, "checksum mismatch", "record checksum mismatch (stored %#08x, computed %#08x)", want, got)
+		if err != nil {
+			return rd.End().Size, err
 		}
-		start := off
-		off += HeaderSize + n
-		switch typ {
-		case typeFull, typeFirst:
-			// An unfinished record with data is corruption; an empty
-			// FIRST fragment (written by old versions) is not.
-			if recStart >= 0 && len(rec) > 0 {
-				which := map[byte]string{typeFull: "(1)", typeFirst: "(2)"}[typ]
-				return corrupt(start, "partial record without end"+which, "partial record without end (from offset %d)", recStart)
-			}
-			recStart = -1
-			if typ == typeFull {
-				if err := fn(int64(start), payload); err != nil {
-					return err
-				}
-				continue
-			}
-			rec = append(rec[:0], payload...)
-			recStart = int64(start)
-		case typeMiddle, typeLast:
-			if recStart < 0 {
-				which := map[byte]string{typeMiddle: "(1)", typeLast: "(2)"}[typ]
-				return corrupt(start, "missing start of fragmented record"+which, "missing start of fragmented record (%s fragment)", fragmentName(typ))
-			}
-			rec = append(rec, payload...)
-			if typ == typeLast {
-				if err := fn(recStart, rec); err != nil {
-					return err
-				}
-				recStart = -1
-			}
-		case typeReaderEOF:
-			// ReadRecord's kEof: the log ends here, a pending
-			// fragmented record dropped.
-			return nil
-		case typeReaderBad:
-			// ReadRecord's kBadRecord: skipped, unless it breaks a
-			// fragmented record.
-			if recStart >= 0 {
-				return corrupt(start, "error in middle of record", "error in middle of record (from offset %d)", recStart)
-			}
-		default:
-			// header[6] is a plain char, read into an unsigned int:
-			// signed on x86, where types from 128 print as 4294967168
-			// and up.
-			shown := uint32(typ)
-			if runtime.GOARCH == "amd64" || runtime.GOARCH == "386" {
-				shown = uint32(int32(int8(typ)))
-			}
-			return corrupt(start, fmt.Sprintf("unknown record type %d", shown), "unknown record type %d", typ)
+		// A copy: the version keeps the keys of its files, and the
+		// reader reuses its buffers.
+		if err := fn(rec.Offset, bytes.Clone(rec.Data)); err != nil {
+			return rd.End().Size, err
 		}
 	}
-	return nil
 }
 
-func fragmentName(typ byte) string {
+// dropError is the *base.Error for the reader's drop d, with upstream's
+// status.
+func dropError(name string, d logfile.Drop) error {
+	e := &base.Error{Type: base.DescriptorFile, File: name, Offset: d.Offset, Status: d.Status}
+	switch d.Reason {
+	case "":
+		e.Msg, e.Err = "cannot read it", d.Err
+	case "checksum mismatch":
+		e.Msg = fmt.Sprintf("record checksum mismatch (stored %#08x, computed %#08x)", d.Stored, d.Computed)
+	case "bad record length":
+		e.Msg = fmt.Sprintf("bad record length: %d bytes run past the 32 KiB block", d.Length)
+	case "partial record without end(1)", "partial record without end(2)":
+		e.Msg = fmt.Sprintf("partial record without end (from offset %d)", d.Start)
+	case "missing start of fragmented record(1)", "missing start of fragmented record(2)":
+		e.Msg = fmt.Sprintf("missing start of fragmented record (%s fragment)", fragmentName(d.Type))
+	case "error in middle of record":
+		e.Msg = fmt.Sprintf("error in middle of record (from offset %d)", d.Start)
+	default: // unknown record type
+		e.Msg = fmt.Sprintf("unknown record type %d", d.Type)
+	}
+	return e
+}
+
+func fragmentName(typ int) string {
 	if typ == typeMiddle {
 		return "MIDDLE"
 	}

@@ -1,8 +1,10 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -95,7 +97,7 @@ func ReadWith(dir, comparator string) (*Version, error) {
 		return nil, err
 	}
 	path := dir + string(filepath.Separator) + name // not cleaned: as upstream opens it
-	data, err := readRegular(path, base.DescriptorFile, 0)
+	f, err := openRegular(path, base.DescriptorFile)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("MANIFEST named by %s: %w", cur, &base.Error{Type: base.DescriptorFile, File: path, Msg: "does not exist",
@@ -103,7 +105,10 @@ func ReadWith(dir, comparator string) (*Version, error) {
 		}
 		return nil, fmt.Errorf("MANIFEST named by %s: %w", cur, err)
 	}
-	return ParseWith(path, data, comparator)
+	defer f.Close()
+	// Read record by record: the file's size never becomes an
+	// allocation.
+	return parse(path, f, comparator)
 }
 
 // readCurrent returns the MANIFEST file name in the CURRENT file at path.
@@ -128,6 +133,23 @@ func readCurrent(path string) (string, error) {
 		return "", &base.Error{Type: base.CurrentFile, File: path, Offset: int64(strings.IndexByte(s, 0)), Msg: fmt.Sprintf("%s: a file name holds no NUL byte", short(s))}
 	}
 	return s, nil
+}
+
+// openRegular opens the regular file at path, of type typ; anything else
+// (a named pipe would block) is refused.
+func openRegular(path string, typ base.FileType) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, ioError(path, typ, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ioError(path, typ, err)
+	}
+	return f, nil
 }
 
 // readRegular reads the regular file at path, of type typ, of at most
@@ -180,10 +202,15 @@ func Parse(name string, data []byte) (*Version, error) {
 
 // ParseWith is Parse with a comparator named comparator (see ReadWith).
 func ParseWith(name string, data []byte, comparator string) (*Version, error) {
+	return parse(name, bytes.NewReader(data), comparator)
+}
+
+// parse is ParseWith of the MANIFEST read from r.
+func parse(name string, r io.Reader, comparator string) (*Version, error) {
 	v := &Version{Manifest: name}
 	var haveLog, haveNext, haveSeq bool
 	var b builder
-	err := records(name, data, func(off int64, rec []byte) error {
+	size, err := records(name, r, func(off int64, rec []byte) error {
 		e, err := decodeEdit(rec)
 		if err != nil {
 			return &base.Error{Type: base.DescriptorFile, File: name, Offset: off, Msg: "version edit " + fmt.Sprint(v.Edits) + ": " + err.Error(),
@@ -227,7 +254,7 @@ func ParseWith(name string, data []byte, comparator string) (*Version, error) {
 		{haveSeq, "Corruption: no last-sequence-number entry in descriptor"},
 	} {
 		if !m.have {
-			return nil, &base.Error{Type: base.DescriptorFile, File: name, Offset: int64(len(data)), Msg: strings.TrimPrefix(m.status, "Corruption: "), Status: m.status}
+			return nil, &base.Error{Type: base.DescriptorFile, File: name, Offset: size, Msg: strings.TrimPrefix(m.status, "Corruption: "), Status: m.status}
 		}
 	}
 	if err := b.check(name); err != nil {

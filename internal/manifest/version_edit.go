@@ -28,6 +28,7 @@ const (
 type edit struct {
 	comparator                                       *string
 	logNumber, prevLogNumber, nextFile, lastSequence *uint64
+	compact                                          []File // Level and Smallest (the key) only
 	deleted                                          []File // Level and Number only
 	added                                            []File
 }
@@ -82,10 +83,12 @@ func decodeEdit(b []byte) (*edit, error) {
 				tagLastSequence: &e.lastSequence, tagPrevLogNumber: &e.prevLogNumber}[tag]
 			*p = &v
 		case tagCompactPointer:
-			if _, ok := d.level(); !ok {
+			if level, ok := d.level(); !ok {
 				what = "compaction pointer"
-			} else if _, ok := d.internalKey(); !ok {
+			} else if key, ok := d.internalKey(); !ok {
 				what = "compaction pointer"
+			} else {
+				e.compact = append(e.compact, File{Level: level, Smallest: key})
 			}
 		case tagDeletedFile:
 			level, ok1 := d.level()
