@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
@@ -26,11 +27,32 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ldbcompat dump: --samples must not be negative\nRun 'ldbcompat help dump' for usage.\n")
 		return exitUsage
 	}
-	items := resolve(paths, stderr)
 	var js verify.DumpJSON
 	var sum verify.Summary
-	prog := newProgress(stderr, "dumped", countTables(items))
 	text := verify.TextWriter{Out: stdout, Err: stderr}
+	// Logs and MANIFESTs named directly are printed record by record.
+	logCode, rest := verify.ExitOK, paths[:0:0]
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || !verify.IsLogName(p) {
+			rest = append(rest, p)
+			continue
+		}
+		w := text.Stdout()
+		if *asJSON {
+			w = nil
+		}
+		l, code := verify.DumpLog(p, w)
+		js.AddLog(l)
+		logCode = max(logCode, code)
+	}
+	if len(rest) == 0 {
+		if *asJSON {
+			return writeJSON(stderr, js.Write(stdout, buildInfo(), sum, logCode), logCode)
+		}
+		return writeText(stderr, text.WriteErr(), logCode)
+	}
+	items := resolve(rest, stderr)
+	prog := newProgress(stderr, "dumped", countTables(items))
 	verify.Each(items, options(true, *paranoid), func(it verify.Item, rep *verify.TableReport) {
 		sum.Add(it, rep)
 		var d *verify.Dump
@@ -47,7 +69,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		text.Dump(it, d)
 	})
 	prog.finish()
-	code := sum.ExitCode()
+	code := max(sum.ExitCode(), logCode)
 	if *asJSON {
 		return writeJSON(stderr, js.Write(stdout, buildInfo(), sum, code), code)
 	}

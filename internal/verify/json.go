@@ -49,6 +49,9 @@ func (j *DumpJSON) Add(it Item, d *Dump) {
 	j.doc.add(it, d.toJSON)
 }
 
+// AddLog adds a log or MANIFEST dump printed record by record.
+func (j *DumpJSON) AddLog(l *LogDumpJSON) { j.doc.Logs = append(j.doc.Logs, l) }
+
 // Write prints the document, as VerifyJSON.Write does.
 func (j *DumpJSON) Write(w io.Writer, tool any, sum Summary, exit int) error {
 	return j.doc.write(w, tool, sum, exit)
@@ -67,8 +70,10 @@ type output[T any] struct {
 	// that change no outcome.
 	PathErrors []pathErrorJSON `json:"path_errors"`
 	Notes      []noteJSON      `json:"notes"`
-	Summary    summaryJSON     `json:"summary"`
-	ExitCode   int             `json:"exit_code"`
+	// Logs are the logs and MANIFESTs dump was named, record by record.
+	Logs     []*LogDumpJSON `json:"logs,omitempty"`
+	Summary  summaryJSON    `json:"summary"`
+	ExitCode int            `json:"exit_code"`
 }
 
 // document collects the items of verify or dump into the nested form:
@@ -78,6 +83,7 @@ type document[T any] struct {
 	Tables     []T
 	PathErrors []pathErrorJSON
 	Notes      []noteJSON
+	Logs       []*LogDumpJSON
 	byDB       map[*Database]*dbWith[T]
 }
 
@@ -85,7 +91,7 @@ type document[T any] struct {
 func (d *document[T]) write(w io.Writer, tool any, sum Summary, exit int) error {
 	d.init()
 	out := output[T]{Schema: JSONSchema, Tool: tool, Databases: d.Databases, Tables: d.Tables,
-		PathErrors: d.PathErrors, Notes: d.Notes, Summary: summaryOf(sum), ExitCode: exit}
+		PathErrors: d.PathErrors, Notes: d.Notes, Logs: d.Logs, Summary: summaryOf(sum), ExitCode: exit}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
@@ -211,12 +217,8 @@ func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
 	if v != Replayed {
 		j.LostWrites, j.LostWritesAtLeast = l.LostWrites()
 	}
-	for _, d := range r.Drops {
-		dj := logDropJSON{Offset: d.Start, Bytes: d.Bytes, Status: d.Status, Records: d.Records, AtLeast: d.AtLeast}
-		if f := d.Flip; f != nil {
-			dj.Flip = &flipJSON{Offset: uint64(f.Offset), Bit: f.Bit, Field: f.Field.String()}
-		}
-		j.DropList = append(j.DropList, dj)
+	for i := range r.Drops {
+		j.DropList = append(j.DropList, logDropOf(&r.Drops[i]))
 	}
 	if e := r.End; e.Torn > 0 {
 		off := e.Offset

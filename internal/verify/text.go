@@ -191,6 +191,9 @@ type TextWriter struct {
 	err      error // the first write that failed
 }
 
+// Stdout returns w.Out, remembering its first write error for WriteErr.
+func (w *TextWriter) Stdout() io.Writer { return errWriter{w.Out, &w.err} }
+
 // WriteErr returns the first error writing the text, or nil.
 func (w *TextWriter) WriteErr() error { return w.err }
 
