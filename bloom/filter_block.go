@@ -184,7 +184,7 @@ func (b *FilterBlockBuilder) generateFilter() {
 		}
 		var array []byte
 		b.result, array = b.bloom.appendEmpty(b.result, n)
-		addHashes(array, b.bloom.k, b.hashes, b.bloom.vector)
+		addHashes(array, b.bloom.k, b.hashes)
 		b.hashes = b.hashes[:0]
 		return
 	}
