@@ -1,7 +1,6 @@
 package bloom
 
 import (
-	"math/bits"
 	"slices"
 	"unsafe"
 )
@@ -59,44 +58,18 @@ type bloomPolicy struct {
 	k          int
 	name       string
 	signedTail bool
-	// earlyExit makes KeyMayMatch return at the first clear bit, as
-	// upstream does, instead of reading all k bits: the faster of the
-	// two depends on the processor (see probe.go); the answer does not.
-	earlyExit bool
-	// divProbes makes KeyMayMatch, with earlyExit, take two of the six
-	// probes of 10 bits per key by division (isSetDiv): faster on some
-	// processors, the same answer.
-	divProbes bool
-	// vector makes CreateFilter set probes through the vector kernel
-	// where there is one (vector_*.go): faster on some processors, the
-	// same bits.
-	vector bool
-	// early6 is earlyExit && !divProbes, which KeyMayMatch tests first
-	// (one test for the two) to choose its straight path for 10 bits per
-	// key; setProbes keeps it in step.
-	early6 bool
 }
 
 func newBloom(bitsPerKey int, name string, signedTail bool) *bloomPolicy {
 	if bitsPerKey < 0 {
 		bitsPerKey = 0
 	}
-	p := &bloomPolicy{
+	return &bloomPolicy{
 		bitsPerKey: uint64(bitsPerKey),
 		k:          ProbesFor(bitsPerKey),
 		name:       name,
 		signedTail: signedTail,
-		vector:     vectorCreateFaster,
 	}
-	p.setProbes(earlyExitFaster, divProbesFaster)
-	return p
-}
-
-// setProbes sets how KeyMayMatch tests a key's bits: earlyExit and
-// divProbes, and early6 from them.
-func (p *bloomPolicy) setProbes(earlyExit, divProbes bool) {
-	p.earlyExit, p.divProbes = earlyExit, divProbes
-	p.early6 = earlyExit && !divProbes
 }
 
 func (p *bloomPolicy) Name() string { return p.name }
@@ -132,16 +105,14 @@ func (p *bloomPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
 		} else {
 			hashKeys(chunk, hashes)
 		}
-		addHashes(array, p.k, hashes, p.vector)
+		addHashes(array, p.k, hashes)
 	}
 	return dst
 }
 
-// hashKeys sets hashes[i] to Hash(keys[i], bloomSeed) for each key: Hash
-// written out (as in KeyMayMatch) in a loop that calls nothing, so that
-// nothing is spilled and reloaded around a call per key, and without
-// inlined calls, each of which leaves a NOP behind (see KeyMayMatch).
-// TestHashKeys holds it equal to Hash.
+// hashKeys sets hashes[i] to Hash(keys[i], bloomSeed) for each key. Hash is
+// written out, as in KeyMayMatch, so that the loop calls nothing and spills
+// nothing around a call per key; TestHashKeys holds it equal to Hash.
 func hashKeys(keys [][]byte, hashes []uint32) {
 	hashes = hashes[:len(keys)]
 	if !unalignedLE {
@@ -217,17 +188,9 @@ func (p *bloomPolicy) hash(key []byte) uint32 {
 	return Hash(key, bloomSeed)
 }
 
-// KeyMayMatch is written so that it calls nothing: a leaf function needs no
-// stack frame and spills nothing around calls. Its hash is Hash (or
-// HashSignedTail) written out, held equal to it by
-// TestKeyMayMatchInlineHash, and so are the six probes of the path AMD's
-// family 26 takes at 10 bits per key: by hand, not through small functions
-// the compiler inlines, since each inlined call leaves a NOP behind (the
-// mark tracebacks use) where no instruction of the caller's line can carry
-// it, a dozen on a 16-byte key's path. Its other ways of probing use
-// probe.go's functions. hashKeys repeats the same hash: one function for
-// both would cost 214 against the compiler's inlining budget of 80, so
-// KeyMayMatch would call it and stop being a leaf.
+// KeyMayMatch calls nothing, so that it needs no stack frame and spills
+// nothing: its hash is Hash (or HashSignedTail) written out, held equal to
+// them by TestKeyMayMatchInlineHash.
 func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 	n := len(filter)
 	if n < 2 {
@@ -311,84 +274,24 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 	nbytes := n - 1
 	base := unsafe.Pointer(unsafe.SliceData(filter))
 	delta := h>>17 | h<<15
-	if p.early6 && k == 6 && nbytes < hugeBytes {
-		// 10 bits per key, upstream's recommendation and the usual
-		// setting, on the processors that return at the first clear
-		// bit and take every remainder from the reducer (AMD's family
-		// 26, see probe.go): the reducer's arithmetic and the six
-		// probes written out, first in the function so that this path
-		// runs straight through, its branches not taken.
-		m := (^uint64(0)>>3)/uint64(nbytes) + 1 // newReducer(nbytes).m
-		nb := uint64(nbytes)
-		i, b := bits.Mul64(m*uint64(h), nb)
-		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
-			return false
-		}
-		i, b = bits.Mul64(m*uint64(h+delta), nb)
-		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
-			return false
-		}
-		i, b = bits.Mul64(m*uint64(h+2*delta), nb)
-		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
-			return false
-		}
-		i, b = bits.Mul64(m*uint64(h+3*delta), nb)
-		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
-			return false
-		}
-		i, b = bits.Mul64(m*uint64(h+4*delta), nb)
-		if uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) == 0 {
-			return false
-		}
-		i, b = bits.Mul64(m*uint64(h+5*delta), nb)
-		return uint32(*(*byte)(unsafe.Add(base, i)))&(1<<(b>>61)) != 0
-	}
-	// The usual filter first, so that its path runs straight through
-	// (the branch to the rare one not taken): on AMD EPYC, the other
-	// order made KeyMayMatch about a fifth slower in the variants timed.
-	if nbytes < hugeBytes {
-		r := newReducer(nbytes)
-		if p.earlyExit {
-			if k == 6 && p.divProbes {
-				// 10 bits per key with two of the six probes by
-				// division (AMD's family 25, see probe.go): the
-				// first probe, then the five others.
-				if !r.isSet(base, h) {
-					return false
-				}
-				nbits := uint32(nbytes) * 8
-				if !isSetDiv(base, h+delta, nbits) || !r.isSet(base, h+2*delta) ||
-					!r.isSet(base, h+3*delta) || !r.isSet(base, h+4*delta) {
-					return false
-				}
-				return isSetDiv(base, h+5*delta, nbits)
-			}
-			for j := 0; j < k; j++ {
-				if !r.isSet(base, h) {
-					return false
-				}
-				h += delta
-			}
-			return true
-		}
-		if k == 6 {
-			all := r.bit(base, h) & r.bit(base, h+delta) & r.bit(base, h+2*delta) &
-				r.bit(base, h+3*delta) & r.bit(base, h+4*delta) & r.bit(base, h+5*delta)
-			return all&1 != 0
-		}
-		all := uint32(1)
+	if nbytes >= hugeBytes {
+		// 2^32 bits or more: the probe is the bit (see probe.go).
 		for j := 0; j < k; j++ {
-			all &= r.bit(base, h)
+			if *(*byte)(unsafe.Add(base, h/8))&(1<<(h%8)) == 0 {
+				return false
+			}
 			h += delta
 		}
-		return all&1 != 0
+		return true
 	}
-	// 2^32 bits or more: the probe is the bit (see probe.go).
+	// All k bits are read and ANDed rather than returning at the first
+	// clear one, as upstream does: for an absent key where that bit falls
+	// is random, and the mispredicted branch costs more than the probes.
+	r := newReducer(nbytes)
+	all := uint32(1)
 	for j := 0; j < k; j++ {
-		if *(*byte)(unsafe.Add(base, h/8))&(1<<(h%8)) == 0 {
-			return false
-		}
+		all &= r.bit(base, h)
 		h += delta
 	}
-	return true
+	return all&1 != 0
 }

@@ -297,11 +297,10 @@ func TestLegacyPolicy(t *testing.T) {
 }
 
 // TestKeyMayMatchInlineHash checks KeyMayMatch, which computes Hash (or
-// HashSignedTail) inline and writes the probes of k = 6 out, against probes
-// of the hash's value, for keys of every length to 70, tail bytes high and
-// low, every way of testing the bits (probePaths) whatever this processor
-// uses: a key matches a filter holding only its own probe bits, and misses
-// once any one of them is cleared.
+// HashSignedTail) inline, against probes of the hash's value, for keys of
+// every length to 70, tail bytes high and low: a key matches a filter
+// holding only its own probe bits, and misses once any one of them is
+// cleared.
 func TestKeyMayMatchInlineHash(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	for n := 0; n <= 70; n++ {
@@ -318,60 +317,24 @@ func TestKeyMayMatchInlineHash(t *testing.T) {
 				h = HashSignedTail(key, bloomSeed)
 			}
 			delta := h>>17 | h<<15
-			for _, path := range probePaths {
-				p := path.policy(10, signed)
-				for _, k := range []int{1, 6, 7, 30} {
-					for _, nbytes := range []int{1, 8, 13, 12500} {
-						filter := make([]byte, nbytes+1)
-						filter[nbytes] = byte(k)
-						addHashes(filter[:nbytes], k, []uint32{h}, false)
-						if !p.KeyMayMatch(key, filter) {
-							t.Fatalf("key of %d bytes, signed %v, %s, k %d: misses a filter of its own bits", n, signed, path.name, k)
-						}
-						for j := 0; j < k; j++ {
-							pos := uint64(h+uint32(j)*delta) % uint64(nbytes*8)
-							f := append([]byte(nil), filter...)
-							f[pos/8] &^= 1 << (pos % 8)
-							if p.KeyMayMatch(key, f) {
-								t.Fatalf("key of %d bytes, signed %v, %s, k %d: matches with probe %d cleared", n, signed, path.name, k, j)
-							}
+			p := newBloom(10, PolicyName, signed)
+			for _, k := range []int{1, 6, 7, 30} {
+				for _, nbytes := range []int{1, 8, 13, 12500} {
+					filter := make([]byte, nbytes+1)
+					filter[nbytes] = byte(k)
+					addHashes(filter[:nbytes], k, []uint32{h})
+					if !p.KeyMayMatch(key, filter) {
+						t.Fatalf("key of %d bytes, signed %v, k %d: misses a filter of its own bits", n, signed, k)
+					}
+					for j := 0; j < k; j++ {
+						pos := uint64(h+uint32(j)*delta) % uint64(nbytes*8)
+						f := append([]byte(nil), filter...)
+						f[pos/8] &^= 1 << (pos % 8)
+						if p.KeyMayMatch(key, f) {
+							t.Fatalf("key of %d bytes, signed %v, k %d: matches with probe %d cleared", n, signed, k, j)
 						}
 					}
 				}
-			}
-		}
-	}
-}
-
-// TestCreateFilterVector checks that CreateFilter and the filter block
-// builder write the same bytes with the vector kernel as without, for key
-// counts around its groups of four and its batches, and bits per key that
-// make k 1, 6, 7 and 30.
-func TestCreateFilterVector(t *testing.T) {
-	rng := rand.New(rand.NewSource(12))
-	for _, bitsPerKey := range []int{1, 10, 11, 44} {
-		for _, n := range []int{0, 1, 3, 4, 5, 63, 64, 65, 100, 383, 384, 385, 1000, 5003} {
-			keys := make([][]byte, n)
-			for i := range keys {
-				keys[i] = make([]byte, rng.Intn(40))
-				rng.Read(keys[i])
-			}
-			var got [2][]byte
-			var blocks [2][]byte
-			for i, vector := range []bool{false, true} {
-				p := newBloom(bitsPerKey, PolicyName, false)
-				p.vector = vector
-				got[i] = p.CreateFilter(keys, nil)
-				blocks[i] = buildTable(NewFilterBlockBuilder(p), keys)
-			}
-			if !bytes.Equal(got[0], got[1]) {
-				t.Fatalf("bits/key %d, %d keys: CreateFilter differs with the vector kernel", bitsPerKey, n)
-			}
-			if !bytes.Equal(blocks[0], blocks[1]) {
-				t.Fatalf("bits/key %d, %d keys: the filter block differs with the vector kernel", bitsPerKey, n)
-			}
-			if want := refFilter(keys, bitsPerKey, ProbesFor(bitsPerKey), false); !bytes.Equal(got[1], want) {
-				t.Fatalf("bits/key %d, %d keys: filter differs from the reference", bitsPerKey, n)
 			}
 		}
 	}
@@ -405,44 +368,19 @@ func TestKeyMayMatchWide(t *testing.T) {
 			pos[j] = h + uint32(j)*delta
 			filter[pos[j]/8] |= 1 << (pos[j] % 8)
 		}
-		for _, path := range probePaths {
-			p := path.policy(10, false)
-			if !p.KeyMayMatch(key, filter) {
-				t.Fatalf("key %x, %s: misses a filter of 2^33-8 bits holding its probe bits", key, path.name)
+		p := NewPolicy(10)
+		if !p.KeyMayMatch(key, filter) {
+			t.Fatalf("key %x: misses a filter of 2^33-8 bits holding its probe bits", key)
+		}
+		for j := range pos {
+			filter[pos[j]/8] &^= 1 << (pos[j] % 8)
+			if p.KeyMayMatch(key, filter) {
+				t.Fatalf("key %x: matches with probe %d (bit %d) cleared", key, j, pos[j])
 			}
-			for j := range pos {
-				filter[pos[j]/8] &^= 1 << (pos[j] % 8)
-				if p.KeyMayMatch(key, filter) {
-					t.Fatalf("key %x, %s: matches with probe %d (bit %d) cleared", key, path.name, j, pos[j])
-				}
-				filter[pos[j]/8] |= 1 << (pos[j] % 8)
-			}
+			filter[pos[j]/8] |= 1 << (pos[j] % 8)
 		}
 		for j := range pos {
 			filter[pos[j]/8] = 0
 		}
 	}
-}
-
-// probePath is one of KeyMayMatch's ways of testing a key's bits.
-type probePath struct {
-	name       string
-	early, div bool // bloomPolicy's earlyExit and divProbes
-}
-
-// probePaths are KeyMayMatch's ways of testing a key's bits: all k bits
-// (Intel), returning at the first clear bit (AMD), and so with two of the
-// six probes of 10 bits per key by division (AMD family 25). Tests run
-// each, whichever this processor uses.
-var probePaths = []probePath{
-	{"all k bits", false, false},
-	{"first clear bit", true, false},
-	{"first clear bit, two probes divided", true, true},
-}
-
-// policy returns a policy of bitsPerKey testing bits this way.
-func (path probePath) policy(bitsPerKey int, signed bool) *bloomPolicy {
-	p := newBloom(bitsPerKey, PolicyName, signed)
-	p.setProbes(path.early, path.div)
-	return p
 }

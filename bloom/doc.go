@@ -34,11 +34,8 @@
 //	              start <= limit <= array offset: ask the policy;
 //	              start == limit otherwise: no match; else match
 //
-// The package has no dependencies beyond the standard library and uses no
-// cgo. On amd64 it asks the processor its vendor, family and features
-// (CPUID, cpu_amd64.s) to pick the fastest of three equivalent ways of
-// testing a filter's bits, and on AMD processors with AVX2 sets a new filter's bits
-// with an assembly kernel (vector_amd64.s) that writes the same bytes as
-// the Go code; the purego build tag leaves the assembly out, and every
-// other architecture runs Go only.
+// The package depends on nothing outside the standard library but this
+// module's internal/filterblock (the filter block's core, which the
+// module's checker shares), uses no cgo and no assembly, and runs the same
+// code on every processor of an architecture.
 package bloom

@@ -74,7 +74,7 @@ func (p *bloomPolicy) FilterLen(n int) int { return p.filterLen(n) }
 // (HashKey) are given.
 func (p *bloomPolicy) AppendFilter(dst []byte, hashes []uint32) []byte {
 	dst, array := p.appendEmpty(dst, len(hashes))
-	addHashes(array, p.k, hashes, p.vector)
+	addHashes(array, p.k, hashes)
 	return dst
 }
 

@@ -19,29 +19,6 @@ import (
 //
 // The first covers every filter below 512 MiB, which is all of them in
 // practice; the other exists to match upstream everywhere.
-//
-// How KeyMayMatch tests the k bits differs by processor, with the same
-// answer. Upstream returns at the first clear bit. On the Intel Xeons this
-// package was measured on, reading all k bits and ANDing them was faster:
-// for an absent key, where the first clear bit falls is random, and the
-// mispredicted branch cost more than the probes it saved. On AMD EPYC
-// (family 25) it is the other way round: an absent key takes about 40%
-// less time returning at the first clear bit (it reads 1.8 bits on
-// average instead of 6), and a present one about the same (make bench,
-// docs/performance.md). earlyExitFaster (cpu_*.go) picks the early return
-// on AMD processors. On AMD's family 25 (divProbesFaster), at 10 bits per
-// key, two of the six probes divide as upstream does (isSetDiv): the
-// multiplier is what a present key's probes wait for, and the divider, a
-// unit of its own, is idle beside it. Present keys took about 7% less time
-// than with six reducer probes; two divisions were the best of the mixes
-// timed. On family 26 (Zen 5) the same mix made present keys 3% and
-// absent ones 9% slower than six reducer probes, and every probe by
-// division made present keys about 1.5 times as slow: there all six use
-// the reducer, on a path KeyMayMatch tests first and writes out (early6).
-//
-// How CreateFilter sets the bits differs too: on AMD processors with AVX2,
-// the probes of four keys at a time are reduced in the vector unit
-// (vector_amd64.s), with the same remainders (vectorCreateFaster).
 
 // hugeBytes is the size of the smallest bit array with 2^32 bits, whose
 // probes are their own bit positions.
@@ -79,21 +56,6 @@ func (r reducer) reduce(h uint32) (i uint64, bit uint32) {
 	return hi, uint32(lo >> 61)
 }
 
-// isSet reports whether the bit of probe h is set in the bit array at
-// base, of r's size.
-func (r reducer) isSet(base unsafe.Pointer, h uint32) bool {
-	i, b := r.reduce(h)
-	return uint32(*(*byte)(unsafe.Add(base, i)))&(1<<b) != 0
-}
-
-// isSetDiv is isSet with upstream's arithmetic, a division, for a bit
-// array of bits < 2^32 bits. The division runs in the divider, apart from
-// the multiplier that a reducer's two multiplications wait for.
-func isSetDiv(base unsafe.Pointer, h, bits uint32) bool {
-	b := h % bits
-	return uint32(*(*byte)(unsafe.Add(base, b/8)))&(1<<(b%8)) != 0
-}
-
 // bit returns the bit of probe h in the array at base as the lowest bit
 // of its result (the higher bits are not zero).
 func (r reducer) bit(base unsafe.Pointer, h uint32) uint32 {
@@ -107,18 +69,8 @@ func (r reducer) set(base unsafe.Pointer, h uint32) {
 	*(*byte)(unsafe.Add(base, i)) |= 1 << b
 }
 
-// addHashes sets the k probe bits of each of hashes in array, in the
-// vector kernel (vector_*.go) when vector is true and there is one.
-func addHashes(array []byte, k int, hashes []uint32, vector bool) {
-	if vector && len(array) < hugeBytes {
-		addHashesVector(array, k, hashes)
-		return
-	}
-	addHashesScalar(array, k, hashes)
-}
-
-// addHashesScalar is addHashes in scalar code.
-func addHashesScalar(array []byte, k int, hashes []uint32) {
+// addHashes sets the k probe bits of each of hashes in array.
+func addHashes(array []byte, k int, hashes []uint32) {
 	if len(array) >= hugeBytes {
 		for _, h := range hashes {
 			delta := h>>17 | h<<15
@@ -131,19 +83,6 @@ func addHashesScalar(array []byte, k int, hashes []uint32) {
 	}
 	r := newReducer(len(array))
 	base := unsafe.Pointer(unsafe.SliceData(array))
-	if k == 6 {
-		// 10 bits per key, written out.
-		for _, h := range hashes {
-			delta := h>>17 | h<<15
-			r.set(base, h)
-			r.set(base, h+delta)
-			r.set(base, h+2*delta)
-			r.set(base, h+3*delta)
-			r.set(base, h+4*delta)
-			r.set(base, h+5*delta)
-		}
-		return
-	}
 	for _, h := range hashes {
 		delta := h>>17 | h<<15
 		for j := 0; j < k; j++ {

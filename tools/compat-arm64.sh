@@ -74,9 +74,6 @@ else
 	# faulty-storage tests sat at 0% CPU until the package's timeout):
 	# the FUSE tests run natively (go test, make compat) instead.
 	export LDBCOMPAT_NO_FUSE="under qemu-user, where serving a FUSE mount hangs; the FUSE tests run natively"
-	# qemu-user takes madvise's advice and ignores it: internal/hugeheap
-	# asks for huge pages that it never gets there.
-	export LDBCOMPAT_NO_THP="under qemu-user, which ignores madvise's advice"
 fi
 
 # The native helpers, built first so that a cross-compile error is not

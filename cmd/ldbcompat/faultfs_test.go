@@ -18,7 +18,6 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/internal/faultfs"
 	"github.com/ldbcompat/ldbcompat/internal/table"
-	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // TestMain runs the command itself when the test binary is started by
@@ -26,9 +25,6 @@ import (
 // must not run in the process serving that mount (package faultfs).
 func TestMain(m *testing.M) {
 	if os.Getenv("LDBCOMPAT_TEST_RUN_MAIN") == "1" {
-		if os.Getenv("LDBCOMPAT_TEST_FORCE_HUGE") == "1" {
-			verify.ForceHugeAdvice()
-		}
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -39,16 +35,10 @@ func TestMain(m *testing.M) {
 // the binary cannot start itself (under qemu-user without binfmt_misc).
 func runChild(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	return runChildEnv(t, nil, args...)
-}
-
-// runChildEnv is runChild with env added to the child's environment.
-func runChildEnv(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), "LDBCOMPAT_TEST_RUN_MAIN=1"), env...)
+	cmd.Env = append(os.Environ(), "LDBCOMPAT_TEST_RUN_MAIN=1")
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
@@ -267,30 +257,13 @@ func TestFaultyStorage(t *testing.T) {
 	}
 	backing := copyDB(t, db)
 	before := treeState(t, backing)
-	// Each case runs again with every table's map advised huge pages,
-	// which verify gives only on a local disk (verify.ForceHugeAdvice):
-	// a fault there gets the report it gets without the advice.
-	type run struct {
-		faultCase
-		env []string
-	}
-	var runs []run
 	for _, c := range cases {
-		runs = append(runs, run{c, nil})
-	}
-	for _, c := range cases {
-		if c.file == victim && c.fault.ShrinkAfter == 0 {
-			c.name += ", advised huge pages"
-			runs = append(runs, run{c, []string{"LDBCOMPAT_TEST_FORCE_HUGE=1"}})
-		}
-	}
-	for _, c := range runs {
 		t.Run(c.name, func(t *testing.T) {
 			f := faultfs.MountT(t, backing)
 			f.Set(c.file, c.fault)
-			code, out, errOut := runChildEnv(t, c.env, "verify", f.Dir)
+			code, out, errOut := runChild(t, "verify", f.Dir)
 			f.Set(c.file, c.fault) // counts reads afresh (ShrinkAfter)
-			jcode, jout, _ := runChildEnv(t, c.env, "verify", "--json", f.Dir)
+			jcode, jout, _ := runChild(t, "verify", "--json", f.Dir)
 			for _, s := range []string{out, errOut, jout} {
 				if strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") {
 					t.Fatalf("a panic:\n%s", s)

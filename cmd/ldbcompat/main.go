@@ -45,7 +45,6 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/ldbcompat/ldbcompat/internal/hugeheap"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
@@ -166,13 +165,6 @@ func main() {
 	// GOGC in the environment still decides when it is set.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
-	}
-	// verify and dump write a megabyte or two of buffers once, in fresh
-	// memory, a page fault per 4 KiB page: ask Linux to back them with
-	// huge pages instead (internal/hugeheap says why and what it costs).
-	// Where it cannot, nothing changes.
-	if len(os.Args) > 1 && (os.Args[1] == "verify" || os.Args[1] == "dump") {
-		_ = hugeheap.Advise()
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -7,11 +7,7 @@
 // measured by the implementation itself (upstream's loops are timed inside
 // C++, so no cgo call is counted). Run alternates the implementations round
 // by round, so that a slower or faster stretch of a shared machine hits all
-// of them alike, takes again a sample during which its thread was
-// descheduled (its time exceeds the thread's CPU time), holds each round
-// to one CPU, the rounds taking the CPUs in turn, and reports the median
-// of the rounds on the CPU where upstream ran fastest, the least slowed by
-// whatever else the machine runs (Run says why).
+// of them alike, and reports the median of the rounds.
 //
 // `make bench` runs internal/cmd/benchcmp, which compares package bloom
 // with upstream LevelDB 1.23 (package cgo/upstream, build tag leveldb).
@@ -122,7 +118,7 @@ var Benchmarks = []string{NameCreateFilter, NameMatchHit, NameMatchMiss, NameFil
 type Config struct {
 	N          int           // keys per filter (DefaultN when 0)
 	BitsPerKey int           // DefaultBitsPerKey when 0
-	Rounds     int           // samples per benchmark and implementation; 7 when 0
+	Rounds     int           // samples per benchmark and implementation; 9 when 0
 	RunTime    time.Duration // target duration of one sample; 30ms when 0
 }
 
@@ -134,7 +130,7 @@ func (c *Config) defaults() {
 		c.BitsPerKey = DefaultBitsPerKey
 	}
 	if c.Rounds == 0 {
-		c.Rounds = 7
+		c.Rounds = 9
 	}
 	if c.RunTime == 0 {
 		c.RunTime = 30 * time.Millisecond
@@ -146,37 +142,11 @@ type Result struct {
 	Bench, Impl string
 	Iters       int       // loop iterations of each sample
 	NsPerKey    []float64 // one per round
-	// CPUs holds the CPU each sample of NsPerKey ran on, held there for
-	// its round; -1 where the round ran where the scheduler put it.
-	CPUs []int
-	// TableCPU is the CPU whose samples Median takes, or -1 for all of
-	// them: where the rounds took the CPUs in turn, the one on which
-	// Reference ran fastest (see Run).
-	TableCPU int
-	Allocs   float64 // allocations per iteration; -1 when unknown
+	Allocs      float64   // allocations per iteration; -1 when unknown
 }
 
-// Median returns the median of r's samples on TableCPU, or of all of
-// them when TableCPU is -1 or has none.
-func (r *Result) Median() float64 { return median(r.samplesOn(r.TableCPU)) }
-
-// samplesOn returns r's samples on cpu, or all of them when cpu is -1 or
-// has none.
-func (r *Result) samplesOn(cpu int) []float64 {
-	if cpu < 0 || len(r.CPUs) != len(r.NsPerKey) {
-		return r.NsPerKey
-	}
-	var out []float64
-	for i, c := range r.CPUs {
-		if c == cpu {
-			out = append(out, r.NsPerKey[i])
-		}
-	}
-	if len(out) == 0 {
-		return r.NsPerKey
-	}
-	return out
-}
+// Median returns the median of r's samples.
+func (r *Result) Median() float64 { return median(r.NsPerKey) }
 
 // Min returns r's fastest sample.
 func (r *Result) Min() float64 { return slices.Min(r.NsPerKey) }
@@ -198,16 +168,6 @@ func median(xs []float64) float64 {
 // implementation by implementation in impls order. It checks that all
 // implementations build the same filter and give the same answers, and
 // returns an error if they do not.
-//
-// A round's samples, one per implementation, are held to one CPU, the
-// rounds taking the CPUs the process may use in turn (on Linux, with more
-// than one): a virtual machine's CPU can be slowed for minutes by what
-// runs beside it, and not all code alike (docs/performance.md, "When one
-// CPU slows"), so that a benchmark measured where the scheduler kept its
-// thread measured that CPU. Each benchmark's table then takes the
-// samples of the CPU on which Reference's median was lowest, the one
-// least slowed as far as the reference can tell (WriteTable gives each
-// CPU's ratios too); where Reference is not among impls, all samples.
 func Run(cfg Config, impls []Impl) ([]*Result, error) {
 	cfg.defaults()
 	keys := Keys(cfg.N, 1)
@@ -263,7 +223,6 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 		return ns, true
 	}
 
-	cpus := roundCPUs()
 	var results []*Result
 	for _, name := range Benchmarks {
 		// Calibrate: the iteration count that takes about RunTime for
@@ -281,31 +240,21 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 			if n := int(cfg.RunTime.Nanoseconds() / ns); iters == 0 || n < iters {
 				iters = n
 			}
-			byImpl = append(byImpl, &Result{Bench: name, Impl: im.Name, Allocs: -1, TableCPU: -1})
+			byImpl = append(byImpl, &Result{Bench: name, Impl: im.Name, Allocs: -1})
 		}
 		iters = max(iters, 1)
 		for r := 0; r < cfg.Rounds; r++ {
-			cpu := roundCPU(cpus, r)
-			err := pinnedTo(cpu, func() error {
-				// Alternate the order too, so neither goes first every time.
-				for j := range byImpl {
-					if r%2 == 1 {
-						j = len(byImpl) - 1 - j
-					}
-					res := byImpl[j]
-					im := implNamed(impls, res.Impl)
-					ns := undisturbed(func() int64 { ns, _ := run(im, name, iters); return ns })
-					res.Iters = iters
-					res.NsPerKey = append(res.NsPerKey, float64(ns)/float64(iters)/float64(perIter[name]))
-					res.CPUs = append(res.CPUs, cpu)
+			// Alternate the order too, so neither goes first every time.
+			for j := range byImpl {
+				if r%2 == 1 {
+					j = len(byImpl) - 1 - j
 				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
+				res := byImpl[j]
+				ns, _ := run(implNamed(impls, res.Impl), name, iters)
+				res.Iters = iters
+				res.NsPerKey = append(res.NsPerKey, float64(ns)/float64(iters)/float64(perIter[name]))
 			}
 		}
-		chooseCPU(byImpl)
 		for _, res := range byImpl {
 			if im := implNamed(impls, res.Impl); im.Allocs != nil {
 				q := keys
@@ -321,96 +270,6 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 		results = append(results, byImpl...)
 	}
 	return results, nil
-}
-
-// roundCPUs returns the CPUs the rounds are held to in turn (Run's, and
-// those of verify against upstream's scan), or nil where there is one CPU
-// or they are unknown, and the rounds run where the scheduler puts them.
-func roundCPUs() []int {
-	if cpus := onCPUs(); len(cpus) > 1 {
-		return cpus
-	}
-	return nil
-}
-
-// roundCPU returns the CPU of cpus (roundCPUs's) that round r is held to,
-// or -1 for where the scheduler puts it when cpus is nil.
-func roundCPU(cpus []int, r int) int {
-	if cpus == nil {
-		return -1
-	}
-	return cpus[r%len(cpus)]
-}
-
-// chooseCPU sets the TableCPU of one benchmark's results: the CPU whose
-// samples of Reference have the lowest median, when the samples are of
-// more than one CPU. The choice rests on the reference alone, so that it
-// cannot favour the implementation compared with it; it leaves TableCPU
-// -1 where Reference is not among rs.
-func chooseCPU(rs []*Result) {
-	if len(rs) == 0 {
-		return
-	}
-	ref := resultOf(rs, rs[0].Bench, Reference)
-	if ref == nil {
-		return
-	}
-	cpus := sampleCPUs(ref)
-	if len(cpus) < 2 {
-		return
-	}
-	best, bestMedian := -1, 0.0
-	for _, cpu := range cpus {
-		if m := median(ref.samplesOn(cpu)); best < 0 || m < bestMedian {
-			best, bestMedian = cpu, m
-		}
-	}
-	for _, r := range rs {
-		r.TableCPU = best
-	}
-}
-
-// sampleCPUs returns the CPUs r's samples were held to, in increasing
-// order, without -1.
-func sampleCPUs(r *Result) []int {
-	var cpus []int
-	for _, c := range r.CPUs {
-		if c >= 0 && !slices.Contains(cpus, c) {
-			cpus = append(cpus, c)
-		}
-	}
-	slices.Sort(cpus)
-	return cpus
-}
-
-// undisturbed returns the time of a sample that ran without being
-// descheduled, as far as it can tell. On a shared machine the loop's own
-// clock also counts the time other programs held the processor; the
-// thread's CPU time, taken around the sample on the same locked thread,
-// does not. A sample whose time exceeds its thread's CPU time by more than
-// 3% was disturbed and is taken again, up to maxRetries times; then the
-// least disturbed one counts.
-func undisturbed(sample func() int64) int64 {
-	const maxRetries = 20
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	best, bestRatio := int64(0), 0.0
-	for try := 0; try <= maxRetries; try++ {
-		c0, ok := threadCPU()
-		ns := sample()
-		c1, _ := threadCPU()
-		if !ok || c1 <= c0 {
-			return ns
-		}
-		ratio := float64(ns) / float64(c1-c0)
-		if ratio <= 1.03 {
-			return ns
-		}
-		if try == 0 || ratio < bestRatio {
-			best, bestRatio = ns, ratio
-		}
-	}
-	return best
 }
 
 func implNamed(impls []Impl, name string) Impl {
@@ -501,39 +360,12 @@ func WriteTable(w io.Writer, results []*Result, extra []Extra) error {
 	if err != nil {
 		return err
 	}
-	if err := writeByCPU(w, impls, results); err != nil {
-		return err
-	}
 	for _, e := range extra {
 		if _, err := fmt.Fprintf(w, "%s: %s\n", e.Name, e.Text); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// writeByCPU prints, where the rounds took CPUs in turn, each
-// implementation's ratio to Reference on each CPU, with Reference's ns
-// per key there, the CPU whose samples the table takes marked with *:
-//
-//	by CPU, go/c++ (c++ ns/key): CreateFilter cpu0 0.49 (12.13)*, cpu1 0.60 (17.40); ...
-func writeByCPU(w io.Writer, impls []string, results []*Result) error {
-	return writePerImpl(w, impls, results, "by CPU, %s/%s ("+Reference+" ns/key)", "; ", func(name string, r, ref *Result) string {
-		cpus := sampleCPUs(ref)
-		if len(cpus) < 2 {
-			return ""
-		}
-		var each []string
-		for _, cpu := range cpus {
-			refNs := median(ref.samplesOn(cpu))
-			mark := ""
-			if cpu == ref.TableCPU {
-				mark = "*"
-			}
-			each = append(each, fmt.Sprintf("cpu%d %.2f (%.2f)%s", cpu, median(r.samplesOn(cpu))/refNs, refNs, mark))
-		}
-		return name + " " + strings.Join(each, ", ")
-	})
 }
 
 // writePerImpl prints a line for each implementation of impls but

@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,32 +51,9 @@ func TestRun(t *testing.T) {
 	if len(results) != 2*len(Benchmarks) {
 		t.Fatalf("%d results, want %d", len(results), 2*len(Benchmarks))
 	}
-	cpus := roundCPUs()
 	for _, r := range results {
 		if len(r.NsPerKey) != 3 || r.Median() <= 0 || r.Allocs < 0 {
 			t.Errorf("%s %s: samples %v, allocs %v", r.Bench, r.Impl, r.NsPerKey, r.Allocs)
-		}
-		// Round i on the i-th CPU in turn, or on none where there is
-		// one; the table from one of them, the same for both.
-		for i, cpu := range r.CPUs {
-			want := -1
-			if cpus != nil {
-				want = cpus[i%len(cpus)]
-			}
-			if cpu != want {
-				t.Errorf("%s %s: round %d held to CPU %d, want %d (CPUs %v)", r.Bench, r.Impl, i, cpu, want, r.CPUs)
-			}
-		}
-		if len(r.CPUs) != len(r.NsPerKey) {
-			t.Errorf("%s %s: %d samples and %d CPUs", r.Bench, r.Impl, len(r.NsPerKey), len(r.CPUs))
-		}
-		if (cpus == nil) != (r.TableCPU == -1) || (cpus != nil && !slices.Contains(cpus, r.TableCPU)) {
-			t.Errorf("%s %s: table from CPU %d, rounds on CPUs %v", r.Bench, r.Impl, r.TableCPU, cpus)
-		}
-		for _, o := range results {
-			if o.Bench == r.Bench && o.TableCPU != r.TableCPU {
-				t.Errorf("%s: the table takes CPU %d for %s and %d for %s", r.Bench, r.TableCPU, r.Impl, o.TableCPU, o.Impl)
-			}
 		}
 		if r.Bench == NameCreateFilter && r.Allocs != 0 {
 			t.Errorf("CreateFilter allocates %v times", r.Allocs)
@@ -147,56 +123,5 @@ func TestCPUName(t *testing.T) {
 		if got := cpuName(c.info); got != c.want {
 			t.Errorf("cpuName(%v) = %q, want %q", c.info, got, c.want)
 		}
-	}
-}
-
-// TestChooseCPU checks the CPU each benchmark's table takes: the one
-// whose samples of Reference have the lowest median, whatever the other
-// implementation's samples say, and none where the samples are of one
-// CPU or where Reference did not run.
-func TestChooseCPU(t *testing.T) {
-	// Rounds on CPUs 0, 1, 0, 1, 0: Reference's medians 12 on CPU 0 and
-	// 18 on CPU 1; go's would favour CPU 1 (its ratio 0.5 there, 0.75 on
-	// CPU 0).
-	cpus := []int{0, 1, 0, 1, 0}
-	mk := func(impl string, ns ...float64) *Result {
-		return &Result{Bench: NameMatchHit, Impl: impl, NsPerKey: ns, CPUs: cpus, TableCPU: -1}
-	}
-	ref := mk(Reference, 12, 18, 11, 19, 13)
-	other := mk("go", 9, 9, 8, 9, 10)
-	chooseCPU([]*Result{other, ref})
-	if ref.TableCPU != 0 || other.TableCPU != 0 {
-		t.Fatalf("TableCPU %d and %d, want 0 (Reference's median 12 there, 18.5 on CPU 1)", ref.TableCPU, other.TableCPU)
-	}
-	if got := ref.Median(); got != 12 {
-		t.Errorf("Reference's median %v, want 12 (of 12, 11, 13)", got)
-	}
-	if got := other.Median(); got != 9 {
-		t.Errorf("go's median %v, want 9 (of 9, 8, 10)", got)
-	}
-	var out bytes.Buffer
-	if err := writeByCPU(&out, []string{"go", Reference}, []*Result{other, ref}); err != nil {
-		t.Fatal(err)
-	}
-	// CPU 0: 9/12; CPU 1: median(9, 9)/median(18, 19) = 9/18.5.
-	want := "by CPU, go/c++ (c++ ns/key): KeyMayMatchHit cpu0 0.75 (12.00)*, cpu1 0.49 (18.50)\n"
-	if out.String() != want {
-		t.Errorf("writeByCPU printed %q, want %q", out.String(), want)
-	}
-
-	one := mk(Reference, 12, 18, 11, 19, 13)
-	one.CPUs = []int{1, 1, 1, 1, 1}
-	chooseCPU([]*Result{one})
-	if one.TableCPU != -1 || one.Median() != 13 {
-		t.Errorf("samples of one CPU: TableCPU %d, median %v; want -1 and 13, all samples", one.TableCPU, one.Median())
-	}
-	alone := mk("go", 9, 9, 8, 9, 10)
-	chooseCPU([]*Result{alone})
-	if alone.TableCPU != -1 || alone.Median() != 9 {
-		t.Errorf("without Reference: TableCPU %d, median %v; want -1 and 9", alone.TableCPU, alone.Median())
-	}
-	out.Reset()
-	if err := writeByCPU(&out, []string{"go"}, []*Result{alone}); err != nil || out.Len() != 0 {
-		t.Errorf("without Reference writeByCPU printed %q (%v), want nothing", out.String(), err)
 	}
 }

@@ -17,7 +17,7 @@ type ExtraFunc func(rounds int) ([]Extra, error)
 // runs impls and extras, prints the table on standard output and writes
 // the benchstat file. Flags:
 //
-//	-rounds n   samples per benchmark and implementation (default 7)
+//	-rounds n   samples per benchmark and implementation (default 9)
 //	-time d     target duration of one sample (default 30ms)
 //	-n n        keys per filter (default 10000)
 //	-bits n     bits per key (default 10)
@@ -27,7 +27,7 @@ type ExtraFunc func(rounds int) ([]Extra, error)
 // -smallentries: the databases it measures verify and upstream's scan on).
 func Main(impls []Impl, extras ...ExtraFunc) {
 	var cfg Config
-	flag.IntVar(&cfg.Rounds, "rounds", 7, "samples per benchmark and implementation")
+	flag.IntVar(&cfg.Rounds, "rounds", 9, "samples per benchmark and implementation")
 	flag.DurationVar(&cfg.RunTime, "time", 30*time.Millisecond, "target duration of one sample")
 	flag.IntVar(&cfg.N, "n", DefaultN, "keys per filter")
 	flag.IntVar(&cfg.BitsPerKey, "bits", DefaultBitsPerKey, "bits per key")
@@ -40,13 +40,8 @@ func Main(impls []Impl, extras ...ExtraFunc) {
 }
 
 func run(cfg Config, out string, impls []Impl, extras []ExtraFunc) error {
-	rounds := fmt.Sprintf("median of %d rounds", cfg.Rounds)
-	if cpus := roundCPUs(); cpus != nil {
-		rounds = fmt.Sprintf("%d rounds, each on one CPU, %d CPUs in turn; each benchmark's median of the rounds on the CPU where %s ran fastest (\"by CPU\" below)",
-			cfg.Rounds, len(cpus), Reference)
-	}
-	fmt.Printf("cpu: %s, %d keys of %d bytes, %d bits/key, %s\n",
-		CPUName(), cfg.N, KeyLen, cfg.BitsPerKey, rounds)
+	fmt.Printf("cpu: %s, %d keys of %d bytes, %d bits/key, median of %d rounds\n",
+		CPUName(), cfg.N, KeyLen, cfg.BitsPerKey, cfg.Rounds)
 	builtBy := BuiltBy(impls)
 	if builtBy != "" {
 		fmt.Printf("built by: %s\n", builtBy)

@@ -16,14 +16,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jmhodges/levigo"
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
-	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
-	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
 var (
@@ -62,9 +59,6 @@ func benchDBs() []benchDB {
 // when they do not exist yet), what `ldbcompat verify` costs against what
 // upstream spends reading the same database once:
 //
-//   - in this process, table.Open and filtercheck.CompareTable on each
-//     table (what `ldbcompat verify` does per table), in MB of table files
-//     per second of this process's CPU time;
 //   - the `ldbcompat verify` command, run with GOMAXPROCS=1, in CPU time
 //     (user and system) of the whole command;
 //   - upstream's full scan (upstream.TimeDBScan: DB::Open, one iterator
@@ -74,7 +68,8 @@ func benchDBs() []benchDB {
 //
 // and reports the ratio verify / upstream scan: the median of each round's
 // ratio, the command and the scan alternating round by round (readRounds
-// times rounds of them), and the ratio of the fastest runs.
+// times rounds of them), and the ratio of the fastest runs. Both read the
+// tables from the page cache, which a plain read fills first.
 func Verify(rounds int) ([]Extra, error) {
 	var out []Extra
 	for _, db := range benchDBs() {
@@ -114,29 +109,8 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 	if err := warmCache(tables); err != nil {
 		return e, err
 	}
-
-	// In process, one goroutine and GOMAXPROCS=1, timed in CPU time of
-	// the whole process (the garbage collector's included), so that other
-	// programs on the machine do not count.
-	var inproc []float64
-	prev := runtime.GOMAXPROCS(1) // as the command below
-	runtime.GC()
-	for r := 0; r < rounds; r++ {
-		start := cpuTime()
-		for _, path := range tables {
-			if err := checkTable(path); err != nil {
-				runtime.GOMAXPROCS(prev)
-				return e, err
-			}
-		}
-		s := (cpuTime() - start).Seconds()
-		inproc = append(inproc, mb/s)
-		e.Lines = append(e.Lines, fmt.Sprintf("BenchmarkVerifyTables/%s/impl=go \t1\t%.1f MB/s", name, mb/s))
-	}
-	runtime.GOMAXPROCS(prev)
 	e.Name = fmt.Sprintf("verify, db=%s (%s; %d tables, %.1f MB, snappy, 10 bits/key)",
 		db.name, db.shape, len(tables), mb)
-	inText := fmt.Sprintf("table read + filter rebuild in process %.0f MB per CPU-second", median(inproc))
 
 	// The command, if it builds. Naming it by import path works from this
 	// module and from one that replaces it, such as ports.
@@ -144,8 +118,8 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 	defer os.Remove(bin)
 	const cmdPath = "github.com/ldbcompat/ldbcompat/cmd/ldbcompat"
 	if out, err := exec.Command("go", "build", "-o", bin, cmdPath).CombinedOutput(); err != nil {
-		e.Text = fmt.Sprintf("%s; `ldbcompat verify` not measured (go build %s: %s)",
-			inText, cmdPath, strings.TrimSpace(string(out)))
+		e.Text = fmt.Sprintf("`ldbcompat verify` not measured (go build %s: %s)",
+			cmdPath, strings.TrimSpace(string(out)))
 		return e, nil
 	}
 	scanDir, cleanup, err := linkCopy(dir)
@@ -156,37 +130,17 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 	// A round of the command and the scan takes a tenth of a second or
 	// so; readRounds of them for each of the other benchmarks' rounds,
 	// since the command's CPU time, a new process's, varies more.
-	warm, _, err := alternate(readRounds*rounds, bin, dir, scanDir, nil) // nothing to stop it
+	warm, err := alternate(readRounds*rounds, bin, dir, scanDir)
 	if err != nil {
 		return e, err
 	}
 	e.Lines = append(e.Lines, warm.lines("BenchmarkReadDB", name, mb)...)
 	cli, scan := warm.cli, warm.scan
-	e.Text = fmt.Sprintf("verify / upstream scan %.2f (median of %d rounds' ratios%s; of the fastest runs %.2f); "+
+	e.Text = fmt.Sprintf("verify / upstream scan %.2f (median of %d rounds' ratios; of the fastest runs %.2f); "+
 		"`ldbcompat verify` (GOMAXPROCS=1) %.3f CPU-s, %.0f MB per CPU-second; "+
-		"upstream scan (DB::Open, one iterator, verify_checksums, no fill_cache; %d entries) %.3f CPU-s; %s",
-		medianRatio(cli, scan), len(cli), pinNote(), slices.Min(cli)/slices.Min(scan),
-		median(cli), mb/median(cli), warm.scanned.Entries, median(scan), inText)
-
-	// The same from the disk: the tables (and the scan copy's, if
-	// copied) dropped from the page cache before each run.
-	scanTables, _, err := tableFiles(scanDir)
-	if err != nil {
-		return e, err
-	}
-	drop := append(slices.Clone(tables), scanTables...)
-	cold, stopped, err := alternate(rounds, bin, dir, scanDir, func() error { return dropTables(drop) })
-	if err != nil {
-		return e, err
-	}
-	if stopped != nil {
-		e.Text += fmt.Sprintf("; from the disk: not measured (%v)", stopped)
-		return e, nil
-	}
-	e.Lines = append(e.Lines, cold.lines("BenchmarkReadDBCold", name, mb)...)
-	e.Text += fmt.Sprintf("; from the disk (the tables dropped from the page cache before each run): "+
-		"verify / upstream scan %.2f (median of %d rounds' ratios%s), `ldbcompat verify` %.3f CPU-s, upstream scan %.3f CPU-s",
-		medianRatio(cold.cli, cold.scan), len(cold.cli), pinNote(), median(cold.cli), median(cold.scan))
+		"upstream scan (DB::Open, one iterator, verify_checksums, no fill_cache; %d entries) %.3f CPU-s",
+		medianRatio(cli, scan), len(cli), slices.Min(cli)/slices.Min(scan),
+		median(cli), mb/median(cli), warm.scanned.Entries, median(scan))
 	return e, nil
 }
 
@@ -211,59 +165,30 @@ func (r readRuns) lines(bench, name string, mb float64) []string {
 
 // alternate runs `ldbcompat verify` (bin) on dir and upstream's scan on
 // scanDir in n rounds, the command first in even rounds and second in odd
-// ones. A round's two runs are held to one CPU, the rounds taking the
-// CPUs the process may use in turn: a virtual machine's CPUs are not
-// always as fast as each other (docs/performance.md, "When one CPU
-// slows"), and a round whose two runs the scheduler put on different
-// ones would compare the CPUs. before, when not nil, runs before each
-// run; if it fails, the rounds stop and its error is returned as
-// stopped. err is a run's.
-func alternate(n int, bin, dir, scanDir string, before func() error) (runs readRuns, stopped, err error) {
-	cpus := roundCPUs()
+// ones.
+func alternate(n int, bin, dir, scanDir string) (runs readRuns, err error) {
 	for r := 0; r < n; r++ {
-		cpu := roundCPU(cpus, r)
 		for i := 0; i < 2; i++ {
-			if before != nil {
-				if err := before(); err != nil {
-					return runs, err, nil
-				}
-			}
 			if (r+i)%2 == 0 {
-				var cpuSec float64
-				err := pinnedTo(cpu, func() (err error) {
-					cpuSec, err = runVerify(bin, dir)
-					return err
-				})
+				cpuSec, err := runVerify(bin, dir)
 				if err != nil {
-					return runs, nil, err
+					return runs, err
 				}
 				runs.cli = append(runs.cli, cpuSec)
 				continue
 			}
-			// Alone on its thread, with no garbage left to collect, so
-			// that what the Go runtime does meanwhile is little.
+			// With no garbage left to collect, so that what the Go
+			// runtime does meanwhile is little.
 			runtime.GC()
-			var s upstream.DBScan
-			err := pinnedTo(cpu, func() (err error) {
-				s, err = upstream.TimeDBScan(scanDir)
-				return err
-			})
+			s, err := upstream.TimeDBScan(scanDir)
 			if err != nil {
-				return runs, nil, err
+				return runs, err
 			}
 			runs.scanned = s
 			runs.scan = append(runs.scan, s.CPU.Seconds())
 		}
 	}
-	return runs, nil, nil
-}
-
-// pinNote says, for the report, how alternate placed the rounds.
-func pinNote() string {
-	if cpus := roundCPUs(); cpus != nil {
-		return fmt.Sprintf(", each round on one CPU, %d CPUs in turn", len(cpus))
-	}
-	return ""
+	return runs, nil
 }
 
 // medianRatio is the median of the ratios a[r] / b[r]: each round's two
@@ -277,18 +202,10 @@ func medianRatio(a, b []float64) float64 {
 	return median(ratios)
 }
 
-// warmCache reads tables into the page cache as a plain read leaves them,
-// dropping them from it first where dropCache can. `ldbcompat verify`
-// advises 2 MB pages on its maps, so a run that read the tables from the
-// disk leaves them in 2 MB pages of the page cache, which a map reads
-// without the first touch of each 4 KiB page; so that what an earlier
-// run did does not decide what the rounds in the page cache measure,
-// they start from the pages readahead picks for a plain read.
+// warmCache reads tables once, so that the rounds find them in the page
+// cache, as a database in use is.
 func warmCache(tables []string) error {
 	for _, path := range tables {
-		if _, err := dropCache(path); err != nil && !errors.Is(err, errDropUnsupported) {
-			return fmt.Errorf("bench: %w", err)
-		}
 		f, err := os.Open(path)
 		if err != nil {
 			return err
@@ -297,21 +214,6 @@ func warmCache(tables []string) error {
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("bench: reading %s: %w", path, err)
-		}
-	}
-	return nil
-}
-
-// dropTables drops each of paths from the page cache, and fails if any
-// of its pages stay there.
-func dropTables(paths []string) error {
-	for _, path := range paths {
-		resident, err := dropCache(path)
-		if err != nil {
-			return err
-		}
-		if resident > 0 {
-			return fmt.Errorf("%d pages of %s stay in the page cache", resident, path)
 		}
 	}
 	return nil
@@ -383,31 +285,6 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// checkTable does what `ldbcompat verify` does with one table.
-func checkTable(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	t, err := table.Open(path, f, fi.Size())
-	if err != nil {
-		return err
-	}
-	r, err := filtercheck.CompareTable(t)
-	if err != nil {
-		return err
-	}
-	if r.Match != filtercheck.MatchOK {
-		return fmt.Errorf("bench: %s: filter block %s", path, r.Match)
-	}
-	return nil
 }
 
 // tableFiles lists dir's tables and their total size.
@@ -514,15 +391,3 @@ func writeDB(dir string, n int, next func(i int) (key, value []byte)) error {
 	db.CompactRange(levigo.Range{})
 	return nil
 }
-
-// cpuTime returns the user and system CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// errDropUnsupported is dropCache's error where it is not implemented.
-var errDropUnsupported = errors.New("dropping a file from the page cache is implemented on linux/amd64 and linux/arm64 only")

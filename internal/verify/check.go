@@ -237,12 +237,10 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 	// when the memory is not kept past the check (sc) and mapping works;
 	// otherwise it is read into memory.
 	var data []byte
-	advised := false
 	osf, ok := f.(*os.File)
 	if ok && sc != nil {
 		if m, err := mapFile(osf, fi.Size()); err == nil {
 			data, sc.mapped = m, m
-			advised = adviseHuge(osf, m)
 			afterMap(tg.Path)
 		}
 	}
@@ -258,50 +256,9 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 			rep.detach()
 		})
 	}
-	fault := examineMapped()
-	if fault != nil && advised {
-		// A device that fails does so for a whole page of the page
-		// cache, 2 MB under the advice, and a read(2) of any 4 KiB of
-		// it fails too while that page stays. So the table's pages are
-		// dropped, and it is read again through a map without the
-		// advice, of the file opened afresh (an open file's readahead
-		// keeps the size of the pages it read last): the fault then
-		// names the page that fails as it would without the advice.
-		if g, gi, ok := reopen(tg.Path, open, fi); ok {
-			defer g.Close()
-			unmapFile(data)
-			data, sc.mapped = nil, nil
-			forgetPages(g)
-			*rep = rep.identity()
-			m, err := mapFile(g, gi.Size())
-			if err != nil {
-				examine(tg, g, gi, size, nil, sc, rep, o)
-				return
-			}
-			f, fi, data, sc.mapped = g, gi, m, m
-			fault = examineMapped()
-		}
-	}
-	if fault != nil {
+	if fault := examineMapped(); fault != nil {
 		mappedFault(tg, f, fi, data, fault, rep)
 	}
-}
-
-// reopen opens path again, and returns it if it is still the file fi
-// describes, at the same size, and an *os.File (the files read through a
-// map are).
-func reopen(path string, open func(string) (File, error), fi fs.FileInfo) (*os.File, fs.FileInfo, bool) {
-	g, err := open(path)
-	if err != nil {
-		return nil, nil, false
-	}
-	osf, ok := g.(*os.File)
-	gi, err := g.Stat()
-	if !ok || err != nil || !os.SameFile(fi, gi) || gi.Size() != fi.Size() {
-		g.Close()
-		return nil, nil, false
-	}
-	return osf, gi, true
 }
 
 // detach copies what the report, and the other option set's, would keep

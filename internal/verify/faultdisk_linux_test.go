@@ -54,9 +54,7 @@ func examineChild(t *testing.T, path string) (verdict, msg string) {
 // TestFailingExt4 reads a table of 3 MB from an ext4 file system whose
 // device fails to read one 4 KiB block of it: the file system is an image
 // on a loop device, the image a file of a faultfs mount answering EIO for
-// that block. verify advises 2 MB pages on a map of a table on ext4, and
-// under that advice the kernel fails a whole 2 MB page of the page cache
-// for the block; the report must still name the block itself, from first
+// that block. The report must name the block itself, from first
 // principles: unreadable, the fault at an offset in its 4 KiB and a
 // read(2) of its page failing. Needs root, loop devices, e2fsprogs and
 // FUSE; skipped where one is missing.

@@ -19,15 +19,3 @@ func mapWith(f *os.File, size int64, mmap func(n int) ([]byte, error)) ([]byte, 
 	}
 	return m, nil
 }
-
-// hugeAdviceAlways makes adviseHuge advise every map it may, whatever the
-// file system (ForceHugeAdvice).
-var hugeAdviceAlways bool
-
-// ForceHugeAdvice makes Examine advise huge pages on every table's map
-// where the platform has the advice (Linux on amd64 and arm64), and not
-// only on a local disk's file system: for tests that read tables from a
-// FUSE file system injecting faults, to show that a fault in an advised
-// map gets the report it gets without the advice. Call it before any
-// table is examined.
-func ForceHugeAdvice() { hugeAdviceAlways = true }

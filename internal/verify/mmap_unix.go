@@ -1,4 +1,4 @@
-//go:build (linux && !(amd64 || arm64)) || darwin || freebsd || netbsd || openbsd || dragonfly
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 package verify
 

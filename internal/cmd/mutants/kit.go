@@ -70,7 +70,7 @@ func kitModule(root, diff string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	files := map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum, "bloom/" + kitExportFile: []byte(kitExport)}
+	files := map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum}
 	for _, p := range kitPackages {
 		if err := os.MkdirAll(filepath.Join(dir, p[1]), 0o755); err != nil {
 			return "", err
@@ -187,20 +187,6 @@ const kitModulePath = "github.com/ldbcompat/ldbcompat/mutants/kit"
 // the kit on the copy of bloom, with every hook it can serve. ReadDB and WriteDB put the copy's policy
 // and filter block builder and reader around a minimal table reader and
 // writer (internal/tabledb), since bloom has no database of its own.
-//
-// bloom's KeyMayMatch has two probe loops with the same answers, one
-// returning at the first clear bit and one reading all k bits, and
-// CreateFilter two ways of setting the probes, scalar and the vector
-// kernel (vector_*.go, where the processor has AVX2); which ones run
-// depends on the processor (cpu_*.go, vector_*.go). The kit runs three
-// times, as on three machines, the choices of AMD's families 25 and 26
-// and Intel's, so that a mutant in any of them is judged wherever make
-// mutants runs (kitExport sets the choices). The filter of 2^32 bits (kit-live's LDBCOMPAT_WIDE=1) is
-// built and read in one of the runs, one with the vector kernel: the wide
-// paths are the same code whatever the choices, but for addHashes's
-// choice of the kernel, and each build of it is 512 MiB of fresh memory
-// on both sides, which took most of a mutant's time (a virtual machine
-// where that costs 50 s of system time a mutant, three runs of it).
 func kitTest(pkg string) string {
 	return strings.Replace(kitTestText, "package bloom_test", "package "+pkg+"_test", 1)
 }
@@ -219,27 +205,6 @@ import (
 )
 
 func TestKit(t *testing.T) {
-	// As on AMD's family 25, on its family 26 and on Intel.
-	for _, c := range []struct {
-		name                         string
-		earlyExit, divProbes, vector bool
-		wide                         bool // the filter of 2^32 bits, when LDBCOMPAT_WIDE=1
-	}{
-		{"first-clear-bit,divided,vector", true, true, true, false},
-		{"first-clear-bit,vector", true, false, true, true},
-		{"all-k-bits,scalar", false, false, false, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if !c.wide {
-				t.Setenv("LDBCOMPAT_WIDE", "")
-			}
-			defer port.SetPaths(c.earlyExit, c.divProbes, c.vector)()
-			testKit(t)
-		})
-	}
-}
-
-func testKit(t *testing.T) {
 	compat.TestPort(t, compat.Port{
 		Name:      "bloom (mutated)",
 		Hash:      port.Hash,
@@ -261,28 +226,5 @@ func testKit(t *testing.T) {
 			})
 		},
 	})
-}
-`
-
-// kitExportFile is kitExport's name in the copy of bloom: a file of the
-// package, not of its tests, so that the test in the copy of
-// internal/filterblock may call it too. Nothing in it is a mutant.
-const kitExportFile = "zz_kitexport.go"
-
-// kitExport is a file of the copied bloom package: it lets the kit's test
-// choose the probe loop and the way probes are set (bloom's
-// earlyExitFaster, divProbesFaster and vectorCreateFaster, cpu_*.go and
-// vector_*.go). A rename of any of them in bloom fails the kit targets'
-// build, loudly.
-const kitExport = `package bloom
-
-// SetPaths makes the policies made from now on return at the first clear
-// bit (earlyExit), with two probes by division (divProbes), or read all k
-// bits, and set probes in the vector kernel where there is one (vector) or
-// in scalar code; it returns what restores the processor's choices.
-func SetPaths(earlyExit, divProbes, vector bool) (restore func()) {
-	oldEarly, oldDiv, oldVector := earlyExitFaster, divProbesFaster, vectorCreateFaster
-	earlyExitFaster, divProbesFaster, vectorCreateFaster = earlyExit, divProbes, vector
-	return func() { earlyExitFaster, divProbesFaster, vectorCreateFaster = oldEarly, oldDiv, oldVector }
 }
 `
