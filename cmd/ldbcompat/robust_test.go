@@ -126,8 +126,15 @@ func TestBadPaths(t *testing.T) {
 		wantError(t, exitError, file("noise.ldb", noise), `offset 4088: not a LevelDB table: bad magic number`)
 	})
 	t.Run("log file", func(t *testing.T) {
-		// A write-ahead log is not a table either.
-		wantError(t, exitPath, file("000003.log", append([]byte{0x8f, 0x32, 0x8c, 0x1a, 0x24, 0, 1}, bytes.Repeat([]byte("x"), 100)...)), `skipped: not a table`)
+		// A write-ahead log is not a table: verify skips it; dump
+		// prints its records, here one whose checksum fails (exit 2).
+		p := file("000003.log", append([]byte{0x8f, 0x32, 0x8c, 0x1a, 0x24, 0, 1}, bytes.Repeat([]byte("x"), 100)...))
+		if code, stdout, _ := runCmd(t, "verify", p); code != exitPath || !strings.Contains(stdout, p+": skipped: not a table but a log") {
+			t.Errorf("verify: exit %d\n%s", code, stdout)
+		}
+		if code, stdout, _ := runCmd(t, "dump", p); code != exitError || !strings.Contains(stdout, "  dropped at offset 0: 107 bytes (Corruption: checksum mismatch)") {
+			t.Errorf("dump: exit %d\n%s", code, stdout)
+		}
 	})
 	t.Run("footer only", func(t *testing.T) {
 		wantError(t, exitError, file("footer.ldb", data[len(data)-table.FooterSize:]), `offset 48: index block handle \d+\+\d+: block and its 5-byte trailer run past the end of the 48-byte file`)
