@@ -35,6 +35,9 @@ type upstreamDB struct {
 	fsys fs.FS
 }
 
+// committedPrefix begins the name of every committed database.
+const committedPrefix = "testdata/tables/"
+
 // committedDBs lists the databases in tables (see package
 // internal/fixtures).
 func committedDBs(tables fs.FS) ([]upstreamDB, error) {
@@ -44,7 +47,7 @@ func committedDBs(tables fs.FS) ([]upstreamDB, error) {
 	}
 	out := make([]upstreamDB, len(dbs))
 	for i, db := range dbs {
-		out[i] = upstreamDB{name: "testdata/tables/" + db.Dir, bits: db.Info.BitsPerKey, fsys: db.FS}
+		out[i] = upstreamDB{name: committedPrefix + db.Dir, bits: db.Info.BitsPerKey, fsys: db.FS}
 	}
 	return out, nil
 }
@@ -163,21 +166,13 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 	if len(dbs) == 0 {
 		return "no upstream database to read: this build of ldbcompat embeds none and was built without the leveldb tag"
 	}
-	g := cases.NewGen(8)
 	for i, db := range dbs {
-		contents, err := dbContents(db.fsys)
+		contents, absent, err := dbQueries(db)
 		if err != nil {
 			k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
 			continue
 		}
-		queries := make([][]byte, 0, len(contents)+200)
-		for _, d := range contents {
-			queries = append(queries, d.key)
-		}
-		present := make([][]byte, len(queries))
-		copy(present, queries)
-		absent := g.Absent(present, 200, 1, 40)
-		queries = append(queries, absent...)
+		queries := append(userKeys(contents), absent...)
 		if cfg.live {
 			if err := confirmContents(db, contents, absent); err != nil {
 				k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
@@ -190,7 +185,7 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 			continue
 		}
 		k.compared[kit.PropReadDB]++
-		repro := fmt.Sprintf("ReadDB(<copy of %s>, %d, <its %d user keys and %d absent ones>)", db.name, db.bits, len(contents), len(absent))
+		repro := fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.UpstreamDBKeys(%q))", db.name, db.bits, db.name)
 		k.guard(kit.PropReadDB, db.name, repro, func() {
 			found, err := p.ReadDB(dir, db.bits, queries)
 			if err != nil {
@@ -239,7 +234,7 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 			}
 			if len(problems) > 0 {
 				k.fail(failure(kit.PropReadDB, db.name, kinds[0], strings.Join(problems, "; "),
-					fmt.Sprintf("ReadDB(<copy of %s>, %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
+					fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
 			}
 		})
 	}
@@ -276,7 +271,7 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 			k.suiteError(err.Error())
 			continue
 		}
-		write := fmt.Sprintf("WriteDB(dir, %s, %d)", caseInput("the KVs", c.Name, "internal/cases.DBCases()"), c.BitsPerKey)
+		write := fmt.Sprintf("dir := t.TempDir(); WriteDB(dir, compat.CaseKVs(%q), %d)", c.Name, c.BitsPerKey)
 		var found []caseFailure
 		returned := false
 		k.guard(kit.PropWriteDB, c.Name, write, func() {

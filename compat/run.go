@@ -276,7 +276,7 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 		got := cases.EncodeBools(im.MatchAll(c.BitsPerKey, c.Queries, ref))
 		res.answers(kit.PropKeyMayMatch, c.Name, "KeyMayMatch on upstream's filter", want.Rec.Ans, got, true, queryKey(c.Queries),
 			func(i int) string {
-				return reproMatchOn(c.BitsPerKey, c.Queries[i], ref, caseInput("upstream's filter", c.Name, origin+".Filter"))
+				return reproMatchOn(origin, c.Name, c.BitsPerKey, i, c.Queries[i], ref)
 			})
 	})
 }
@@ -289,7 +289,7 @@ func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res
 	}
 	res.compare(kit.PropKeyMayMatch, c.Name)
 	repro := func(i int) string {
-		return reproMatchOn(c.BitsPerKey, c.Queries[i], c.Filter, caseInput("the filter", c.Name, origin+".Match"))
+		return reproMatchOn(origin, c.Name, c.BitsPerKey, i, c.Queries[i], c.Filter)
 	}
 	res.guard(kit.PropKeyMayMatch, c.Name, repro(0), func() {
 		got := cases.MatchRecord(im, c)
@@ -345,7 +345,7 @@ func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin strin
 		got := cases.EncodeBools(im.ReadBlock(c.Policy, ref, c.Queries))
 		res.answers(kit.PropReader, c.Name, "reader on upstream's block", want.Rec.Ans, got, true, queryAt(c.Queries),
 			func(i int) string {
-				return reproReaderOn(c.Policy, ref, c.Queries[i], caseInput("upstream's last block", c.Name, origin+".Block"))
+				return reproReaderOn(origin, c.Name, c.Policy, ref, i, c.Queries[i])
 			})
 	})
 }
@@ -358,7 +358,7 @@ func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, r
 	}
 	res.compare(kit.PropReader, c.Name)
 	repro := func(i int) string {
-		return reproReaderOn(c.Policy, c.Contents, c.Queries[i], caseInput("the contents", c.Name, origin+".Reader"))
+		return reproReaderOn(origin, c.Name, c.Policy, c.Contents, i, c.Queries[i])
 	}
 	res.guard(kit.PropReader, c.Name, repro(0), func() {
 		got := cases.ReaderRecord(im, c)

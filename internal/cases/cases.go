@@ -11,8 +11,8 @@
 // be regenerated: each record holds its case's fingerprint, and a case
 // whose inputs changed no longer finds its record.
 //
-// A reproducer that cannot give a case's inputs literally names the case
-// and its set, such as `case "bpk10/n100000" of internal/cases.VectorSet().Filter`.
+// A reproducer that cannot give a case's inputs literally gets them from
+// package compat by the case's name, such as compat.CaseKeys("bpk10/n100000").
 package cases
 
 import (
@@ -110,6 +110,15 @@ type Set struct {
 	Reader []ReaderCase
 }
 
+// The origins of the kit's own sets: package compat's reproducers find
+// their cases by name (compat.CaseKeys and the like). LiveSet holds
+// VectorSet's cases, the same names for the same inputs.
+const (
+	VectorOrigin = "internal/cases.VectorSet()"
+	LiveOrigin   = "internal/cases.LiveSet()"
+	WideOrigin   = "internal/cases.WideSet()"
+)
+
 // vectorBlockCases is how many random builder sequences the golden vectors
 // hold.
 const vectorBlockCases = 60
@@ -117,7 +126,7 @@ const vectorBlockCases = 60
 // VectorSet returns the cases the golden vectors record.
 func VectorSet() Set {
 	return Set{
-		Origin: "internal/cases.VectorSet()",
+		Origin: VectorOrigin,
 		Hash:   HashCases(),
 		Filter: FilterCases(false),
 		Match:  MatchCases(),
@@ -132,12 +141,24 @@ func VectorSet() Set {
 // for every run.
 func LiveSet() Set {
 	cs := VectorSet()
-	cs.Origin = "internal/cases.LiveSet()"
+	cs.Origin = LiveOrigin
+	cs.Filter = append(cs.Filter, liveFilterCases()...)
+	cs.Block = BlockCases(liveBlockCases)
+	return cs
+}
+
+// liveBlockCases is how many random builder sequences LiveSet holds; the
+// first vectorBlockCases of them are VectorSet's.
+const liveBlockCases = 500
+
+// liveFilterCases returns the filter cases LiveSet adds to VectorSet's.
+func liveFilterCases() []FilterCase {
+	var cs []FilterCase
 	g := NewGen(10)
 	add := func(b, n int) {
 		keys := g.Keys(n, 0, 40)
 		q := append(Sample(keys, 100), g.Absent(keys, 200, 0, 40)...)
-		cs.Filter = append(cs.Filter, FilterCase{Name: fmt.Sprintf("live/bpk%d/n%d", b, n), BitsPerKey: b, Keys: keys, Queries: q})
+		cs = append(cs, FilterCase{Name: fmt.Sprintf("live/bpk%d/n%d", b, n), BitsPerKey: b, Keys: keys, Queries: q})
 	}
 	for _, b := range FilterBitsPerKey() {
 		if b <= 800 {
@@ -147,7 +168,6 @@ func LiveSet() Set {
 	for _, b := range []int{1, 16, 30, 64} {
 		add(b, 100000)
 	}
-	cs.Block = BlockCases(500)
 	return cs
 }
 
@@ -155,7 +175,7 @@ func LiveSet() Set {
 // MiB of filter, 4294968 keys to hash), asked of upstream only on demand
 // (the kit's LDBCOMPAT_WIDE=1).
 func WideSet() Set {
-	return Set{Origin: "internal/cases.WideSet()", Filter: []FilterCase{wideFilterCase(NewGen(1000))}}
+	return Set{Origin: WideOrigin, Filter: []FilterCase{wideFilterCase(NewGen(1000))}}
 }
 
 // wideKeys is the fewest keys whose filter has 2^32 bits or more at 1000
