@@ -11,6 +11,7 @@ import (
 	"github.com/ldbcompat/ldbcompat"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
 // TestPort checks port p against upstream LevelDB 1.23, with one subtest per
@@ -50,22 +51,22 @@ func TestPort(t *testing.T, p Port) {
 		}
 	}
 	if len(skipped) > 0 {
-		fmt.Printf("compat: %s: %d of %d properties not checked: %s\n", r.Port, len(skipped), len(r.Results), strings.Join(skipped, "; "))
+		fmt.Printf("compat: %s: %d of %s not checked: %s\n", r.Port, len(skipped), plural.Count(len(r.Results), "property"), strings.Join(skipped, "; "))
 	}
 	for _, c := range r.Results {
 		t.Run(string(c.Property), func(t *testing.T) {
 			if c.Uncompared > 0 {
-				t.Logf("%d cases could not be compared (see the suite errors)", c.Uncompared)
+				t.Logf("%s could not be compared (see the suite errors)", plural.Count(c.Uncompared, "case"))
 			}
 			switch c.Outcome {
 			case kit.Skip:
 				t.Skip(c.Note)
 			case kit.Pass:
-				t.Logf("%d cases agree with upstream", c.Cases)
+				t.Log(agreeNote(c.Cases))
 			default:
 				for i, f := range c.Failures {
 					if i == kit.MaxShown {
-						t.Errorf("... and %d more failures (%d of %d cases differ)", len(c.Failures)-kit.MaxShown, len(c.Failures), c.Cases)
+						t.Errorf("... and %s (%d of %s differ)", plural.Count(len(c.Failures)-kit.MaxShown, "more failure"), len(c.Failures), plural.Count(c.Cases, "case"))
 						break
 					}
 					t.Error(f)
@@ -74,6 +75,11 @@ func TestPort(t *testing.T, p Port) {
 			}
 		})
 	}
+}
+
+// agreeNote is what a passed property's log says of its n cases.
+func agreeNote(n int) string {
+	return fmt.Sprintf("%s %s with upstream", plural.Count(n, "case"), plural.Verb(n, "agrees", "agree"))
 }
 
 // checkPort checks port p against upstream LevelDB 1.23, as TestPort does,
@@ -167,7 +173,7 @@ func check(p Port, cfg kitConfig) kit.Report {
 	}
 	for _, prop := range caseProperties {
 		if _, n := res.counts(prop); n > 0 {
-			res.suiteError(fmt.Sprintf("%s: %d cases not compared: the golden vectors hold upstream's output for them only as a digest, and package bloom, which recovers it, does not reproduce it", prop, n))
+			res.suiteError(fmt.Sprintf("%s: %s not compared: the golden vectors hold upstream's output for them only as a digest, and package bloom, which recovers it, does not reproduce it", prop, plural.Count(n, "case")))
 		}
 	}
 	rep.Errors = res.errs

@@ -18,6 +18,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
@@ -35,6 +36,9 @@ type upstreamDB struct {
 	fsys fs.FS
 }
 
+// committedPrefix begins the name of every committed database.
+const committedPrefix = "testdata/tables/"
+
 // committedDBs lists the databases in tables (see package
 // internal/fixtures).
 func committedDBs(tables fs.FS) ([]upstreamDB, error) {
@@ -44,7 +48,7 @@ func committedDBs(tables fs.FS) ([]upstreamDB, error) {
 	}
 	out := make([]upstreamDB, len(dbs))
 	for i, db := range dbs {
-		out[i] = upstreamDB{name: "testdata/tables/" + db.Dir, bits: db.Info.BitsPerKey, fsys: db.FS}
+		out[i] = upstreamDB{name: committedPrefix + db.Dir, bits: db.Info.BitsPerKey, fsys: db.FS}
 	}
 	return out, nil
 }
@@ -163,21 +167,13 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 	if len(dbs) == 0 {
 		return "no upstream database to read: this build of ldbcompat embeds none and was built without the leveldb tag"
 	}
-	g := cases.NewGen(8)
 	for i, db := range dbs {
-		contents, err := dbContents(db.fsys)
+		contents, absent, err := dbQueries(db)
 		if err != nil {
 			k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
 			continue
 		}
-		queries := make([][]byte, 0, len(contents)+200)
-		for _, d := range contents {
-			queries = append(queries, d.key)
-		}
-		present := make([][]byte, len(queries))
-		copy(present, queries)
-		absent := g.Absent(present, 200, 1, 40)
-		queries = append(queries, absent...)
+		queries := append(userKeys(contents), absent...)
 		if cfg.live {
 			if err := confirmContents(db, contents, absent); err != nil {
 				k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
@@ -190,15 +186,15 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 			continue
 		}
 		k.compared[kit.PropReadDB]++
-		repro := fmt.Sprintf("ReadDB(<copy of %s>, %d, <its %d user keys and %d absent ones>)", db.name, db.bits, len(contents), len(absent))
+		repro := fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.UpstreamDBKeys(%q))", db.name, db.bits, db.name)
 		k.guard(kit.PropReadDB, db.name, repro, func() {
 			found, err := p.ReadDB(dir, db.bits, queries)
 			if err != nil {
-				k.fail(failure(kit.PropReadDB, db.name, kindReadFails, fmt.Sprintf("port cannot read the database upstream wrote (%d tables, bloom filter of %d bits/key): %s", tableCount(db.fsys), db.bits, scrub(err, dir)), repro))
+				k.fail(failure(kit.PropReadDB, db.name, kindReadFails, fmt.Sprintf("port cannot read the database upstream wrote (%s, bloom filter of %d bits/key): %s", plural.Count(tableCount(db.fsys), "table"), db.bits, scrub(err, dir)), repro))
 				return
 			}
 			if len(found) != len(queries) {
-				k.fail(failure(kit.PropReadDB, db.name, kindReadFails, fmt.Sprintf("ReadDB answered %d keys of %d", len(found), len(queries)), repro))
+				k.fail(failure(kit.PropReadDB, db.name, kindReadFails, fmt.Sprintf("ReadDB answered %d of %s", len(found), plural.Count(len(queries), "key")), repro))
 				return
 			}
 			var missing, extra []int
@@ -222,8 +218,8 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 			var kinds []failureKind
 			if len(missing) > 0 {
 				d := contents[missing[0]]
-				problems = append(problems, fmt.Sprintf("port reports %d of the %d keys upstream's database holds missing (upstream finds every one; bloom filter of %d bits/key); first: key %x, newest version in %s",
-					len(missing), live, db.bits, d.key, d.where))
+				problems = append(problems, fmt.Sprintf("port reports %d of the %s upstream's database holds missing (upstream finds every one; bloom filter of %d bits/key); first: key %x, newest version in %s",
+					len(missing), plural.Count(live, "key"), db.bits, d.key, d.where))
 				kinds = append(kinds, kindReadMissing)
 				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(d.key)))
 			}
@@ -233,13 +229,13 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 				if extra[0] < len(contents) {
 					what = "deleted, in " + contents[extra[0]].where
 				}
-				problems = append(problems, fmt.Sprintf("port finds %d keys that upstream's database does not hold; first: key %x (%s)", len(extra), q, what))
+				problems = append(problems, fmt.Sprintf("port finds %s that upstream's database does not hold; first: key %x (%s)", plural.Count(len(extra), "key"), q, what))
 				kinds = append(kinds, kindReadExtra)
 				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(q)))
 			}
 			if len(problems) > 0 {
 				k.fail(failure(kit.PropReadDB, db.name, kinds[0], strings.Join(problems, "; "),
-					fmt.Sprintf("ReadDB(<copy of %s>, %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
+					fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
 			}
 		})
 	}
@@ -276,7 +272,7 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 			k.suiteError(err.Error())
 			continue
 		}
-		write := fmt.Sprintf("WriteDB(dir, %s, %d)", caseInput("the KVs", c.Name, "internal/cases.DBCases()"), c.BitsPerKey)
+		write := fmt.Sprintf("dir := t.TempDir(); WriteDB(dir, compat.CaseKVs(%q), %d)", c.Name, c.BitsPerKey)
 		var found []caseFailure
 		returned := false
 		k.guard(kit.PropWriteDB, c.Name, write, func() {
@@ -342,7 +338,7 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 		}
 		switch {
 		case r.Match == filtercheck.MatchNoFilter:
-			fail(kindNoFilter, "table of %d keys has no filter block; upstream writes one in every table when a filter policy is set", r.Keys)
+			fail(kindNoFilter, "table of %s has no filter block; upstream writes one in every table when a filter policy is set", plural.Count(r.Keys, "key"))
 			continue
 		case r.Policy != bloom.PolicyName:
 			d := fmt.Sprintf("filter block is named %q (metaindex key %q); upstream 1.23 reads only %q and ignores it", r.Policy, "filter."+r.Policy, "filter."+bloom.PolicyName)
@@ -358,8 +354,8 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 			if r.Params != nil && r.LayoutError == "" {
 				params = r.Params.String()
 			}
-			problems = append(problems, fmt.Sprintf("filter block differs from the one upstream writes for the table's %d keys in %d data blocks at %d bits/key: %s; the stored block implies %s",
-				r.Keys, r.DataBlocks, c.BitsPerKey, r.Diff, params))
+			problems = append(problems, fmt.Sprintf("filter block differs from the one upstream writes for the table's %s in %s at %d bits/key: %s; the stored block implies %s",
+				plural.Count(r.Keys, "key"), plural.Count(r.DataBlocks, "data block"), c.BitsPerKey, r.Diff, params))
 		} else if r.Params != nil && r.Params.Known && (c.BitsPerKey < r.Params.MinBitsPerKey || c.BitsPerKey > r.Params.MaxBitsPerKey) {
 			problems = append(problems, fmt.Sprintf("filters are upstream's for %s, but the port was asked for %d bits/key", r.Params, c.BitsPerKey))
 		}
@@ -369,8 +365,8 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 		fn := filtercheck.CountFalseNegatives(bloom.NewPolicy(c.BitsPerKey), contents, r.Blocks)
 		switch {
 		case fn.Rejected > 0:
-			problems = append([]string{fmt.Sprintf("upstream's filter check rejects %d of the table's %d keys (false negatives); first: key %x in the data block at offset %d",
-				fn.Rejected, fn.Keys, fn.FirstKey, fn.FirstBlock.Offset)}, problems...)
+			problems = append([]string{fmt.Sprintf("upstream's filter check rejects %d of the table's %s (false negatives); first: key %x in the data block at offset %d",
+				fn.Rejected, plural.Count(fn.Keys, "key"), fn.FirstKey, fn.FirstBlock.Offset)}, problems...)
 			fail(kindRejectsKeys, "%s", strings.Join(problems, "; "))
 		case len(problems) > 0:
 			fail(kindOtherFilters, "%s", strings.Join(problems, "; "))
@@ -452,8 +448,8 @@ func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []ca
 	var first []byte
 	if len(failed) > 0 {
 		first = c.KVs[failed[0]][0]
-		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23's Get fails for %d of the %d keys the port wrote; first: key %x: %s",
-			len(failed), len(keys), first, scrub(errs[failed[0]], cp)))
+		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23's Get fails for %d of the %s the port wrote; first: key %x: %s",
+			len(failed), plural.Count(len(keys), "key"), first, scrub(errs[failed[0]], cp)))
 		kinds = append(kinds, kindUpstreamGet)
 	}
 	if len(missing) > 0 {
@@ -461,8 +457,8 @@ func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []ca
 		if first == nil {
 			first = key
 		}
-		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo, bloom filter of %d bits/key) reports %d of the %d keys the port wrote missing; first: key %x",
-			c.BitsPerKey, len(missing), len(keys), key))
+		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo, bloom filter of %d bits/key) reports %d of the %s the port wrote missing; first: key %x",
+			c.BitsPerKey, len(missing), plural.Count(len(keys), "key"), key))
 		kinds = append(kinds, kindUpstreamMisses)
 	}
 	if len(wrong) > 0 {
@@ -470,8 +466,8 @@ func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []ca
 		if first == nil {
 			first = key
 		}
-		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo) returns another value for %d of the %d keys the port wrote; first: key %x",
-			len(wrong), len(keys), key))
+		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo) returns another value for %d of the %s the port wrote; first: key %x",
+			len(wrong), plural.Count(len(keys), "key"), key))
 		kinds = append(kinds, kindUpstreamValue)
 	}
 	if len(problems) == 0 {

@@ -1,7 +1,18 @@
 // Package compat checks a Go implementation of LevelDB's bloom filter and
 // filter block (a port) against upstream C++ LevelDB 1.23, byte for byte
-// and answer for answer. Describe the port as a Port and call TestPort
-// from a test of the port's own module:
+// and answer for answer. The port's module requires this one:
+//
+//	go get github.com/ldbcompat/ldbcompat@latest
+//
+// or, while this module is not published, names a clone of it in the
+// port's go.mod (then `go mod tidy` adds this module's requirements):
+//
+//	require github.com/ldbcompat/ldbcompat v0.0.0
+//
+//	replace github.com/ldbcompat/ldbcompat => /path/to/clone
+//
+// Describe the port as a Port and call TestPort from a test of the port's
+// own module:
 //
 //	package myport_test
 //
@@ -60,12 +71,24 @@
 //
 // Each failure names its case and says what upstream does: the first
 // differing byte, with the bytes around it, or the first differing answer.
-// Its reproducer is a line to paste into a test of the port, such as
+// Its reproducer is a line to paste into a test of the port's package,
+// whose only imports are this package (and package bloom, for policies)
+// and the port's, calling the port's own functions by the names of the
+// hooks, such as
 //
 //	NewPolicy(371).CreateFilter(compat.HexKeys("8a1a48..."), compat.HexBytes(""))
 //
-// (inputs too long for a line are named as a case of this module's
-// internal/cases package). A failed property also says what the
+// An input too long for a line is got by its case's name: CaseKeys,
+// CaseQuery, CaseFilter, CaseBlock and CaseCalls give the inputs of the
+// case suite, CaseKVs those of WriteDB, and UpstreamDB and UpstreamDBKeys
+// the databases upstream wrote and the keys ReadDB is asked:
+//
+//	NewPolicy(10).CreateFilter(compat.CaseKeys("bpk10/n100000"), compat.HexBytes(""))
+//	ReadDB(compat.UpstreamDB(t, "testdata/tables/b1-bs128-none"), 1, compat.UpstreamDBKeys("testdata/tables/b1-bs128-none"))
+//
+// A reproducer of the database checks may go on with a shell command (go
+// run .../cmd/ldbcompat verify, which says how upstream reads a table) or
+// with what upstream then does. A failed property also says what the
 // difference means for the port's users, the most harmful effect first:
 // false negatives (present keys reported missing), tables read without
 // their filters, or only extra reads. A hook that panics fails its

@@ -7,6 +7,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/filterblock"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
 // Explanations a failure adds when its cause can be known from upstream's
@@ -27,8 +28,8 @@ func explainFilter(bitsPerKey int, keys [][]byte, want, got []byte) string {
 	}
 	n := len(keys)
 	if len(want) != len(got) {
-		s := fmt.Sprintf("the filter's size differs: upstream %d bytes (%d bits and the k byte), port %d bytes; upstream sizes a filter n*bits/key bits, at least 64, rounded up to whole bytes (%d keys at %d bits/key: %d bits)",
-			len(want), 8*(len(want)-1), len(got), n, bitsPerKey, 8*(len(want)-1))
+		s := fmt.Sprintf("the filter's size differs: upstream %d bytes (%d bits and the k byte), port %d bytes; upstream sizes a filter n*bits/key bits, at least 64, rounded up to whole bytes (%s at %d bits/key: %d bits)",
+			len(want), 8*(len(want)-1), len(got), plural.Count(n, "key"), bitsPerKey, 8*(len(want)-1))
 		switch lo, hi, ok := filterblock.BitsPerKeyForLen(n, len(got)); {
 		case len(got) < 9:
 			s += "; the port's filter is under the 64-bit minimum"

@@ -4,7 +4,6 @@ package compat
 
 import (
 	"bytes"
-	"encoding/hex"
 	"fmt"
 	"testing"
 
@@ -39,7 +38,7 @@ func FuzzUpstreamHash(f *testing.F) {
 func unsignedLike() bool { return !legacyLive() || !upstream.CharIsSigned() }
 
 // hx writes b as a HexBytes call, however long.
-func hx(b []byte) string { return fmt.Sprintf("compat.HexBytes(%q)", hex.EncodeToString(b)) }
+func hx(b []byte) string { return hexCall(b) }
 
 // fuzzKeys cuts data into keys at each 0xff byte.
 func fuzzKeys(data []byte) [][]byte {
@@ -213,7 +212,7 @@ func compareReaders(t *testing.T, c cases.ReaderCase) {
 	got := liveRef(t).ReadBlock(c.Policy, c.Contents, c.Queries)
 	for i := range want {
 		if got[i] != want[i] {
-			t.Fatalf("query %d: upstream %v, bloom %v\nrepro: %s", i, want[i], got[i], reproReaderOn(c.Policy, c.Contents, c.Queries[i], hx(c.Contents)))
+			t.Fatalf("query %d: upstream %v, bloom %v\nrepro: %s", i, want[i], got[i], fmt.Sprintf("NewFilterBlockReader(%s, %s).KeyMayMatch(%d, %s)", policyExpr(c.Policy), hx(c.Contents), c.Queries[i].Offset, hx(c.Queries[i].Key)))
 		}
 	}
 }

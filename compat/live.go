@@ -49,13 +49,38 @@ var liveDBOptions = []fixturegen.Options{
 func liveDBs(dir string) ([]upstreamDB, error) {
 	var out []upstreamDB
 	for _, o := range liveDBOptions {
-		d := filepath.Join(dir, o.Name())
-		if _, err := fixturegen.Generate(d, o); err != nil {
+		db, err := writeLiveDB(dir, o)
+		if err != nil {
 			return out, err
 		}
-		out = append(out, upstreamDB{name: fmt.Sprintf("upstream-written %s (seed %d)", o.Name(), o.Seed), bits: o.BitsPerKey, fsys: os.DirFS(d)})
+		out = append(out, db)
 	}
 	return out, nil
+}
+
+// writeLiveDB has upstream write the database of o under dir.
+func writeLiveDB(dir string, o fixturegen.Options) (upstreamDB, error) {
+	d := filepath.Join(dir, o.Name())
+	if _, err := fixturegen.Generate(d, o); err != nil {
+		return upstreamDB{}, err
+	}
+	return upstreamDB{name: liveDBName(o), bits: o.BitsPerKey, fsys: os.DirFS(d)}, nil
+}
+
+// liveDBName is how reports name the database of o.
+func liveDBName(o fixturegen.Options) string {
+	return fmt.Sprintf("upstream-written %s (seed %d)", o.Name(), o.Seed)
+}
+
+// liveDBNamed has upstream write, under dir, the database of liveDBs
+// named name.
+func liveDBNamed(dir, name string) (upstreamDB, error) {
+	for _, o := range liveDBOptions {
+		if liveDBName(o) == name {
+			return writeLiveDB(dir, o)
+		}
+	}
+	return upstreamDB{}, fmt.Errorf("no database %q among those upstream writes live", name)
 }
 
 // confirmContents checks that upstream reads db as the kit's table scan

@@ -4,6 +4,7 @@ package compat
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
@@ -16,6 +17,10 @@ func upstreamOracle() cases.Oracle { return nil }
 func liveNotRun() string { return "" }
 
 func liveDBs(string) ([]upstreamDB, error) { return nil, nil }
+
+func liveDBNamed(_, name string) (upstreamDB, error) {
+	return upstreamDB{}, fmt.Errorf("no database %q: the kit has upstream write databases only when built with -tags leveldb", name)
+}
 
 func confirmContents(upstreamDB, []dbKey, [][]byte) error { return nil }
 

@@ -165,7 +165,12 @@ func (pi portImpl) MatchAll(bitsPerKey int, keys [][]byte, filter []byte) []bool
 }
 
 func (pi portImpl) BuildBlock(s cases.Policy, ops []blockop.Op) [][]byte {
-	b := pi.p.NewFilterBlockBuilder(pi.policy(s))
+	return makeCalls(pi.p.NewFilterBlockBuilder(pi.policy(s)), ops)
+}
+
+// makeCalls makes the calls ops on b and returns what each Finish
+// returned.
+func makeCalls(b FilterBlockBuilder, ops []blockop.Op) [][]byte {
 	var out [][]byte
 	for _, op := range ops {
 		switch op.Kind {

@@ -13,11 +13,9 @@ import (
 // What a failure prints: how the bytes differ, and a reproducer. A
 // reproducer is a line to paste into a port's test, calling the port's own
 // functions (NewPolicy, NewFilterBlockBuilder, ...) on the inputs written
-// with HexBytes and HexKeys; inputs too long for a line are named instead,
-// as a case of package internal/cases of this module.
-
-// modulePath is this module, where internal/cases lives.
-const modulePath = "github.com/ldbcompat/ldbcompat"
+// with HexBytes and HexKeys; inputs too long for a line are got by the
+// case's name with CaseKeys, CaseQuery and the like (inputs.go), which a
+// port's module can call.
 
 // maxHexArg is the longest input written out in hex.
 const maxHexArg = 4096
@@ -97,8 +95,11 @@ func hexArg(b []byte, alt string) string {
 	if len(b) > maxHexArg {
 		return alt
 	}
-	return fmt.Sprintf("compat.HexBytes(%q)", hex.EncodeToString(b))
+	return hexCall(b)
 }
+
+// hexCall writes b as a HexBytes call, however long.
+func hexCall(b []byte) string { return fmt.Sprintf("compat.HexBytes(%q)", hex.EncodeToString(b)) }
 
 // hexList writes keys as a HexKeys call, or alt when that would be too
 // long to paste.
@@ -117,9 +118,16 @@ func hexList(keys [][]byte, alt string) string {
 	return "compat.HexKeys(" + strings.Join(parts, ", ") + ")"
 }
 
-// caseInput names part of a case that is too long to write out.
-func caseInput(what, name, set string) string {
-	return fmt.Sprintf("<%s of case %q of %s in %s>", what, name, set, modulePath)
+// caseInput writes the expression that gets an input of case name of set
+// origin that is too long for a line: call, a call of one of the Case
+// functions (inputs.go), when the set is one TestPort runs. Other sets are
+// the kit's own tests'; their inputs are named.
+func caseInput(origin, call, what, name string) string {
+	switch origin {
+	case cases.VectorOrigin, cases.LiveOrigin, cases.WideOrigin:
+		return call
+	}
+	return fmt.Sprintf("<%s of case %q of %s>", what, name, origin)
 }
 
 // policyExpr writes the policy p as the port's call or TestHashPolicy.
@@ -130,24 +138,39 @@ func policyExpr(p cases.Policy) string {
 	return fmt.Sprintf("NewPolicy(%d)", p.BitsPerKey)
 }
 
+// reproHash writes c's call; hash inputs are short (64 bytes at most).
 func reproHash(c cases.HashCase) string {
-	return fmt.Sprintf("Hash(%s, 0x%08x)", hexArg(c.Data, "<its data>"), c.Seed)
+	return fmt.Sprintf("Hash(%s, 0x%08x)", hexCall(c.Data), c.Seed)
 }
 
 func reproFilter(c cases.FilterCase, origin string) string {
 	return fmt.Sprintf("NewPolicy(%d).CreateFilter(%s, %s)", c.BitsPerKey,
-		hexList(c.Keys, caseInput("the keys", c.Name, origin+".Filter")),
-		hexArg(c.Dst, caseInput("the dst", c.Name, origin+".Filter")))
+		hexList(c.Keys, caseInput(origin, fmt.Sprintf("compat.CaseKeys(%q)", c.Name), "the keys", c.Name)), hexCall(c.Dst))
 }
 
-// reproMatchOn asks KeyMayMatch of key on filter (alt when too long).
-func reproMatchOn(bitsPerKey int, key, filter []byte, alt string) string {
-	return fmt.Sprintf("NewPolicy(%d).KeyMayMatch(%s, %s)", bitsPerKey, hexArg(key, "<its key>"), hexArg(filter, alt))
+// queryArg writes query i of case name, key, as an argument.
+func queryArg(origin, name string, i int, key []byte) string {
+	return hexArg(key, caseInput(origin, fmt.Sprintf("compat.CaseQuery(%q, %d)", name, i), fmt.Sprintf("query %d", i), name))
 }
+
+// reproMatchOn asks KeyMayMatch of query i of case name on filter, which
+// compat.CaseFilter(name) returns.
+func reproMatchOn(origin, name string, bitsPerKey int, i int, key, filter []byte) string {
+	return fmt.Sprintf("NewPolicy(%d).KeyMayMatch(%s, %s)", bitsPerKey, queryArg(origin, name, i, key),
+		hexArg(filter, caseInput(origin, fmt.Sprintf("compat.CaseFilter(%q)", name), "the filter", name)))
+}
+
+// maxCalls is the most builder calls a reproducer writes out.
+const maxCalls = 100
 
 func reproBlock(c cases.BlockCase, origin string) string {
-	if len(c.Ops) > 100 {
-		return fmt.Sprintf("%s on NewFilterBlockBuilder(%s)", caseInput("the calls", c.Name, origin+".Block"), policyExpr(c.Policy))
+	total := 0
+	for _, op := range c.Ops {
+		total += len(op.Key)
+	}
+	if len(c.Ops) > maxCalls || total > maxHexArg {
+		builder := fmt.Sprintf("NewFilterBlockBuilder(%s)", policyExpr(c.Policy))
+		return caseInput(origin, fmt.Sprintf("compat.CaseCalls(%q, %s)", c.Name, builder), "the calls on "+builder, c.Name)
 	}
 	return builderCalls(c.Policy, c.Ops)
 }
@@ -160,7 +183,7 @@ func builderCalls(p cases.Policy, ops []blockop.Op) string {
 		case blockop.StartBlock:
 			parts = append(parts, fmt.Sprintf("b.StartBlock(%d)", op.Offset))
 		case blockop.AddKey:
-			parts = append(parts, fmt.Sprintf("b.AddKey(%s)", hexArg(op.Key, "<its key>")))
+			parts = append(parts, fmt.Sprintf("b.AddKey(%s)", hexCall(op.Key)))
 		case blockop.Finish:
 			parts = append(parts, "b.Finish()")
 		}
@@ -168,7 +191,9 @@ func builderCalls(p cases.Policy, ops []blockop.Op) string {
 	return strings.Join(parts, "; ")
 }
 
-// reproReaderOn asks a reader over contents (alt when too long) query q.
-func reproReaderOn(p cases.Policy, contents []byte, q blockop.Query, alt string) string {
-	return fmt.Sprintf("NewFilterBlockReader(%s, %s).KeyMayMatch(%d, %s)", policyExpr(p), hexArg(contents, alt), q.Offset, hexArg(q.Key, "<its key>"))
+// reproReaderOn asks a reader over contents, which compat.CaseBlock(name)
+// returns, query i of case name, q.
+func reproReaderOn(origin, name string, p cases.Policy, contents []byte, i int, q blockop.Query) string {
+	return fmt.Sprintf("NewFilterBlockReader(%s, %s).KeyMayMatch(%d, %s)", policyExpr(p),
+		hexArg(contents, caseInput(origin, fmt.Sprintf("compat.CaseBlock(%q)", name), "the block", name)), q.Offset, queryArg(origin, name, i, q.Key))
 }

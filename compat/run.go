@@ -9,6 +9,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
 // The case runner: it runs each case of a cases.Set on a port, asks an
@@ -276,7 +277,7 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 		got := cases.EncodeBools(im.MatchAll(c.BitsPerKey, c.Queries, ref))
 		res.answers(kit.PropKeyMayMatch, c.Name, "KeyMayMatch on upstream's filter", want.Rec.Ans, got, true, queryKey(c.Queries),
 			func(i int) string {
-				return reproMatchOn(c.BitsPerKey, c.Queries[i], ref, caseInput("upstream's filter", c.Name, origin+".Filter"))
+				return reproMatchOn(origin, c.Name, c.BitsPerKey, i, c.Queries[i], ref)
 			})
 	})
 }
@@ -289,7 +290,7 @@ func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res
 	}
 	res.compare(kit.PropKeyMayMatch, c.Name)
 	repro := func(i int) string {
-		return reproMatchOn(c.BitsPerKey, c.Queries[i], c.Filter, caseInput("the filter", c.Name, origin+".Match"))
+		return reproMatchOn(origin, c.Name, c.BitsPerKey, i, c.Queries[i], c.Filter)
 	}
 	res.guard(kit.PropKeyMayMatch, c.Name, repro(0), func() {
 		got := cases.MatchRecord(im, c)
@@ -313,7 +314,7 @@ func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res
 		d := fmt.Sprintf("filter block differs from upstream (%s), port %s", want.Rec.Out, cases.EncodeList(outs))
 		switch {
 		case want.Raw != nil && len(want.Raw) != len(outs):
-			d = fmt.Sprintf("the port's builder returned %d blocks from its Finish calls, upstream's %d", len(outs), len(want.Raw))
+			d = fmt.Sprintf("the port's builder returned %s from its Finish calls, upstream's %d", plural.Count(len(outs), "block"), len(want.Raw))
 		case want.Raw != nil:
 			for i := range outs {
 				if d2 := describeBytes(fmt.Sprintf("block of Finish call %d", i+1), want.Raw[i], outs[i]); d2 != "" {
@@ -345,7 +346,7 @@ func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin strin
 		got := cases.EncodeBools(im.ReadBlock(c.Policy, ref, c.Queries))
 		res.answers(kit.PropReader, c.Name, "reader on upstream's block", want.Rec.Ans, got, true, queryAt(c.Queries),
 			func(i int) string {
-				return reproReaderOn(c.Policy, ref, c.Queries[i], caseInput("upstream's last block", c.Name, origin+".Block"))
+				return reproReaderOn(origin, c.Name, c.Policy, ref, i, c.Queries[i])
 			})
 	})
 }
@@ -358,7 +359,7 @@ func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, r
 	}
 	res.compare(kit.PropReader, c.Name)
 	repro := func(i int) string {
-		return reproReaderOn(c.Policy, c.Contents, c.Queries[i], caseInput("the contents", c.Name, origin+".Reader"))
+		return reproReaderOn(origin, c.Name, c.Policy, c.Contents, i, c.Queries[i])
 	}
 	res.guard(kit.PropReader, c.Name, repro(0), func() {
 		got := cases.ReaderRecord(im, c)
@@ -377,7 +378,7 @@ func (r *results) answers(prop kit.Property, name, what, want, got string, upstr
 		return
 	}
 	if len(want) != len(got) {
-		r.suiteError(fmt.Sprintf("%s case %q: the port gave %d answers, upstream %d: the suite asked other queries than upstream's record holds", prop, name, len(got), len(want)))
+		r.suiteError(fmt.Sprintf("%s case %q: the port gave %s, upstream %d: the suite asked other queries than upstream's record holds", prop, name, plural.Count(len(got), "answer"), len(want)))
 		return
 	}
 	n, falseNeg, first, firstNeg := 0, 0, -1, -1
@@ -397,16 +398,16 @@ func (r *results) answers(prop kit.Property, name, what, want, got string, upstr
 		}
 	}
 	k := kindExtraMatch
-	d := fmt.Sprintf("%s: %d of %d answers differ; first, query %d %s: upstream %v, port %v",
-		what, n, len(want), first, query(first), want[first] == '1', got[first] == '1')
+	d := fmt.Sprintf("%s: %d of %s %s; first, query %d %s: upstream %v, port %v",
+		what, n, plural.Count(len(want), "answer"), plural.Verb(n, "differs", "differ"), first, query(first), want[first] == '1', got[first] == '1')
 	if falseNeg > 0 {
 		k = kindDamagedNegative
 		if upstreamWrites {
 			k = kindFalseNegative
 		}
 		if firstNeg != first {
-			d = fmt.Sprintf("%s: %d of %d answers differ, %d of them upstream true, port false; first of those, query %d %s",
-				what, n, len(want), falseNeg, firstNeg, query(firstNeg))
+			d = fmt.Sprintf("%s: %d of %s %s, %d of them upstream true, port false; first of those, query %d %s",
+				what, n, plural.Count(len(want), "answer"), plural.Verb(n, "differs", "differ"), falseNeg, firstNeg, query(firstNeg))
 		}
 		first = firstNeg
 	}

@@ -117,6 +117,14 @@ func TestAnswersKind(t *testing.T) {
 		}
 	}
 	res := newResults()
+	res.answers(kit.PropReader, "x", "reader", "0010", "0000", true, func(int) string { return "k" }, func(int) string { return "r" })
+	if fs := res.byProp[kit.PropReader]; len(fs) != 1 || !strings.HasPrefix(fs[0].Detail, "reader: 1 of 4 answers differs;") {
+		t.Errorf("one answer of four differs: %+v; want a detail that says so", fs)
+	}
+	if got, want := agreeNote(1), "1 case agrees with upstream"; got != want {
+		t.Errorf("agreeNote(1) = %q, want %q", got, want)
+	}
+	res = newResults()
 	res.answers(kit.PropReader, "x", "reader", "01", "010", false, nil, nil)
 	if len(res.byProp[kit.PropReader]) != 0 || len(res.errs) != 1 {
 		t.Errorf("answers of another count: failures %v, suite errors %v; want a suite error only", res.byProp, res.errs)

@@ -275,25 +275,35 @@ if [ -n "$sources_dir" ]; then
 	say "LEVELDB_SOURCES=$sources_dir has no $name; trying upstream"
 fi
 
-# 4. Upstream's archive.
+# 4. Upstream's archive. The downloader's own error output is kept, and
+# summed up in the one line that says what happens next.
 timeout=${LEVELDB_FETCH_TIMEOUT:-60}
-next="Debian's source package"
-if [ "$pkg" = leveldb ] && [ -z "$debian_version" ]; then next="nothing else"; fi
+next="; trying Debian's source package"
+if [ "$pkg" = leveldb ] && [ -z "$debian_version" ]; then next=""; fi
+
+# why_failed TOOL: TOOL's last line of error output ($tmp/fetch.err),
+# without curl's error number: "curl: could not resolve host: github.com".
+why_failed() {
+	local msg
+	msg=$(sed -e '/^[[:space:]]*$/d' "$tmp/fetch.err" | tail -n 1 | sed -e 's/^curl: ([0-9]*) //' -e "s/^$1: //")
+	if [ -z "$msg" ]; then msg="it failed without a word"; fi
+	printf '%s: %s%s' "$1" "$(printf '%s' "${msg:0:1}" | tr '[:upper:]' '[:lower:]')" "${msg:1}"
+}
+
 if command -v curl >/dev/null 2>&1; then
-	say "trying $upstream_url"
-	if curl -fsSL --connect-timeout 10 --max-time "$timeout" -o "$tmp/$name" "$upstream_url"; then
+	if curl -fsSL --connect-timeout 10 --max-time "$timeout" -o "$tmp/$name" "$upstream_url" 2>"$tmp/fetch.err"; then
 		install_from "$tmp/$name" "$upstream_url" "$tmp/$name (download, now deleted)"
 	fi
-	say "upstream download failed; trying $next"
+	why=$(why_failed curl)
 elif command -v wget >/dev/null 2>&1; then
-	say "trying $upstream_url"
-	if wget -q -T 10 -t 1 -O "$tmp/$name" "$upstream_url"; then
+	if wget -nv -T 10 -t 1 -O "$tmp/$name" "$upstream_url" 2>"$tmp/fetch.err"; then
 		install_from "$tmp/$name" "$upstream_url" "$tmp/$name (download, now deleted)"
 	fi
-	say "upstream download failed; trying $next"
+	why=$(why_failed wget)
 else
-	say "neither curl nor wget found; skipping upstream"
+	why="neither curl nor wget is installed"
 fi
+say "$pkg $version: upstream's archive ($upstream_url) cannot be reached ($why)$next"
 rm -f "$tmp/$name"
 
 hint="Download $upstream_url elsewhere and run: $local_var=/path/to/$name"

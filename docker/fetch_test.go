@@ -514,3 +514,31 @@ func TestFetchResolve(t *testing.T) {
 		}
 	}
 }
+
+// When upstream's archive cannot be reached, the script says so in one
+// line that sums up the downloader's error, not with the downloader's own
+// output. A stand-in curl fails as curl does without DNS; 1.22 has no
+// Debian source package, so nothing else is tried.
+func TestFetchSaysUpstreamUnreachableOnce(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs bash")
+	}
+	bin := t.TempDir()
+	fake := "#!/bin/sh\necho 'curl: (6) Could not resolve host: github.com' >&2\nexit 6\n"
+	if err := os.WriteFile(filepath.Join(bin, "curl"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := fetch(t, map[string]string{
+		"LEVELDB_VERSION": "1.22", "LEVELDB_CACHE": t.TempDir(), "PATH": bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+	})
+	if err == nil {
+		t.Fatalf("fetch-leveldb.sh succeeded with upstream unreachable and no other source:\n%s", stderr)
+	}
+	want := "fetch-leveldb: leveldb 1.22: upstream's archive (https://github.com/google/leveldb/archive/refs/tags/1.22.tar.gz) cannot be reached (curl: could not resolve host: github.com)\n"
+	if strings.Count(stderr, want) != 1 {
+		t.Errorf("stderr does not say once %q:\n%s", want, stderr)
+	}
+	if strings.Contains(stderr, "curl: (") || strings.Contains(stderr, "trying") || strings.Count(stderr, "github.com/google/leveldb/archive") != 2 {
+		t.Errorf("stderr holds curl's own line, a 'trying' line, or names upstream's archive other than in its summary and the hint:\n%s", stderr)
+	}
+}

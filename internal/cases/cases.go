@@ -11,8 +11,8 @@
 // be regenerated: each record holds its case's fingerprint, and a case
 // whose inputs changed no longer finds its record.
 //
-// A reproducer that cannot give a case's inputs literally names the case
-// and its set, such as `case "bpk10/n100000" of internal/cases.VectorSet().Filter`.
+// A reproducer that cannot give a case's inputs literally gets them from
+// package compat by the case's name, such as compat.CaseKeys("bpk10/n100000").
 package cases
 
 import (
@@ -110,6 +110,15 @@ type Set struct {
 	Reader []ReaderCase
 }
 
+// The origins of the kit's own sets: package compat's reproducers find
+// their cases by name (compat.CaseKeys and the like). LiveSet holds
+// VectorSet's cases, the same names for the same inputs.
+const (
+	VectorOrigin = "internal/cases.VectorSet()"
+	LiveOrigin   = "internal/cases.LiveSet()"
+	WideOrigin   = "internal/cases.WideSet()"
+)
+
 // vectorBlockCases is how many random builder sequences the golden vectors
 // hold.
 const vectorBlockCases = 60
@@ -117,66 +126,13 @@ const vectorBlockCases = 60
 // VectorSet returns the cases the golden vectors record.
 func VectorSet() Set {
 	return Set{
-		Origin: "internal/cases.VectorSet()",
+		Origin: VectorOrigin,
 		Hash:   HashCases(),
 		Filter: FilterCases(false),
 		Match:  MatchCases(),
 		Block:  BlockCases(vectorBlockCases),
 		Reader: ReaderCases(),
 	}
-}
-
-// LiveSet returns the cases asked of upstream live: the vector cases, with
-// filters of 10000 keys at every bits/key and of 100000 keys at a few, and
-// 500 random filter block builder sequences. WideSet holds a case too large
-// for every run.
-func LiveSet() Set {
-	cs := VectorSet()
-	cs.Origin = "internal/cases.LiveSet()"
-	g := NewGen(10)
-	add := func(b, n int) {
-		keys := g.Keys(n, 0, 40)
-		q := append(Sample(keys, 100), g.Absent(keys, 200, 0, 40)...)
-		cs.Filter = append(cs.Filter, FilterCase{Name: fmt.Sprintf("live/bpk%d/n%d", b, n), BitsPerKey: b, Keys: keys, Queries: q})
-	}
-	for _, b := range FilterBitsPerKey() {
-		if b <= 800 {
-			add(b, 10000)
-		}
-	}
-	for _, b := range []int{1, 16, 30, 64} {
-		add(b, 100000)
-	}
-	cs.Block = BlockCases(500)
-	return cs
-}
-
-// WideSet returns the live case of a filter of 2^32 bits and more (512
-// MiB of filter, 4294968 keys to hash), asked of upstream only on demand
-// (the kit's LDBCOMPAT_WIDE=1).
-func WideSet() Set {
-	return Set{Origin: "internal/cases.WideSet()", Filter: []FilterCase{wideFilterCase(NewGen(1000))}}
-}
-
-// wideKeys is the fewest keys whose filter has 2^32 bits or more at 1000
-// bits per key, the most the kit asks of a port: 4294968000 bits, 512 MiB.
-const wideKeys = (1<<32 + 999) / 1000
-
-// wideFilterCase returns a CreateFilter input whose filter has 2^32 bits
-// or more. There util/bloom.cc's probe, h % bits with bits a size_t, is h
-// itself; a 32-bit modulo would wrap (bits mod 2^32 is 704), and write and
-// read other bits. Its keys are 64 distinct ones repeated, duplicates
-// counting toward n as in upstream, so that the case costs upstream and
-// the port one filter's memory and little hashing; its queries are those
-// 64 and 200 absent keys.
-func wideFilterCase(g *Gen) FilterCase {
-	distinct := g.Keys(64, 1, 24)
-	keys := make([][]byte, wideKeys)
-	for i := range keys {
-		keys[i] = distinct[i%len(distinct)]
-	}
-	q := append(append([][]byte(nil), distinct...), g.Absent(distinct, 200, 1, 24)...)
-	return FilterCase{Name: fmt.Sprintf("live/wide/bpk1000/n%d", wideKeys), BitsPerKey: 1000, Keys: keys, Queries: q}
 }
 
 // DBCases returns the databases the end-to-end write check has a port

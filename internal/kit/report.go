@@ -3,6 +3,8 @@ package kit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
 // The kit's report on a port: a result per property, each failure with
@@ -139,9 +141,9 @@ func (r Report) String() string {
 		case Skip:
 			fmt.Fprintf(&sb, "  skip  %s: %s\n", c.Property, c.Note)
 		case Pass:
-			fmt.Fprintf(&sb, "  pass  %s (%d cases%s)\n", c.Property, c.Cases, c.uncomparedNote())
+			fmt.Fprintf(&sb, "  pass  %s (%s%s)\n", c.Property, plural.Count(c.Cases, "case"), c.uncomparedNote())
 		default:
-			fmt.Fprintf(&sb, "  FAIL  %s (%d of %d cases%s)\n", c.Property, len(c.Failures), c.Cases, c.uncomparedNote())
+			fmt.Fprintf(&sb, "  FAIL  %s (%d of %s%s)\n", c.Property, len(c.Failures), plural.Count(c.Cases, "case"), c.uncomparedNote())
 			for i, f := range c.Failures {
 				if i == MaxShown {
 					fmt.Fprintf(&sb, "        ... and %d more\n", len(c.Failures)-MaxShown)

@@ -29,6 +29,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
 func main() {
@@ -96,9 +97,9 @@ func run(out, buildInfo string, check bool) error {
 		}
 	}
 	if drift > 0 {
-		return fmt.Errorf("%d vector files differ from what upstream produces now; run `make vectors` and review the diff", drift)
+		return fmt.Errorf("%s %s from what upstream produces now; run `make vectors` and review the diff", plural.Count(drift, "vector file"), plural.Verb(drift, "differs", "differ"))
 	}
-	fmt.Printf("genvectors: %d vector files match upstream (LevelDB %s, %s)\n", len(entries), prov.LevelDB, prov.GOARCH)
+	fmt.Printf("genvectors: %s %s upstream (LevelDB %s, %s)\n", plural.Count(len(entries), "vector file"), plural.Verb(len(entries), "matches", "match"), prov.LevelDB, prov.GOARCH)
 	return nil
 }
 

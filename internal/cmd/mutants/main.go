@@ -35,6 +35,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
 // target is one mutation-testing run: the mutated package and the tests
@@ -213,8 +215,8 @@ func run(o options) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("%d surviving mutants are neither killed nor explained in %s: kill each with a case whose expected answer comes from upstream, or explain it there\n%s",
-			len(bad), o.reasons, strings.Join(bad, "\n"))
+		return fmt.Errorf("%s %s neither killed nor explained in %s: kill each with a case whose expected answer comes from upstream, or explain it there\n%s",
+			plural.Count(len(bad), "surviving mutant"), plural.Verb(len(bad), "is", "are"), o.reasons, strings.Join(bad, "\n"))
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 	"github.com/ldbcompat/ldbcompat/internal/versions"
 )
 
@@ -74,7 +75,7 @@ func run(table, results, only, out string, h versions.Header) error {
 			passed++
 		}
 	}
-	fmt.Fprintf(os.Stderr, "versionsdoc: wrote %s: %d of %d versions pass\n", out, passed, len(rs))
+	fmt.Fprintf(os.Stderr, "versionsdoc: wrote %s: %d of %s %s\n", out, passed, plural.Count(len(rs), "version"), plural.Verb(passed, "passes", "pass"))
 	return nil
 }
 
@@ -103,7 +104,7 @@ func cpu() string {
 		f.Close()
 	}
 	if model == "" {
-		return fmt.Sprintf("%d CPUs", n)
+		return plural.Count(n, "CPU")
 	}
 	return fmt.Sprintf("%d × %s", n, model)
 }

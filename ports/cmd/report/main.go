@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/ldbcompat/ldbcompat/internal/kit"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 	"github.com/ldbcompat/ldbcompat/ports"
 	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 )
@@ -132,7 +133,7 @@ func verdict(r row.Row) string {
 		}
 	}
 	if len(r.Errors) > 0 {
-		return fmt.Sprintf("%d checks fail, %d suite errors", fails, len(r.Errors))
+		return fmt.Sprintf("%s %s, %s", plural.Count(fails, "check"), plural.Verb(fails, "fails", "fail"), plural.Count(len(r.Errors), "suite error"))
 	}
-	return fmt.Sprintf("%d of %d checks fail", fails, len(r.Results))
+	return fmt.Sprintf("%d of %s %s", fails, plural.Count(len(r.Results), "check"), plural.Verb(fails, "fails", "fail"))
 }

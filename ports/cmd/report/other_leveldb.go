@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 	"github.com/ldbcompat/ldbcompat/internal/verify/upstreamdb"
 )
@@ -46,12 +47,7 @@ func askUpstream(dir string, f otherFixture, res *verify.RunResult) (what, agree
 		byClass[t.Class] = append(byClass[t.Class], t)
 		notFound += t.NotFound
 	}
-	tables := func(n int) string {
-		if n == 1 {
-			return "1 table"
-		}
-		return fmt.Sprintf("%d tables", n)
-	}
+	tables := func(n int) string { return plural.Count(n, "table") }
 	if ts := byClass[upstreamdb.WithFilter]; len(ts) > 0 {
 		parts = append(parts, fmt.Sprintf("reads %s with their filter", tables(len(ts))))
 	}
@@ -70,7 +66,7 @@ func askUpstream(dir string, f otherFixture, res *verify.RunResult) (what, agree
 	case notFound == 0 && len(byClass[upstreamdb.Refused]) < len(d.Tables):
 		parts = append(parts, "finds every key of the tables it reads")
 	case notFound > 0:
-		parts = append(parts, fmt.Sprintf("misses %d keys", notFound))
+		parts = append(parts, fmt.Sprintf("misses %s", plural.Count(notFound, "key")))
 	}
 
 	var wrong []string

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/internal/kit"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
 	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 	"github.com/ldbcompat/ldbcompat/ports/internal/users"
 )
@@ -137,13 +138,6 @@ func capitalize(s string) string {
 // sentence is s capitalized, without a final period (the caller adds one).
 func sentence(s string) string { return strings.TrimSuffix(capitalize(s), ".") }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // cell is a table cell: the check's outcome and, for a failure, its most
 // harmful effect.
 func cell(c row.Result) string {
@@ -251,7 +245,7 @@ func collect(rows []row.Row) []*finding {
 		for _, c := range r.Results {
 			for _, g := range c.Groups {
 				key := fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s\x00%s\x00%s", c.Property, g.Effect, g.N, c.Cases, g.First.Case, sameAs(g.First.Detail), g.First.Repro)
-				count := fmt.Sprintf("%d of %d %s", g.N, c.Cases, plural(c.Cases, "case", "cases"))
+				count := fmt.Sprintf("%d of %d %s", g.N, c.Cases, plural.Noun(c.Cases, "case"))
 				if f := byKey[key]; f != nil {
 					f.rows = append(f.rows, i)
 					f.counts = append(f.counts, count)
@@ -491,7 +485,7 @@ func renderRow(b *bytes.Buffer, i int, r row.Row, uf *users.File, fs []*finding,
 			skip++
 		}
 	}
-	fmt.Fprintf(b, "%d checks pass, %d fail, %d cannot be reached.\n\n", pass, fail, skip)
+	fmt.Fprintf(b, "%s %s, %d %s, %d cannot be reached.\n\n", plural.Count(pass, "check"), plural.Verb(pass, "passes", "pass"), fail, plural.Verb(fail, "fails", "fail"), skip)
 	if r.LiveNotRun != "" {
 		fmt.Fprintf(b, "- **Live part not run**: %s\n", r.LiveNotRun)
 	}

@@ -43,6 +43,23 @@ func TestFindingsOrder(t *testing.T) {
 	}
 }
 
+// TestCountsAgree: the counts a report prints agree with their nouns and
+// verbs when one thing is counted.
+func TestCountsAgree(t *testing.T) {
+	one := row.Row{Results: []row.Result{{Property: kit.PropName, Outcome: kit.Fail, Cases: 1, Failures: 1,
+		Groups: []row.Group{group(kit.HarmSlower, "slow", "name", 1)}}, {Property: kit.PropHash, Outcome: kit.Pass, Cases: 3}}}
+	if got, want := verdict(one), "1 of 2 checks fails"; got != want {
+		t.Errorf("verdict = %q, want %q", got, want)
+	}
+	one.Errors = []string{"e"}
+	if got, want := verdict(one), "1 check fails, 1 suite error"; got != want {
+		t.Errorf("verdict with a suite error = %q, want %q", got, want)
+	}
+	if got := collect([]row.Row{one})[0].counts[0]; got != "1 of 1 case" {
+		t.Errorf("a finding's count is %q, want %q", got, "1 of 1 case")
+	}
+}
+
 // TestUsersOf: a row's users are the requires of its module at its
 // version (noting a user that replaces it in its own builds) and the
 // replaces by the row's module and version; nothing else.
