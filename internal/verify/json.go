@@ -201,7 +201,9 @@ func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
 		Error: errText(l.Err), DropList: []logDropJSON{}}
 	r := l.Recovery
 	if r == nil {
-		j.OpenFails = mode == Paranoid
+		if mode == Paranoid {
+			j.OpenFails, j.Status = true, l.Status
+		}
 		return j
 	}
 	o := r.Defaults

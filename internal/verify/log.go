@@ -2,9 +2,11 @@ package verify
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
 )
 
@@ -58,8 +60,10 @@ type LogReport struct {
 	// Recovery is the log as DBImpl::RecoverLogFile reads it under both
 	// option sets; nil when Err is set.
 	Recovery *logfile.Recovery
-	// Err says why the log could not be read at all.
-	Err error
+	// Err says why the log could not be read at all, and Status is
+	// upstream's status for it.
+	Err    error
+	Status string
 	// Mode is the option set Verdict follows; Other is the other's
 	// verdict, "" when the same.
 	Mode    Mode
@@ -74,8 +78,16 @@ func replayLogs(db *Database, names []string) {
 	for _, n := range logfile.LogsToReplay(names, v.LogNumber, v.PrevLogNumber) {
 		path := filepath.Join(db.Dir, fmt.Sprintf("%06d.log", n)) // db/filename.cc LogFileName
 		lr := &LogReport{Path: path, Number: n}
-		lr.Recovery, lr.Err = logfile.RecoverFile(path, logfile.Options{})
 		db.Logs = append(db.Logs, lr)
+		f, err := os.Open(path)
+		if err != nil {
+			// RecoverLogFile: MaybeIgnoreError ignores a log that does not
+			// open, with every write in it, unless paranoid checks are on.
+			lr.Err, lr.Status = err, base.IOStatus(path, err)
+			continue
+		}
+		lr.Recovery, lr.Err = logfile.RecoverFile(path, logfile.Options{})
+		f.Close()
 	}
 }
 
@@ -98,9 +110,10 @@ func (l *LogReport) verdictIn(mode Mode) LogVerdict {
 		return WritesDropped
 	case mode == Defaults && (r.Defaults.Drops > 0 || len(r.Malformed) > 0 || r.Defaults.Failed):
 		return WritesDropped
-	case silentLoss(r) > 0 || r.Lost.Ops > 0:
-		// Bytes skipped without a report held writes, or the sequence
-		// numbers skip some (zeroed blocks hold no header to count).
+	case silentLoss(r) > 0 || r.Lost.Ops > 0 || tailLoss(r):
+		// Bytes skipped without a report held writes, the sequence
+		// numbers skip some (zeroed blocks hold no header to count), or
+		// damage passes for the end of the log.
 		return WritesDropped
 	}
 	return Replayed
@@ -120,6 +133,25 @@ func (l *LogReport) LostWrites() (n int, atLeast bool) {
 		return int(r.Lost.Ops), false
 	}
 	return r.Lost.Records, r.Lost.AtLeast
+}
+
+// ParanoidStatus is upstream's status when the log fails the open with
+// paranoid checks, "" otherwise.
+func (l *LogReport) ParanoidStatus() string {
+	if l.Recovery == nil {
+		return l.Status
+	}
+	return l.Recovery.Paranoid.Status
+}
+
+// tailLoss tells whether what the reader takes for the end of the log
+// hides writes that were written whole: a record whose length one flipped
+// bit made run past the end of the file (so it reads as cut short), more
+// than the one record a crash can leave in progress, or records after a
+// physical record of type 5, which the reader takes for its end.
+func tailLoss(r *logfile.Recovery) bool {
+	e := r.End
+	return e.Flip != nil || e.Records > 1 || (e.Marker && e.Records > 0)
 }
 
 // silentLoss counts the records found in bytes the reader skips without a
@@ -154,6 +186,9 @@ func (l *LogReport) detailIn(mode Mode, v LogVerdict) string {
 		what := "upstream ignores it: every write in it is lost"
 		if mode == Paranoid {
 			what = "the open fails"
+			if l.Status != "" {
+				what += ": " + l.Status
+			}
 		}
 		return fmt.Sprintf("the log cannot be read (%v): %s", l.Err, what)
 	}
