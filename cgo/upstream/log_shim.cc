@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "db/dbformat.h"  // SequenceNumber: write_batch_internal.h of v1.17 and older does not include it
 #include "db/log_reader.h"
 #include "db/log_writer.h"
 #include "db/write_batch_internal.h"

@@ -45,9 +45,15 @@ func GoHash(data []byte, seed uint32) uint32 {
 //     missing MANIFEST with that error alone; 1.21 made ENOENT NotFound and
 //     wraps the latter in "Corruption: CURRENT points to a non-existent
 //     file".
+//   - main (after 1.23) names snappy in a snappy block's failure:
+//     "corrupted snappy compressed block contents" (and "... length" where
+//     the length does not decode, which 1.23's words do not tell apart).
 //
 // Other statuses are the same in every release since v1.4.
 func Reword(status string) string {
+	if strings.HasPrefix(Release(), "main") && status == "Corruption: corrupted compressed block contents" {
+		return "Corruption: corrupted snappy compressed block contents"
+	}
 	_, minor := Version()
 	if minor <= 5 {
 		if i := strings.Index(status, " does not match existing comparator : "); strings.HasPrefix(status, "Invalid argument: ") && i >= 0 {

@@ -84,13 +84,20 @@ func sameEvents(a, b []upstream.LogEvent) bool {
 }
 
 // summary is events as lines: a record's offset, length and first bytes,
-// a drop's bytes and status.
+// a drop's bytes and status. Releases before 1.19 misreport the offset of
+// a record that follows a block's trailer (LastRecordOffset did not count
+// the skipped trailer and header, fixed in 1.19): their offsets are left
+// out.
 func summary(evs []upstream.LogEvent) []string {
+	_, minor := upstream.Version()
 	var s []string
 	for _, e := range evs {
-		if e.Drop {
+		switch {
+		case e.Drop:
 			s = append(s, fmt.Sprintf("drop %d bytes: %s", e.Bytes, e.Status))
-		} else {
+		case minor < 19:
+			s = append(s, fmt.Sprintf("record: %d bytes %x", len(e.Record), e.Record[:min(8, len(e.Record))]))
+		default:
 			s = append(s, fmt.Sprintf("record at %d: %d bytes %x", e.Offset, len(e.Record), e.Record[:min(8, len(e.Record))]))
 		}
 	}

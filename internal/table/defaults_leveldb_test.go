@@ -5,6 +5,7 @@ package table_test
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
@@ -147,6 +148,9 @@ func TestUpstreamDefaults(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.name == "type byte" && strings.HasPrefix(upstream.Release(), "main") {
+				t.Skipf("LevelDB %s knows compression type 2 (zstd), which 1.23, whose reading this package follows, refuses", upstream.Release())
+			}
 			tb, err := table.Open(c.base.name(), bytes.NewReader(c.base.data), int64(len(c.base.data)))
 			if err != nil {
 				t.Fatal(err)
