@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -131,24 +132,38 @@ func readCurrent(path string) (string, error) {
 }
 
 // readRegular reads the regular file at path, of type typ, of at most
-// limit bytes when limit > 0; anything else (a named pipe would block) is
-// refused.
+// limit bytes when limit > 0. It opens the file without blocking and
+// checks it on the open descriptor (base.OpenNonBlocking): anything but a
+// regular file (a named pipe would block) is refused, and a file that
+// says it is empty but reads on (one of /proc) is cut at limit.
 func readRegular(path string, typ base.FileType, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
+	f, fi, err := base.OpenNonBlocking(path)
 	if err != nil {
 		return nil, ioError(path, typ, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
+	defer f.Close()
 	if limit > 0 && fi.Size() > limit {
-		return nil, &base.Error{Type: typ, File: path, Offset: limit, Msg: fmt.Sprintf("%d bytes: longer than the %d it may hold", fi.Size(), limit)}
+		return nil, tooLong(path, typ, fmt.Sprintf("%d bytes", fi.Size()), limit)
 	}
-	b, err := os.ReadFile(path)
+	var r io.Reader = f
+	if limit > 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, ioError(path, typ, err)
+	}
+	if limit > 0 && int64(len(b)) > limit {
+		// Its size said less: a file of /proc, or one growing.
+		return nil, tooLong(path, typ, fmt.Sprintf("more than %d bytes read", limit), limit)
 	}
 	return b, nil
+}
+
+// tooLong is the error for a file of type typ longer (size says how
+// long) than the limit bytes it may hold.
+func tooLong(path string, typ base.FileType, size string, limit int64) error {
+	return &base.Error{Type: typ, File: path, Offset: limit, Msg: fmt.Sprintf("%s: longer than the %d it may hold", size, limit)}
 }
 
 // ioError is the *base.Error for the I/O error err on the file at path, of

@@ -33,7 +33,7 @@ type File interface {
 
 // Options tune Examine.
 type Options struct {
-	// Open opens a table file read-only; nil means os.Open. Tests use it
+	// Open opens a table file read-only; nil means OpenFile. Tests use it
 	// to simulate files that fail or change while they are read.
 	Open func(path string) (File, error)
 	// Keep keeps, in each report of a table that was read, the open table,
@@ -174,6 +174,18 @@ func Examine(tg *Target, o Options) *TableReport {
 	return rep
 }
 
+// OpenFile opens the table file at path read-only, as Examine does
+// unless Options.Open says otherwise: without blocking, whatever the file
+// has become since it was listed (base.OpenNonBlocking), a named pipe, a
+// device or a directory being refused with an error saying what it is.
+func OpenFile(path string) (File, error) {
+	f, _, err := base.OpenNonBlocking(path)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 // scratch is the memory Examine reads a table into, kept for the next table
 // (scratches) unless Options.Keep: a database's tables are mostly of one
 // size, and memory used again costs no allocation, zeroing, page faults or
@@ -207,12 +219,12 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 		return
 	}
 	if !fi.Mode().IsRegular() {
-		unreadable(notRegular(tg.Path, fi))
+		unreadable(base.NotRegular(tg.Path, fi.Mode()))
 		return
 	}
 	open := o.Open
 	if open == nil {
-		open = func(p string) (File, error) { return os.Open(p) }
+		open = OpenFile
 	}
 	f, err := open(tg.Path)
 	if err != nil {
@@ -225,7 +237,7 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 		return
 	}
 	if !fi.Mode().IsRegular() {
-		unreadable(notRegular(tg.Path, fi))
+		unreadable(base.NotRegular(tg.Path, fi.Mode()))
 		return
 	}
 	rep.FileSize = fi.Size()
@@ -564,22 +576,6 @@ func scanFailed(rep *TableReport, err error) {
 func isDeviceError(err error) bool {
 	var errno syscall.Errno
 	return errors.As(err, &errno) && errno != syscall.ENOENT
-}
-
-// notRegular is the error for a path that is not a regular file.
-func notRegular(path string, fi fs.FileInfo) error {
-	what := "not a regular file"
-	switch m := fi.Mode(); {
-	case m.IsDir():
-		what += " but a directory"
-	case m&fs.ModeNamedPipe != 0:
-		what += " but a named pipe"
-	case m&fs.ModeSocket != 0:
-		what += " but a socket"
-	case m&fs.ModeDevice != 0:
-		what += " but a device"
-	}
-	return fmt.Errorf("%s: %s", path, what)
 }
 
 // decideFilter sets the verdict of a table upstream reads, from its filter

@@ -79,6 +79,16 @@ func replayLogs(db *Database, names []string) {
 	}
 }
 
+// paranoidStatus is upstream's status for the log failing the open with
+// paranoid checks; for a log that could not be read at all (not a regular
+// file, which upstream's open would block on or fail), what is wrong.
+func (l *LogReport) paranoidStatus() string {
+	if l.Recovery == nil {
+		return fmt.Sprintf("(no status: %v)", l.Err)
+	}
+	return l.Recovery.Paranoid.Status
+}
+
 // setMode sets the report's verdicts, mode's first.
 func (l *LogReport) setMode(mode Mode) {
 	l.Mode, l.Verdict, l.Other = mode, l.verdictIn(mode), ""

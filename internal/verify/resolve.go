@@ -196,13 +196,20 @@ func resolveDir(dir string) ([]Item, bool) {
 }
 
 // namedTable is the target for a file named on the command line: a table
-// file if named like one or ending in a table's magic number (LevelDB's,
-// or another store's, which upstream cannot open), otherwise a file
-// reported as no table.
+// file if it is a regular file named like one or ending in a table's magic
+// number (LevelDB's, or another store's, which upstream cannot open),
+// otherwise a file reported as no table.
 func namedTable(path string, fi fs.FileInfo) *Target {
 	tg := &Target{Path: path}
-	if base.HasTableExt(path) || !fi.Mode().IsRegular() {
-		return tg // Examine says why a non-regular file is unreadable
+	if !fi.Mode().IsRegular() {
+		// A device, a named pipe or a socket, whatever its name: no table
+		// file, as a regular file that holds none is not.
+		tg.NotTable = true
+		tg.Skip = "not a table: " + strings.TrimPrefix(base.NotRegular(path, fi.Mode()).Error(), path+": ")
+		return tg
+	}
+	if base.HasTableExt(path) {
+		return tg
 	}
 	magic, err := readMagic(path, fi.Size())
 	if err != nil || magic == table.Magic || table.ForeignTable(magic) != "" {
@@ -219,7 +226,7 @@ func readMagic(path string, size int64) (uint64, error) {
 	if size < 8 {
 		return 0, nil
 	}
-	f, err := os.Open(path)
+	f, _, err := base.OpenNonBlocking(path)
 	if err != nil {
 		return 0, err
 	}

@@ -446,12 +446,12 @@ func (d *Database) Detail() string {
 				d.Comparator, d.DefaultStatus)
 		}
 		if l := d.logFailure(Paranoid); l != nil {
-			fmt.Fprintf(&b, " (with paranoid checks it does not: %s, replaying %s)", l.Recovery.Paranoid.Status, filepath.Base(l.Path))
+			fmt.Fprintf(&b, " (with paranoid checks it does not: %s, replaying %s)", l.paranoidStatus(), filepath.Base(l.Path))
 		}
 	case d.Err == nil:
 		l := d.logFailure(d.Mode)
 		fmt.Fprintf(&b, "upstream cannot open it %s: %s, replaying %s (with LevelDB's default options it opens it, without the writes the log's damage costs)",
-			d.Mode, l.Recovery.Paranoid.Status, filepath.Base(l.Path))
+			d.Mode, l.paranoidStatus(), filepath.Base(l.Path))
 	default:
 		b.WriteString("upstream cannot open it")
 		if d.Status != "" {

@@ -1,0 +1,101 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ldbcompat/ldbcompat/internal/verify"
+)
+
+// runWithin is runCmd failing the test when the command has not returned
+// after 20 s, rather than hanging the suite.
+func runWithin(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		r.code, r.stdout, r.stderr = runCmd(t, args...)
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.stdout, r.stderr
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%q: still running after 20 s", args)
+		return 0, "", ""
+	}
+}
+
+// mkfifo makes a named pipe at path, in place of what is there.
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+}
+
+// TestPipesInTree: a named pipe in place of CURRENT, the MANIFEST, the
+// log or a live table of one database among others blocks nothing: it is
+// named for what it is, and the good database beside it is checked.
+func TestPipesInTree(t *testing.T) {
+	for _, file := range []string{"CURRENT", "MANIFEST-000002", "000010.log", "000007.ldb"} {
+		t.Run(file, func(t *testing.T) {
+			root := t.TempDir()
+			copyTree(t, filepath.Join(fixtures, "b1-bs128-none"), filepath.Join(root, "a-bad"))
+			copyTree(t, filepath.Join(fixtures, "b1-bs128-none"), filepath.Join(root, "b-good"))
+			mkfifo(t, filepath.Join(root, "a-bad", file))
+			for _, args := range [][]string{{"verify", root}, {"verify", "--json", root}, {"dump", "--samples", "10", root}} {
+				code, stdout, _ := runWithin(t, args...)
+				if code != exitError || !strings.Contains(stdout, "named pipe") || !strings.Contains(stdout, filepath.Join(root, "b-good", "000012.ldb")) {
+					t.Errorf("%q: exit %d; want %d, the pipe named and the good database's tables\n%s", args, code, exitError, stdout)
+				}
+			}
+		})
+	}
+}
+
+// TestTableTurnsPipe forces the race of a live table replaced by a named
+// pipe between the listing (and stat) that found it a regular file and
+// its open: the open does not block, and the table is unreadable, a
+// named pipe.
+func TestTableTurnsPipe(t *testing.T) {
+	dir := copyDB(t, "b1-bs128-none")
+	victim := filepath.Join(dir, "000007.ldb")
+	saved := openFile
+	t.Cleanup(func() { openFile = saved })
+	openFile = func(path string) (verify.File, error) {
+		if path == victim {
+			mkfifo(t, path)
+		}
+		return verify.OpenFile(path)
+	}
+	code, stdout, _ := runWithin(t, "verify", dir)
+	if want := victim + ": unreadable: upstream cannot open it: (no status); " + victim + ": not a regular file but a named pipe"; code != exitError || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d; want %d and %q\n%s", code, exitError, want, stdout)
+	}
+}
+
+// TestSpecialFilesNamed: a device or a named pipe named on the command
+// line is no table, whatever its name, with the exit status of any other
+// file that is none.
+func TestSpecialFilesNamed(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "000005.ldb")
+	mkfifo(t, fifo)
+	for path, what := range map[string]string{"/dev/zero": "a character device", "/dev/null": "a character device", fifo: "a named pipe"} {
+		code, stdout, _ := runWithin(t, "verify", path)
+		if want := "not a table: not a regular file but " + what; code != exitPath || !strings.Contains(stdout, want) {
+			t.Errorf("verify %s: exit %d; want %d and %q\n%s", path, code, exitPath, want, stdout)
+		}
+	}
+}
