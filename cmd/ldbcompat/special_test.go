@@ -99,3 +99,75 @@ func TestSpecialFilesNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestOutsideInTree: a database whose CURRENT names a file outside it
+// (/proc/kmsg, which blocks a read forever as root, or another
+// database's MANIFEST), or is a symbolic link out of it, is a finding:
+// nothing there is read, and the good database beside it is checked.
+func TestOutsideInTree(t *testing.T) {
+	for name, tc := range map[string]struct {
+		make func(t *testing.T, bad string)
+		want string
+	}{
+		"proc": {func(t *testing.T, bad string) {
+			writeFile(t, filepath.Join(bad, "CURRENT"), []byte(strings.Repeat("../", 20)+"proc/kmsg\n"))
+		}, `which is /proc/kmsg, outside the database directory: upstream would open it; not read`},
+		"shadow": {func(t *testing.T, bad string) {
+			writeFile(t, filepath.Join(bad, "CURRENT"), []byte(strings.Repeat("../", 20)+"etc/shadow\n"))
+		}, `which is /etc/shadow, outside the database directory`},
+		"other database": {func(t *testing.T, bad string) {
+			writeFile(t, filepath.Join(bad, "CURRENT"), []byte("../b-good/MANIFEST-000002\n"))
+		}, `CURRENT names "../b-good/MANIFEST-000002"`},
+		"CURRENT links out": {func(t *testing.T, bad string) {
+			os.Remove(filepath.Join(bad, "CURRENT"))
+			if err := os.Symlink("../b-good/CURRENT", filepath.Join(bad, "CURRENT")); err != nil {
+				t.Fatal(err)
+			}
+		}, `CURRENT: offset 0: a symbolic link to `},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			bad := filepath.Join(root, "a-bad")
+			copyTree(t, filepath.Join(fixtures, "b1-bs128-none"), bad)
+			copyTree(t, filepath.Join(fixtures, "b1-bs128-none"), filepath.Join(root, "b-good"))
+			tc.make(t, bad)
+			code, stdout, _ := runWithin(t, "verify", root)
+			if code != exitError || !strings.Contains(stdout, bad+": database: not checked: ") || !strings.Contains(stdout, tc.want) ||
+				!strings.Contains(stdout, filepath.Join(root, "b-good", "000012.ldb")+": ok") {
+				t.Errorf("exit %d; want %d, %s not checked: %s, and the good database checked\n%s", code, exitError, bad, tc.want, stdout)
+			}
+		})
+	}
+}
+
+// TestLinksNamed: CURRENT, the MANIFEST, a log and a live table that are
+// symbolic links (within the database) are read through, and named as
+// links in the text and in the JSON.
+func TestLinksNamed(t *testing.T) {
+	dir := copyDB(t, "b1-bs128-none")
+	for _, name := range []string{"CURRENT", "MANIFEST-000002", "000010.log", "000007.ldb"} {
+		p := filepath.Join(dir, name)
+		if err := os.Rename(p, filepath.Join(dir, "real-"+name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("real-"+name, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, _ := runWithin(t, "verify", dir)
+	for _, want := range []string{"; CURRENT is a symbolic link to real-CURRENT; MANIFEST-000002 is a symbolic link to real-MANIFEST-000002\n",
+		"000010.log: replayed: ", "; a symbolic link to real-000010.log\n", "000007.ldb: ok: ", "; a symbolic link to real-000007.ldb\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q\n%s", want, stdout)
+		}
+	}
+	if code != exitOK {
+		t.Errorf("exit %d, want %d", code, exitOK)
+	}
+	_, js, _ := runWithin(t, "verify", "--json", dir)
+	for _, want := range []string{`"current_link":"real-CURRENT"`, `"manifest_link":"real-MANIFEST-000002"`, `"link":"real-000010.log"`, `"link":"real-000007.ldb"`} {
+		if !strings.Contains(strings.ReplaceAll(js, " ", ""), want) {
+			t.Errorf("JSON lacks %s\n%s", want, js)
+		}
+	}
+}

@@ -73,6 +73,33 @@ func (v *Version) Live(n uint64) (File, bool) {
 // ErrNoCurrent is wrapped by Read's error when dir has no CURRENT file.
 var ErrNoCurrent = errors.New("no CURRENT file")
 
+// ErrOutside is wrapped by Read's error when CURRENT, or the MANIFEST it
+// names, is outside the database directory: CURRENT a symbolic link out of
+// it, or naming "../elsewhere/MANIFEST-000001" or a link out of it.
+// Upstream would read that file; Read reads nothing outside the directory
+// it is given (the file could be anything: /etc/shadow, /proc/kmsg).
+var ErrOutside = errors.New("outside the database directory")
+
+// outside tells whether path, a file of the database in dir, is outside
+// dir once its symbolic links are followed, and returns where it leads.
+// A path that does not resolve (missing, a loop) is judged by its name
+// alone; opening it fails anyway.
+func outside(dir, path string) (string, bool) {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		realDir = dir
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real, realDir = filepath.Clean(path), filepath.Clean(dir)
+	}
+	rel, err := filepath.Rel(realDir, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return real, true
+	}
+	return real, false
+}
+
 // maxCurrentSize bounds the CURRENT file read: it holds one file name.
 const maxCurrentSize = 4096
 
@@ -91,11 +118,19 @@ func Read(dir string) (*Version, error) { return ReadWith(dir, BytewiseComparato
 // number.
 func ReadWith(dir, comparator string) (*Version, error) {
 	cur := filepath.Join(dir, "CURRENT")
+	if real, out := outside(dir, cur); out {
+		return nil, &base.Error{Type: base.CurrentFile, File: cur, Err: ErrOutside,
+			Msg: fmt.Sprintf("a symbolic link to %s, outside the database directory: upstream would read it; not read", real)}
+	}
 	name, err := readCurrent(cur)
 	if err != nil {
 		return nil, err
 	}
 	path := dir + string(filepath.Separator) + name // not cleaned: as upstream opens it
+	if real, out := outside(dir, path); out {
+		return nil, fmt.Errorf("MANIFEST named by %s: %w", cur, &base.Error{Type: base.DescriptorFile, File: path, Err: ErrOutside,
+			Msg: fmt.Sprintf("CURRENT names %s, which is %s, outside the database directory: upstream would open it; not read", short(name), real)})
+	}
 	data, err := readRegular(path, base.DescriptorFile, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

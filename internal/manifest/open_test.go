@@ -41,8 +41,8 @@ func TestSpecialFiles(t *testing.T) {
 	}{
 		{"pipe as CURRENT", "CURRENT", "not a regular file but a named pipe", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
 		{"pipe as MANIFEST", "MANIFEST-000002", "not a regular file but a named pipe", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
-		{"device as CURRENT", "CURRENT", "not a regular file but a character device", func(p string) error { return os.Symlink("/dev/zero", p) }},
-		{"device as MANIFEST", "MANIFEST-000002", "not a regular file but a character device", func(p string) error { return os.Symlink("/dev/zero", p) }},
+		{"device as CURRENT", "CURRENT", "not a regular file but a character device", mkzero},
+		{"device as MANIFEST", "MANIFEST-000002", "not a regular file but a character device", mkzero},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -57,6 +57,72 @@ func TestSpecialFiles(t *testing.T) {
 			err := readWithin(t, dir)
 			if !errors.Is(err, base.ErrNotRegular) || !strings.Contains(err.Error(), p+": "+tc.want) {
 				t.Errorf("%v; want %s: %s", err, p, tc.want)
+			}
+		})
+	}
+}
+
+// mkzero makes a character device at p, as /dev/zero is (root only).
+func mkzero(p string) error { return syscall.Mknod(p, syscall.S_IFCHR|0o644, 1<<8|5) }
+
+// TestOutside: CURRENT or the MANIFEST it names outside the database
+// directory, by a name with "..", or a symbolic link out of it, is
+// refused without reading it (a /proc/kmsg there would block the read
+// forever); a link that stays inside is followed.
+func TestOutside(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// make changes the database in dir, beside which other is a
+		// directory holding a good database too.
+		make func(dir, other string) error
+		want string // in the error; "" when Read succeeds
+	}{
+		{"CURRENT names ../", func(dir, other string) error {
+			return os.WriteFile(filepath.Join(dir, "CURRENT"), []byte("../other/MANIFEST-000002\n"), 0o644)
+		}, `CURRENT names "../other/MANIFEST-000002", which is OTHER/MANIFEST-000002, outside the database directory: upstream would open it; not read`},
+		{"CURRENT names /proc/kmsg", func(dir, other string) error {
+			return os.WriteFile(filepath.Join(dir, "CURRENT"), []byte("../../../../../../../../../../proc/kmsg\n"), 0o644)
+		}, `which is /proc/kmsg, outside the database directory: upstream would open it; not read`},
+		{"MANIFEST links out", func(dir, other string) error {
+			m := filepath.Join(dir, "MANIFEST-000002")
+			os.Remove(m)
+			return os.Symlink(filepath.Join(other, "MANIFEST-000002"), m)
+		}, `which is OTHER/MANIFEST-000002, outside the database directory`},
+		{"CURRENT links out", func(dir, other string) error {
+			c := filepath.Join(dir, "CURRENT")
+			os.Remove(c)
+			return os.Symlink("../other/CURRENT", c)
+		}, `CURRENT: offset 0: a symbolic link to OTHER/CURRENT, outside the database directory: upstream would read it; not read: outside the database directory`},
+		{"MANIFEST links inside", func(dir, other string) error {
+			m := filepath.Join(dir, "MANIFEST-000002")
+			if err := os.Rename(m, filepath.Join(dir, "real")); err != nil {
+				return err
+			}
+			return os.Symlink("real", m)
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir, other := filepath.Join(root, "db"), filepath.Join(root, "other")
+			for _, d := range []string{dir, other} {
+				if err := os.Mkdir(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := manifesttest.WriteDB(d, 2); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tc.make(dir, other); err != nil {
+				t.Fatal(err)
+			}
+			err := readWithin(t, dir)
+			realOther, _ := filepath.EvalSymlinks(other)
+			want := strings.ReplaceAll(tc.want, "OTHER", realOther)
+			switch {
+			case want == "" && err != nil:
+				t.Errorf("%v; want the database read", err)
+			case want != "" && (!errors.Is(err, ErrOutside) || !strings.Contains(err.Error(), want)):
+				t.Errorf("%v; want ErrOutside and %s", err, want)
 			}
 		})
 	}

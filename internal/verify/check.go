@@ -96,6 +96,8 @@ type TableReport struct {
 	FilterBlock []byte
 	// Mode is the option set the report describes.
 	Mode Mode
+	// Link is where the table file leads when it is a symbolic link.
+	Link string
 	// Damage lists the blocks that fail their checksums, and what
 	// upstream returns from them with LevelDB's default options, where it
 	// reads them unchecked; nil when every block read is intact.
@@ -144,6 +146,7 @@ func Examine(tg *Target, o Options) *TableReport {
 		rep.Status = base.IOStatus(tg.Path, fs.ErrNotExist)
 		return rep
 	}
+	rep.Link = linkOf(tg.Path)
 	var sc *scratch
 	if !o.Keep {
 		sc = scratches.Get().(*scratch)
@@ -340,7 +343,7 @@ func (r *TableReport) detach() {
 // identity returns a report of the same table with nothing read yet: its
 // path, database, MANIFEST entry and file size.
 func (r *TableReport) identity() TableReport {
-	return TableReport{Path: r.Path, DB: r.DB, Live: r.Live, FileSize: r.FileSize}
+	return TableReport{Path: r.Path, DB: r.DB, Live: r.Live, FileSize: r.FileSize, Link: r.Link}
 }
 
 // mappedFault sets the verdict of a table whose memory-mapped file faulted

@@ -155,6 +155,7 @@ func summaryOf(s Summary) summaryJSON {
 // logJSON is a LogReport under one option set.
 type logJSON struct {
 	Path    string `json:"path"`
+	Link    string `json:"link,omitempty"` // where a symbolic link leads
 	Number  uint64 `json:"number"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail"`
@@ -191,7 +192,7 @@ type logDropJSON struct {
 
 // logOf converts l to its JSON form under the option set mode.
 func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
-	j := logJSON{Path: l.Path, Number: l.Number, Verdict: string(v), Detail: l.detailIn(mode, v), Options: mode.Name(),
+	j := logJSON{Path: l.Path, Link: l.Link, Number: l.Number, Verdict: string(v), Detail: l.detailIn(mode, v), Options: mode.Name(),
 		Error: errText(l.Err), DropList: []logDropJSON{}}
 	r := l.Recovery
 	if r == nil {
@@ -265,6 +266,10 @@ type databaseJSON struct {
 	Kind         string `json:"kind,omitempty"`
 	KindEvidence string `json:"kind_evidence,omitempty"`
 	Manifest     string `json:"manifest,omitempty"`
+	// CurrentLink and ManifestLink: where CURRENT and the MANIFEST lead,
+	// when they are symbolic links.
+	CurrentLink  string `json:"current_link,omitempty"`
+	ManifestLink string `json:"manifest_link,omitempty"`
 	// Comparator is the name the MANIFEST records; DefaultStatus what
 	// upstream says with its default comparator when that is another.
 	Comparator    string   `json:"comparator,omitempty"`
@@ -278,7 +283,7 @@ type databaseJSON struct {
 }
 
 func databaseOf(d *Database) databaseJSON {
-	j := databaseJSON{Path: d.Dir, Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest,
+	j := databaseJSON{Path: d.Dir, Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest, CurrentLink: d.CurrentLink, ManifestLink: d.ManifestLink,
 		Comparator: d.Comparator, DefaultStatus: d.DefaultStatus, LiveTables: d.Live,
 		MissingTables: d.Missing, Detail: d.Detail(), Logs: logsOf(d)}
 	if j.MissingTables == nil {
@@ -293,6 +298,7 @@ func databaseOf(d *Database) databaseJSON {
 // tableJSON is one table of `verify --json`: a TableReport.
 type tableJSON struct {
 	Path string `json:"path"`
+	Link string `json:"link,omitempty"` // where a symbolic link leads
 	// Verdict is a Verdict, or "skipped" for a file that was not
 	// examined.
 	Verdict string `json:"verdict"`
@@ -498,7 +504,7 @@ type fprJSON struct {
 
 // tableOf converts rep to its form in `verify --json`.
 func tableOf(rep *TableReport) tableJSON {
-	j := tableJSON{Path: rep.Path, Verdict: rep.verdictName(), Detail: rep.Detail(),
+	j := tableJSON{Path: rep.Path, Link: rep.Link, Verdict: rep.verdictName(), Detail: rep.Detail(),
 		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.UnusableErr), OtherFilters: rep.OtherFilters,
 		Error: errText(rep.Err)}
 	if f := rep.Live; f != nil {

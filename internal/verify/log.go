@@ -55,6 +55,8 @@ func (v LogVerdict) Exit() int {
 type LogReport struct {
 	Path   string
 	Number uint64
+	// Link is where the log leads when it is a symbolic link.
+	Link string
 	// Recovery is the log as DBImpl::RecoverLogFile reads it under both
 	// option sets; nil when Err is set.
 	Recovery *logfile.Recovery
@@ -73,7 +75,7 @@ func replayLogs(db *Database, names []string) {
 	v := db.Version
 	for _, n := range logfile.LogsToReplay(names, v.LogNumber, v.PrevLogNumber) {
 		path := filepath.Join(db.Dir, fmt.Sprintf("%06d.log", n)) // db/filename.cc LogFileName
-		lr := &LogReport{Path: path, Number: n}
+		lr := &LogReport{Path: path, Number: n, Link: linkOf(path)}
 		lr.Recovery, lr.Err = logfile.RecoverFile(path, logfile.Options{})
 		db.Logs = append(db.Logs, lr)
 	}
@@ -144,7 +146,7 @@ func silentLoss(r *logfile.Recovery) int {
 
 // Line is the log's line: its path, verdict and detail.
 func (l *LogReport) Line() string {
-	return fmt.Sprintf("%s: %s: %s", l.Path, l.Verdict, l.Detail())
+	return fmt.Sprintf("%s: %s: %s%s", l.Path, l.Verdict, l.Detail(), linkText("", l.Link))
 }
 
 // Detail describes what upstream does with the log under the report's

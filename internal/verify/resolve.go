@@ -67,6 +67,9 @@ type Database struct {
 	// KindEvidence says how it was told ("OPTIONS-000005 records
 	// rocksdb_version=8.1.1").
 	Kind, KindEvidence string
+	// CurrentLink and ManifestLink are where CURRENT and the MANIFEST
+	// lead when they are symbolic links ("" otherwise).
+	CurrentLink, ManifestLink string
 	// Logs are the logs upstream replays when it opens the database, in
 	// the order it replays them (read once its MANIFEST is).
 	Logs []*LogReport
@@ -259,6 +262,12 @@ func resolveDB(dir string) (*Database, []*Target) {
 	}
 	sort.Strings(files)
 	db.Kind, db.KindEvidence = foreignKind(dir, ents)
+	db.CurrentLink = linkOf(filepath.Join(dir, "CURRENT"))
+	defer func() {
+		if db.Manifest != "" && filepath.Base(db.Manifest) != "CURRENT" {
+			db.ManifestLink = linkOf(db.Manifest)
+		}
+	}()
 	v, err := manifest.Read(dir)
 	if ce := (*manifest.ComparatorError)(nil); errors.As(err, &ce) {
 		// The application's comparator: read as it would be.

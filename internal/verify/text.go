@@ -294,7 +294,7 @@ func (w *TextWriter) Dump(it Item, d *Dump) {
 
 // Line is the table's line: its path, verdict and Detail.
 func (r *TableReport) Line() string {
-	return fmt.Sprintf("%s: %s: %s", r.Path, r.verdictName(), r.Detail())
+	return fmt.Sprintf("%s: %s: %s%s", r.Path, r.verdictName(), r.Detail(), linkText("", r.Link))
 }
 
 // verdictName is the verdict's name, or "skipped".
@@ -452,6 +452,8 @@ func (d *Database) Detail() string {
 		l := d.logFailure(d.Mode)
 		fmt.Fprintf(&b, "upstream cannot open it %s: %s, replaying %s (with LevelDB's default options it opens it, without the writes the log's damage costs)",
 			d.Mode, l.paranoidStatus(), filepath.Base(l.Path))
+	case outside(d.Err):
+		fmt.Fprintf(&b, "not checked: %v", d.Err)
 	default:
 		b.WriteString("upstream cannot open it")
 		if d.Status != "" {
@@ -473,6 +475,10 @@ func (d *Database) Detail() string {
 		}
 	} else if d.Err != nil {
 		b.WriteString("; every table file in it is checked, at its own size")
+	}
+	b.WriteString(linkText("CURRENT is ", d.CurrentLink))
+	if d.ManifestLink != "" {
+		b.WriteString(linkText(d.manifestName()+" is ", d.ManifestLink))
 	}
 	return b.String()
 }
