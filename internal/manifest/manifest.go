@@ -82,8 +82,8 @@ var ErrOutside = errors.New("outside the database directory")
 
 // outside tells whether path, a file of the database in dir, is outside
 // dir once its symbolic links are followed, and returns where it leads.
-// A path that does not resolve (missing, a loop) is judged by its name
-// alone; opening it fails anyway.
+// A path that does not resolve (missing, a loop, a component that is no
+// directory) is left to the open, which fails as upstream's does.
 func outside(dir, path string) (string, bool) {
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -91,7 +91,7 @@ func outside(dir, path string) (string, bool) {
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		real, realDir = filepath.Clean(path), filepath.Clean(dir)
+		return path, false
 	}
 	rel, err := filepath.Rel(realDir, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
