@@ -65,6 +65,9 @@ func TestSpecialFiles(t *testing.T) {
 // mkzero makes a character device at p, as /dev/zero is (root only).
 func mkzero(p string) error { return syscall.Mknod(p, syscall.S_IFCHR|0o644, 1<<8|5) }
 
+// errSkip is returned by a case that cannot be made here.
+var errSkip = errors.New("skip")
+
 // TestOutside: CURRENT or the MANIFEST it names outside the database
 // directory, by a name with "..", or a symbolic link out of it, is
 // refused without reading it (a /proc/kmsg there would block the read
@@ -81,6 +84,9 @@ func TestOutside(t *testing.T) {
 			return os.WriteFile(filepath.Join(dir, "CURRENT"), []byte("../other/MANIFEST-000002\n"), 0o644)
 		}, `CURRENT names "../other/MANIFEST-000002", which is OTHER/MANIFEST-000002, outside the database directory: upstream would open it; not read`},
 		{"CURRENT names /proc/kmsg", func(dir, other string) error {
+			if _, err := os.Lstat("/proc/kmsg"); err != nil {
+				return errSkip
+			}
 			return os.WriteFile(filepath.Join(dir, "CURRENT"), []byte("../../../../../../../../../../proc/kmsg\n"), 0o644)
 		}, `which is /proc/kmsg, outside the database directory: upstream would open it; not read`},
 		{"MANIFEST links out", func(dir, other string) error {
@@ -112,7 +118,9 @@ func TestOutside(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := tc.make(dir, other); err != nil {
+			if err := tc.make(dir, other); err == errSkip {
+				t.Skip("no /proc/kmsg here")
+			} else if err != nil {
 				t.Fatal(err)
 			}
 			err := readWithin(t, dir)
