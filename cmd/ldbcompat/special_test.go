@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
@@ -200,4 +204,28 @@ func TestManyMissing(t *testing.T) {
 		t.Errorf("took %v; want seconds", took)
 	}
 	t.Logf("took %v", took)
+}
+
+// TestLongKeyDump: dump of a table holding one 4 MiB key among short
+// ones takes what a table of ordinary keys takes (each sample as long as
+// the stored key it was drawn for took past a minute of 10,000 samples),
+// and says how many samples were cut short.
+func TestLongKeyDump(t *testing.T) {
+	long := bytes.Repeat([]byte("k"), 4<<20)
+	entries := []table.Entry{{Key: table.InternalKey{UserKey: []byte("a"), Seq: 1, Kind: table.KindValue}, Value: []byte("v")},
+		{Key: table.InternalKey{UserKey: long, Seq: 2, Kind: table.KindValue}, Value: []byte("v")}}
+	path := filepath.Join(t.TempDir(), "000005.ldb")
+	writeFile(t, path, tabletest.Build(entries, tabletest.Options{Snappy: true, Policy: bloom.NewPolicy(10)}))
+	start := time.Now()
+	code, stdout, _ := runWithin(t, "dump", "--samples", "10000", path)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v; want seconds", took)
+	}
+	if want := "of 10000 absent keys, "; code != exitOK || !strings.Contains(stdout, want) || !strings.Contains(stdout, " of them cut to 1024 bytes") {
+		t.Errorf("exit %d; want 0 and samples cut to 1024 bytes\n%s", code, stdout)
+	}
+	_, js, _ := runWithin(t, "dump", "--json", "--samples", "10000", path)
+	if !regexp.MustCompile(`"shortened": *[1-9][0-9]*`).MatchString(js) {
+		t.Errorf("JSON lacks shortened\n%s", js)
+	}
 }

@@ -500,6 +500,8 @@ type fprJSON struct {
 	Measured        float64  `json:"measured"`
 	Expected        *float64 `json:"expected,omitempty"` // left out when not computable
 	IndependentHash float64  `json:"independent_hash"`
+	// Shortened counts the samples cut to filtercheck.MaxSampleKey bytes.
+	Shortened int `json:"shortened,omitempty"`
 }
 
 // tableOf converts rep to its form in `verify --json`.
@@ -562,7 +564,7 @@ func (d *Dump) toJSON() dumpJSON {
 	j := dumpJSON{tableJSON: tableOf(d.TableReport), Layout: d.layout}
 	if f := d.fpr; f != nil {
 		j.FPR = &fprJSON{Samples: f.Samples, FalsePositives: f.FalsePositives, Measured: f.Measured,
-			IndependentHash: f.Theoretical}
+			IndependentHash: f.Theoretical, Shortened: f.Shortened}
 		if !math.IsNaN(f.Expected) {
 			e := f.Expected
 			j.FPR.Expected = &e

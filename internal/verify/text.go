@@ -353,8 +353,12 @@ func writeDump(w io.Writer, d *Dump) {
 		if !math.IsNaN(f.Expected) {
 			expected = fmt.Sprintf("%.3f%%", 100*f.Expected)
 		}
-		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys); expected of LevelDB's probe scheme %s (simulated); independent-hash formula %.3f%%\n",
-			100*f.Measured, f.FalsePositives, f.Samples, expected, 100*f.Theoretical)
+		shortened := ""
+		if f.Shortened > 0 {
+			shortened = fmt.Sprintf(", %d of them cut to %d bytes, as long stored keys would make them", f.Shortened, filtercheck.MaxSampleKey)
+		}
+		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys%s); expected of LevelDB's probe scheme %s (simulated); independent-hash formula %.3f%%\n",
+			100*f.Measured, f.FalsePositives, f.Samples, shortened, expected, 100*f.Theoretical)
 	}
 	if !d.PerFilter {
 		fmt.Fprintf(w, "  per filter       %s, listed with --filters\n\n", plural(len(l.Filters), "row"))
