@@ -135,13 +135,13 @@ func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPo
 	}
 	present := map[string]bool{} // the short keys a sample could equal
 	var lengths []int
-	for _, b := range blocks {
-		for _, k := range b.Keys {
+	for i := range blocks {
+		blocks[i].EachKey(func(k []byte) {
 			if len(k) <= maxCollidingKey {
 				present[string(k)] = true
 			}
 			lengths = append(lengths, len(k))
-		}
+		})
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x66707266707266))
 	r := bloom.NewFilterBlockReader(p, contents)
@@ -222,12 +222,17 @@ func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []BlockKeys, p b
 }
 
 // distinctKeysPerFilter is KeysPerFilter counting each user key once per
-// filter.
+// filter. Keys longer than 32 bytes are told apart by a 64-bit FNV-1a hash
+// and their length rather than kept whole: two distinct ones of a filter
+// are counted as one with a probability of about n^2/2^65.
 func distinctKeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 	counts := make([]int, num)
 	seen := map[string]bool{}
+	type digest struct{ hash, length uint64 }
+	seenLong := map[digest]bool{}
 	cur := -1
-	for _, b := range blocks {
+	for j := range blocks {
+		b := &blocks[j]
 		i := b.Handle.Offset >> (uint(baseLg) & 63)
 		if i >= uint64(num) {
 			continue
@@ -235,13 +240,32 @@ func distinctKeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 		if int(i) != cur {
 			cur = int(i)
 			clear(seen)
+			clear(seenLong)
 		}
-		for _, k := range b.Keys {
-			if !seen[string(k)] {
-				seen[string(k)] = true
+		b.EachKey(func(k []byte) {
+			if len(k) <= 32 {
+				if !seen[string(k)] {
+					seen[string(k)] = true
+					counts[i]++
+				}
+				return
+			}
+			d := digest{fnv64a(k), uint64(len(k))}
+			if !seenLong[d] {
+				seenLong[d] = true
 				counts[i]++
 			}
-		}
+		})
 	}
 	return counts
+}
+
+// fnv64a is the 64-bit FNV-1a hash of b.
+func fnv64a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }

@@ -509,13 +509,20 @@ func examineIn(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *
 		defer func() { sc.file = t.FileBuffer() }()
 	}
 	if err == nil {
-		// With scratch memory, the keys' hashes only: all that the
-		// usual verdict needs. decideFilter reads the keys where it
-		// needs them.
+		// The keys' hashes only, 4 bytes a key: all that the usual
+		// verdict needs. Where more is needed (a mismatch, a legacy
+		// filter, dump's samples), the keys are read again from the
+		// table block by block (filtercheck.BlockKeys.EachKey), never
+		// all kept: prefix compression lets a table hold keys of 64
+		// times its size. A table that cannot read on without its file
+		// (over 1 GiB) and is kept past it has its keys kept.
 		if sc != nil {
 			blocks, err = sc.keys.ReadHashes(t)
 		} else {
-			blocks, err = filtercheck.ReadKeys(t)
+			blocks, err = new(filtercheck.KeyStore).ReadHashes(t)
+			if err == nil && !t.InMemory() {
+				blocks, err = filtercheck.ReadKeys(t)
+			}
 		}
 		rep.Scan = err != nil
 	}
@@ -544,20 +551,8 @@ func examineIn(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *
 	for i := range blocks {
 		rep.Keys += blocks[i].Len()
 	}
-	keys := func() ([]filtercheck.BlockKeys, bool) {
-		if sc == nil {
-			return blocks, true // read with their keys
-		}
-		blocks, err := sc.keys.ReadKeys(t)
-		if err != nil {
-			// The same scan as before: the file changed under the map?
-			rep.Scan = true
-			scanFailed(rep, err)
-			return nil, false
-		}
-		rep.BlockKeys = blocks
-		return blocks, true
-	}
+	// The blocks give their keys again (BlockKeys.EachKey).
+	keys := func() ([]filtercheck.BlockKeys, bool) { return blocks, true }
 	decideFilter(t, blocks, keys, rep)
 }
 
