@@ -229,3 +229,21 @@ func TestLongKeyDump(t *testing.T) {
 		t.Errorf("JSON lacks shortened\n%s", js)
 	}
 }
+
+// TestUnsearchableDatabase: a database directory readable but not
+// searchable (r without x), as a user other than root, lists CURRENT but
+// cannot look at it: a permission error, not a lost CURRENT file.
+func TestUnsearchableDatabase(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root searches any directory")
+	}
+	dir := copyDB(t, "b1-bs128-none")
+	if err := os.Chmod(dir, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	code, stdout, _ := runWithin(t, "verify", dir)
+	if want := "CURRENT is there but cannot be looked at: permission denied"; code != exitError || !strings.Contains(stdout, want) || strings.Contains(stdout, "lost its CURRENT") {
+		t.Errorf("exit %d; want %d and %q\n%s", code, exitError, want, stdout)
+	}
+}

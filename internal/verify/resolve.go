@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -182,9 +183,13 @@ func ResolveWith(paths []string, progress func(dirs, databases int)) []Item {
 func resolveDir(dir string) ([]Item, bool) {
 	var db *Database
 	var ts []*Target
-	if _, err := os.Lstat(filepath.Join(dir, "CURRENT")); err == nil {
+	_, err := os.Lstat(filepath.Join(dir, "CURRENT"))
+	switch ents, rerr := os.ReadDir(dir); {
+	case err == nil:
 		db, ts = resolveDB(dir)
-	} else if ents, err := os.ReadDir(dir); err == nil {
+	case !errors.Is(err, fs.ErrNotExist) && rerr == nil:
+		db, ts = resolveUnsearchable(dir, ents, err)
+	case rerr == nil:
 		db, ts = resolveNoCurrent(dir, ents)
 	}
 	if db == nil {
@@ -195,6 +200,27 @@ func resolveDir(dir string) ([]Item, bool) {
 		items = append(items, Item{Table: t, Path: t.Path})
 	}
 	return items, true
+}
+
+// resolveUnsearchable returns the database in dir when CURRENT is among
+// its entries but cannot be looked at (err: a directory readable but not
+// searchable gives EACCES), and nil when it is not among them. Upstream's
+// FileExists then says no CURRENT, and it refuses the database; verify
+// says what stands in the way. Its table files cannot be opened either,
+// and are reported so.
+func resolveUnsearchable(dir string, ents []fs.DirEntry, err error) (*Database, []*Target) {
+	if !slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == "CURRENT" }) {
+		return resolveNoCurrent(dir, ents)
+	}
+	db := &Database{Dir: dir, Status: "Invalid argument: " + dir + ": does not exist (create_if_missing is false)"}
+	db.Err = fmt.Errorf("%s: CURRENT is there but cannot be looked at: %w (a directory readable but not searchable lists its files and opens none)", dir, errors.Unwrap(err))
+	var ts []*Target
+	for _, e := range ents {
+		if n := e.Name(); base.HasTableExt(n) {
+			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
+		}
+	}
+	return db, ts
 }
 
 // namedTable is the target for a file named on the command line: a table
