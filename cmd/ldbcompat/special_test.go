@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -245,5 +247,68 @@ func TestUnsearchableDatabase(t *testing.T) {
 	code, stdout, _ := runWithin(t, "verify", dir)
 	if want := "CURRENT is there but cannot be looked at: permission denied"; code != exitError || !strings.Contains(stdout, want) || strings.Contains(stdout, "lost its CURRENT") {
 		t.Errorf("exit %d; want %d and %q\n%s", code, exitError, want, stdout)
+	}
+}
+
+// TestJSONKeepsBytes: names that are not valid UTF-8 (a database's
+// directory, a table file's name, a comparator's name) keep every byte in
+// the JSON, in hex beside the name, where the name itself has U+FFFD.
+func TestJSONKeepsBytes(t *testing.T) {
+	root := t.TempDir()
+	db := filepath.Join(root, "db\xfe")
+	copyTree(t, filepath.Join(fixtures, "b1-bs128-none"), db)
+	named := filepath.Join(root, "t\xff.ldb")
+	data, err := os.ReadFile(filepath.Join(db, "000007.ldb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, named, data)
+	cmpDB := filepath.Join(root, "cmp")
+	if err := os.Mkdir(cmpDB, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var w manifesttest.Log
+	w.Add(new(manifesttest.Edit).Comparator("c\xff").B)
+	w.Add(new(manifesttest.Edit).Counters(3, 1000, 100).B)
+	writeFile(t, filepath.Join(cmpDB, "MANIFEST-000002"), w.Bytes())
+	writeFile(t, filepath.Join(cmpDB, "CURRENT"), []byte("MANIFEST-000002\n"))
+	_, stdout, _ := runWithin(t, "verify", "--json", db, named, cmpDB)
+	var out struct {
+		Databases []struct {
+			PathHex       string `json:"path_hex"`
+			ComparatorHex string `json:"comparator_hex"`
+			Tables        []struct {
+				PathHex string `json:"path_hex"`
+			}
+		}
+		Tables []struct {
+			PathHex string `json:"path_hex"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	unhex := func(s string) string {
+		b, err := hex.DecodeString(s)
+		if err != nil {
+			t.Errorf("%q: %v", s, err)
+		}
+		return string(b)
+	}
+	if len(out.Databases) != 2 || len(out.Tables) != 1 || len(out.Databases[0].Tables) == 0 {
+		t.Fatalf("want 2 databases, one with tables, and a table\n%s", stdout)
+	}
+	for _, c := range []struct{ hex, want string }{
+		{out.Databases[0].PathHex, db},
+		{out.Databases[0].Tables[0].PathHex, filepath.Join(db, "000007.ldb")},
+		{out.Tables[0].PathHex, named},
+		{out.Databases[1].ComparatorHex, "c\xff"},
+	} {
+		if got := unhex(c.hex); got != c.want {
+			t.Errorf("hex %q is %q; want %q", c.hex, got, c.want)
+		}
+	}
+	if out.Databases[1].PathHex != "" {
+		t.Errorf("a valid UTF-8 path has path_hex %q", out.Databases[1].PathHex)
 	}
 }

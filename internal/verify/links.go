@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
+	"unicode/utf8"
 
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
@@ -38,3 +40,14 @@ func linkText(what, target string) string {
 // outside tells whether err is CURRENT, or the MANIFEST it names, found
 // outside the database directory and left unread.
 func outside(err error) bool { return errors.Is(err, manifest.ErrOutside) }
+
+// hexName is the bytes of a name (a path, a comparator's or policy's
+// name) in hex when they are not valid UTF-8, which JSON cannot carry
+// (encoding/json writes U+FFFD for each bad byte); "" otherwise. The JSON
+// gives it beside the name, as NAME_hex, so that no byte is lost.
+func hexName(s string) string {
+	if utf8.ValidString(s) {
+		return ""
+	}
+	return hex.EncodeToString([]byte(s))
+}
