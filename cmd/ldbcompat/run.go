@@ -11,7 +11,7 @@ import (
 
 // openFile opens a table file read-only. Tests replace it to simulate files
 // that fail or change while they are read.
-var openFile = func(path string) (verify.File, error) { return os.Open(path) }
+var openFile = verify.OpenFile
 
 // options are the options the commands check tables with.
 func options(keep, paranoid bool) verify.Options {

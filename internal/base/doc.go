@@ -9,4 +9,5 @@
 //	iostatus.go  util/env_posix.cc          IOStatus: upstream's words for an I/O error
 //	coding.go    util/coding.cc             varints and length-prefixed slices
 //	filename.go  db/filename.cc             file names: ParseFileName, TableFileName
+//	open.go      util/env_posix.cc          OpenNonBlocking: open(2) and fstat(2) that never block
 package base

@@ -1,6 +1,7 @@
 package filtercheck
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -108,17 +109,19 @@ func (r *Comparison) count() {
 func Compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte) *Comparison {
 	r, ok := compare(blocks, name, h, stored)
 	if !ok {
-		panic("filtercheck: Compare of blocks without their keys (ReadHashes) where it needs them; see CompareHashes")
+		panic("filtercheck: Compare of blocks holding hashes without their table where it needs the keys; see CompareHashes")
 	}
 	return r
 }
 
-// CompareHashes is Compare for blocks that may hold hashes without keys,
-// as KeyStore.ReadHashes reads them. Hashes are all the rebuild of a
-// filter block of the policy named bloom.PolicyName needs, in the usual
-// case; where more is needed (another policy, or a stored block implying
-// a rebuilt one too large to build whole), it compares nothing and
-// returns false, and the caller reads the keys (ReadKeys) for Compare.
+// CompareHashes is Compare for blocks that may hold hashes without keys.
+// Hashes are all the rebuild of a filter block of the policy named
+// bloom.PolicyName needs, in the usual case; where more is needed
+// (another policy, or a stored block implying a rebuilt one too large to
+// build whole), the keys are read again from the table, block by block
+// (BlockKeys.EachKey, for blocks KeyStore.ReadHashes read). Only for
+// blocks of hashes without a table does it then compare nothing and
+// return false.
 func CompareHashes(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte) (*Comparison, bool) {
 	return compare(blocks, name, h, stored)
 }
@@ -126,7 +129,7 @@ func CompareHashes(blocks []BlockKeys, name string, h table.BlockHandle, stored 
 // keyless reports whether some block of blocks has hashes but no keys.
 func keyless(blocks []BlockKeys) bool {
 	for i := range blocks {
-		if blocks[i].Keys == nil && len(blocks[i].Hashes) > 0 {
+		if !blocks[i].hasKeys() {
 			return true
 		}
 	}
@@ -217,13 +220,15 @@ var compareBufsPool = sync.Pool{New: func() any { return new(compareBufs) }}
 // after its last whole 4-byte word) include one of 0x80 or more, which a
 // signed char sign-extends.
 func HashesDiffer(blocks []BlockKeys) bool {
-	for _, b := range blocks {
-		for _, k := range b.Keys {
+	differ := false
+	for i := range blocks {
+		blocks[i].EachKey(func(k []byte) {
 			for _, c := range k[len(k)&^3:] {
-				if c >= 0x80 {
-					return true
-				}
+				differ = differ || c >= 0x80
 			}
+		})
+		if differ {
+			return true
 		}
 	}
 	return false
@@ -251,16 +256,22 @@ type FalseNegatives struct {
 func CountFalseNegatives(p bloom.FilterPolicy, contents []byte, blocks []BlockKeys) FalseNegatives {
 	fr := bloom.NewFilterBlockReader(p, contents)
 	var fn FalseNegatives
-	for _, b := range blocks {
-		for _, key := range b.Keys {
+	for i := range blocks {
+		b := &blocks[i]
+		b.EachKey(func(key []byte) {
 			fn.Keys++
 			if !fr.KeyMayMatch(b.Handle.Offset, key) {
 				if fn.Rejected == 0 {
+					// A copy when the keys are read again: key is
+					// then valid only during the call.
 					fn.FirstKey, fn.FirstBlock = key, b.Handle
+					if b.Keys == nil {
+						fn.FirstKey = bytes.Clone(key)
+					}
 				}
 				fn.Rejected++
 			}
-		}
+		})
 	}
 	return fn
 }

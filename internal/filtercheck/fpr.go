@@ -38,7 +38,23 @@ type FPR struct {
 	// filters of the sizes queried, averaged as Measured is
 	// (ExpectFilters), or NaN when it was not computed.
 	Expected float64
+	// Shortened counts the samples cut to MaxSampleKey bytes, drawn for
+	// stored keys longer than that.
+	Shortened int
 }
+
+// MaxSampleKey is the longest absent key MeasureFPR queries: a sample
+// drawn for a longer stored key is cut to it, so that a table of
+// megabyte keys costs what one of ordinary keys does (a filter's answer
+// depends on a key's hash, uniform whatever its length). A table of one
+// 4 MiB key took past a minute of 10,000 samples of its length.
+const MaxSampleKey = 1024
+
+// maxCollidingKey is the longest key length at which a random absent key
+// may be a stored one with a probability worth ruling out: a random key of
+// 17 bytes or more equals one of n stored keys with probability at most
+// n/2^136, so only shorter stored keys are kept to check samples against.
+const maxCollidingKey = 16
 
 // Simulation size of ExpectedFPR: filters built and absent keys queried
 // against each.
@@ -93,8 +109,9 @@ func ExpectedFPR(p bloom.FilterPolicy, n, distinct int, seed uint64) (rate float
 // MeasureFPR queries samples random keys that are not among the table's
 // user keys against the stored filter block, read with policy p as
 // upstream's FilterBlockReader reads it. Each query goes to a non-empty
-// filter chosen uniformly; keys have the length of a random stored key and
-// random bytes; seed makes the choice reproducible. When no filter holds
+// filter chosen uniformly; keys have the length of a random stored key, at
+// most MaxSampleKey (FPR.Shortened counts those cut), and random bytes;
+// seed makes the choice reproducible. When no filter holds
 // keys, or samples is not positive, it returns an FPR of no samples, its
 // Expected NaN (not computed).
 func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPolicy, samples int, seed uint64) FPR {
@@ -116,13 +133,15 @@ func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPo
 	if len(eligible) == 0 || samples <= 0 {
 		return FPR{Expected: math.NaN()}
 	}
-	present := map[string]bool{}
+	present := map[string]bool{} // the short keys a sample could equal
 	var lengths []int
-	for _, b := range blocks {
-		for _, k := range b.Keys {
-			present[string(k)] = true
+	for i := range blocks {
+		blocks[i].EachKey(func(k []byte) {
+			if len(k) <= maxCollidingKey {
+				present[string(k)] = true
+			}
 			lengths = append(lengths, len(k))
-		}
+		})
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x66707266707266))
 	r := bloom.NewFilterBlockReader(p, contents)
@@ -130,6 +149,10 @@ func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPo
 	key := make([]byte, 0, 64)
 	for s := 0; s < samples; s++ {
 		n := lengths[rng.IntN(len(lengths))]
+		if n > MaxSampleKey {
+			n = MaxSampleKey
+			fpr.Shortened++
+		}
 		for try := 0; ; try++ {
 			if try > 0 && try%16 == 0 {
 				n++ // short lengths may all be taken
@@ -138,7 +161,7 @@ func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPo
 			for j := 0; j < n; j++ {
 				key = append(key, byte(rng.Uint32()))
 			}
-			if !present[string(key)] {
+			if len(key) > maxCollidingKey || !present[string(key)] {
 				break
 			}
 		}
@@ -199,12 +222,17 @@ func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []BlockKeys, p b
 }
 
 // distinctKeysPerFilter is KeysPerFilter counting each user key once per
-// filter.
+// filter. Keys longer than 32 bytes are told apart by a 64-bit FNV-1a hash
+// and their length rather than kept whole: two distinct ones of a filter
+// are counted as one with a probability of about n^2/2^65.
 func distinctKeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 	counts := make([]int, num)
 	seen := map[string]bool{}
+	type digest struct{ hash, length uint64 }
+	seenLong := map[digest]bool{}
 	cur := -1
-	for _, b := range blocks {
+	for j := range blocks {
+		b := &blocks[j]
 		i := b.Handle.Offset >> (uint(baseLg) & 63)
 		if i >= uint64(num) {
 			continue
@@ -212,13 +240,32 @@ func distinctKeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 		if int(i) != cur {
 			cur = int(i)
 			clear(seen)
+			clear(seenLong)
 		}
-		for _, k := range b.Keys {
-			if !seen[string(k)] {
-				seen[string(k)] = true
+		b.EachKey(func(k []byte) {
+			if len(k) <= 32 {
+				if !seen[string(k)] {
+					seen[string(k)] = true
+					counts[i]++
+				}
+				return
+			}
+			d := digest{fnv64a(k), uint64(len(k))}
+			if !seenLong[d] {
+				seenLong[d] = true
 				counts[i]++
 			}
-		}
+		})
 	}
 	return counts
+}
+
+// fnv64a is the 64-bit FNV-1a hash of b.
+func fnv64a(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }

@@ -16,14 +16,45 @@ import (
 type BlockKeys struct {
 	Handle table.BlockHandle // where the data block is stored
 	// Keys are its entries' user keys, in order; nil when only their
-	// hashes were read (KeyStore.ReadHashes).
+	// hashes were read (KeyStore.ReadHashes): EachKey then reads them
+	// again from the table, one at a time.
 	Keys [][]byte
 	// Hashes, when not nil, holds bloom.Hash(key, filterblock.Seed) of each
 	// of Keys: ReadKeys hashes each key as it reads it, and a bloom
 	// filter's rebuild uses those hashes instead of hashing the keys again.
 	// Without Keys, they stand for the keys.
 	Hashes []uint32
+	// src and index are the table and the block's position in its index,
+	// for EachKey, when Keys are not kept.
+	src   *table.Table
+	index int
 }
+
+// EachKey calls fn with each user key of the block, in order: Keys, or
+// when only the hashes were kept (KeyStore.ReadHashes), the keys read
+// again from the table, block by block, k then valid only during the
+// call. It reports false when the block has no keys to give: hashes
+// read without their table (blocks made by hand), or a table that no
+// longer reads as it did (its file changed).
+func (b *BlockKeys) EachKey(fn func(k []byte)) bool {
+	if b.Keys != nil || b.src == nil {
+		for _, k := range b.Keys {
+			fn(k)
+		}
+		return b.Keys != nil || len(b.Hashes) == 0
+	}
+	n := 0
+	err := b.src.BlockKeys(b.index, func(k []byte) {
+		if n < len(b.Hashes) {
+			fn(k[:len(k)-8])
+		}
+		n++
+	})
+	return err == nil && n == len(b.Hashes)
+}
+
+// hasKeys tells whether EachKey can give the block's keys.
+func (b *BlockKeys) hasKeys() bool { return b.Keys != nil || b.src != nil || len(b.Hashes) == 0 }
 
 // Len returns the number of the block's entries: its keys, or its hashes
 // when only they were read.
@@ -60,8 +91,10 @@ func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 // ReadHashes is ReadKeys without the keys: each block's Keys is nil, and
 // its Hashes stand for them. That is all a rebuild of a filter block of
 // the policy named bloom.PolicyName needs (Compare), and it copies and
-// keeps no key. Anything else that looks at keys (CountFalseNegatives,
-// HashesDiffer, a legacy filter's rebuild, MeasureFPR) needs ReadKeys.
+// keeps no key: 4 bytes a key, whatever the keys' length. Anything that
+// looks at keys (CountFalseNegatives, HashesDiffer, a legacy filter's
+// rebuild, MeasureFPR) reads them again from t, block by block
+// (BlockKeys.EachKey), while t is open and reads as it did.
 func (s *KeyStore) ReadHashes(t *table.Table) ([]BlockKeys, error) {
 	return s.read(t, false)
 }
@@ -137,7 +170,7 @@ func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 			first = 0
 		}
 		slices = append(slices, stored)
-	}, func(_ int, h table.BlockHandle, n int) error {
+	}, func(i int, h table.BlockHandle, n int) error {
 		var keys [][]byte
 		if keep {
 			keys = [][]byte{} // as ReadDataBlock gives a block without entries
@@ -147,7 +180,11 @@ func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 			first = len(slices)
 		}
 		// Its hashes for now, to be sliced again below.
-		blocks = append(blocks, BlockKeys{Handle: h, Keys: keys, Hashes: hashes[hstart:]})
+		bk := BlockKeys{Handle: h, Keys: keys, Hashes: hashes[hstart:]}
+		if !keep {
+			bk.src, bk.index = t, i
+		}
+		blocks = append(blocks, bk)
 		hstart = len(hashes)
 		return nil
 	})
@@ -191,15 +228,14 @@ func buildWith(fb *filterblock.Builder, blocks []BlockKeys) []byte {
 	fb.StartBlock(0)
 	for _, b := range blocks {
 		switch {
-		case b.Keys == nil && len(b.Hashes) > 0:
-			// Only hashes were read (ReadHashes): they must do.
+		case !b.hasKeys():
+			// Only hashes were read, with no table to read keys from:
+			// they must do.
 			if !fb.AddHashes(b.Hashes) {
 				panic("filtercheck: a filter block rebuilt from hashes alone with a policy that does not build from them; read the keys (ReadKeys)")
 			}
-		case len(b.Hashes) != len(b.Keys) || !fb.AddHashes(b.Hashes):
-			for _, k := range b.Keys {
-				fb.AddKey(k)
-			}
+		case len(b.Hashes) != b.Len() || !fb.AddHashes(b.Hashes):
+			b.EachKey(fb.AddKey)
 		}
 		fb.StartBlock(b.Handle.End())
 	}
@@ -345,25 +381,22 @@ func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPe
 func rebuildPrefix(blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, n int) []byte {
 	out := make([]byte, 0, n)
 	filters := rebuiltFilters(nil, blocks)
-	var keys [][]byte
+	// p is a policy of package bloom, which makes its filters of one
+	// hash a key (filterblock.HashPolicy): each filter is made of its
+	// keys' hashes, 4 bytes a key, not of the keys kept.
+	hp := p.(filterblock.HashPolicy)
+	var hashes []uint32
 	for _, f := range filters {
 		if f.keys == 0 {
 			continue
 		}
-		keys = keys[:0]
-		for _, b := range blocks[f.lo:f.hi] {
-			keys = append(keys, b.Keys...)
+		hashes = hashes[:0]
+		for i := f.lo; i < f.hi; i++ {
+			blocks[i].EachKey(func(k []byte) { hashes = append(hashes, hp.HashKey(k)) })
 		}
-		if filterSize(f.keys, bitsPerKey) <= uint64(n-len(out)) {
-			out = p.CreateFilter(keys, out)
+		if size := filterSize(f.keys, bitsPerKey); size <= uint64(n-len(out)) {
+			out = filterblock.AppendFilterPrefix(out, hashes, bitsPerKey, int(size))
 			continue
-		}
-		// p is a policy of package bloom, which makes its filters of
-		// one hash a key (filterblock.HashPolicy).
-		hp := p.(filterblock.HashPolicy)
-		hashes := make([]uint32, len(keys))
-		for i, k := range keys {
-			hashes[i] = hp.HashKey(k)
 		}
 		return filterblock.AppendFilterPrefix(out, hashes, bitsPerKey, n-len(out))
 	}

@@ -1,9 +1,8 @@
 package logfile
 
 import (
-	"fmt"
+	"errors"
 	"io"
-	"os"
 	"sort"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
@@ -104,11 +103,12 @@ type Recovery struct {
 // paranoid checks, with upstream's status (util/env_posix.cc); err is set
 // only for a file that is not a regular file, which is not read.
 func RecoverFile(path string, opts Options) (*Recovery, error) {
-	fi, err := os.Stat(path)
-	if err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
+	// Opened without blocking, and checked on the open descriptor: a
+	// named pipe put in its place would block an ordinary open.
+	f, _, err := base.OpenNonBlocking(path)
+	if errors.Is(err, base.ErrNotRegular) {
+		return nil, err
 	}
-	f, err := os.Open(path)
 	if err != nil {
 		status := base.IOStatus(path, err)
 		if status == "" {

@@ -74,6 +74,33 @@ func (v *Version) Live(n uint64) (File, bool) {
 // ErrNoCurrent is wrapped by Read's error when dir has no CURRENT file.
 var ErrNoCurrent = errors.New("no CURRENT file")
 
+// ErrOutside is wrapped by Read's error when CURRENT, or the MANIFEST it
+// names, is outside the database directory: CURRENT a symbolic link out of
+// it, or naming "../elsewhere/MANIFEST-000001" or a link out of it.
+// Upstream would read that file; Read reads nothing outside the directory
+// it is given (the file could be anything: /etc/shadow, /proc/kmsg).
+var ErrOutside = errors.New("outside the database directory")
+
+// outside tells whether path, a file of the database in dir, is outside
+// dir once its symbolic links are followed, and returns where it leads.
+// A path that does not resolve (missing, a loop, a component that is no
+// directory) is left to the open, which fails as upstream's does.
+func outside(dir, path string) (string, bool) {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		realDir = dir
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return path, false
+	}
+	rel, err := filepath.Rel(realDir, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return real, true
+	}
+	return real, false
+}
+
 // maxCurrentSize bounds the CURRENT file read: it holds one file name.
 const maxCurrentSize = 4096
 
@@ -92,11 +119,19 @@ func Read(dir string) (*Version, error) { return ReadWith(dir, BytewiseComparato
 // number.
 func ReadWith(dir, comparator string) (*Version, error) {
 	cur := filepath.Join(dir, "CURRENT")
+	if real, out := outside(dir, cur); out {
+		return nil, &base.Error{Type: base.CurrentFile, File: cur, Err: ErrOutside,
+			Msg: fmt.Sprintf("a symbolic link to %s, outside the database directory: upstream would read it; not read", real)}
+	}
 	name, err := readCurrent(cur)
 	if err != nil {
 		return nil, err
 	}
 	path := dir + string(filepath.Separator) + name // not cleaned: as upstream opens it
+	if real, out := outside(dir, path); out {
+		return nil, fmt.Errorf("MANIFEST named by %s: %w", cur, &base.Error{Type: base.DescriptorFile, File: path, Err: ErrOutside,
+			Msg: fmt.Sprintf("CURRENT names %s, which is %s, outside the database directory: upstream would open it; not read", short(name), real)})
+	}
 	f, err := openRegular(path, base.DescriptorFile)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -138,14 +173,9 @@ func readCurrent(path string) (string, error) {
 // openRegular opens the regular file at path, of type typ; anything else
 // (a named pipe would block) is refused.
 func openRegular(path string, typ base.FileType) (*os.File, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, ioError(path, typ, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	f, err := os.Open(path)
+	// Without blocking, and checked on the open descriptor: a named pipe
+	// swapped in would block an ordinary open.
+	f, _, err := base.OpenNonBlocking(path)
 	if err != nil {
 		return nil, ioError(path, typ, err)
 	}
@@ -153,24 +183,38 @@ func openRegular(path string, typ base.FileType) (*os.File, error) {
 }
 
 // readRegular reads the regular file at path, of type typ, of at most
-// limit bytes when limit > 0; anything else (a named pipe would block) is
-// refused.
+// limit bytes when limit > 0. It opens the file without blocking and
+// checks it on the open descriptor (base.OpenNonBlocking): anything but a
+// regular file (a named pipe would block) is refused, and a file that
+// says it is empty but reads on (one of /proc) is cut at limit.
 func readRegular(path string, typ base.FileType, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
+	f, fi, err := base.OpenNonBlocking(path)
 	if err != nil {
 		return nil, ioError(path, typ, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
+	defer f.Close()
 	if limit > 0 && fi.Size() > limit {
-		return nil, &base.Error{Type: typ, File: path, Offset: limit, Msg: fmt.Sprintf("%d bytes: longer than the %d it may hold", fi.Size(), limit)}
+		return nil, tooLong(path, typ, fmt.Sprintf("%d bytes", fi.Size()), limit)
 	}
-	b, err := os.ReadFile(path)
+	var r io.Reader = f
+	if limit > 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, ioError(path, typ, err)
+	}
+	if limit > 0 && int64(len(b)) > limit {
+		// Its size said less: a file of /proc, or one growing.
+		return nil, tooLong(path, typ, fmt.Sprintf("more than %d bytes read", limit), limit)
 	}
 	return b, nil
+}
+
+// tooLong is the error for a file of type typ longer (size says how
+// long) than the limit bytes it may hold.
+func tooLong(path string, typ base.FileType, size string, limit int64) error {
+	return &base.Error{Type: typ, File: path, Offset: limit, Msg: fmt.Sprintf("%s: longer than the %d it may hold", size, limit)}
 }
 
 // ioError is the *base.Error for the I/O error err on the file at path, of

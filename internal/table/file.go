@@ -83,6 +83,11 @@ func (t *Table) loadFile() {
 	})
 }
 
+// InMemory reports whether the table reads every block from memory: it
+// was opened from bytes, or a scan read the whole file. It then reads on
+// once its file is closed.
+func (t *Table) InMemory() bool { return t.file != nil }
+
 // UseBuffer lets a later scan read the whole file into buf instead of a
 // new buffer, when buf is large enough: a caller that checks many tables
 // one after another gives each the buffer the previous one read into

@@ -312,6 +312,36 @@ func (t *Table) ReadDataBlock(i int) (*DataBlock, error) {
 	return db, nil
 }
 
+// BlockKeys calls fn with the internal key of each entry of the i-th data
+// block listed by the index, in order, without copying it: k is valid only
+// during the call. It holds one block and one key at a time, so that a
+// caller can read the keys of a table again, block by block, where
+// keeping them all could take many times the table's size (prefix
+// compression shares all but a few bytes of long keys). It fails as
+// ReadDataBlock does on that block, but for the key budget, which bounds
+// only the keys a caller keeps.
+func (t *Table) BlockKeys(i int, fn func(k []byte)) error {
+	if i < 0 || i >= len(t.index) {
+		return fmt.Errorf("table %s: data block %d out of range [0, %d)", t.name, i, len(t.index))
+	}
+	t.loadFile()
+	w := t.newWalker()
+	defer w.done()
+	var badKey error
+	for ok := w.block(i); ok; ok = w.it.parseNext() {
+		if _, err := ParseInternalKey(w.it.key); err != nil {
+			if badKey == nil {
+				badKey = w.t.blockErrorf(&w.b, w.it.what, int(w.it.cur), statusBadKey, "entry %d: %v", w.it.index-1, err)
+			}
+			continue
+		}
+		if badKey == nil {
+			fn(w.it.key)
+		}
+	}
+	return verdict(badKey, w.endBlock(), nil)
+}
+
 // DataBlocks calls fn with each data block in index order, as the table's
 // scan reads them, until the first error; the scan goes on without fn to
 // find the error upstream reports, which DataBlocks returns (see

@@ -33,7 +33,7 @@ type File interface {
 
 // Options tune Examine.
 type Options struct {
-	// Open opens a table file read-only; nil means os.Open. Tests use it
+	// Open opens a table file read-only; nil means OpenFile. Tests use it
 	// to simulate files that fail or change while they are read.
 	Open func(path string) (File, error)
 	// Keep keeps, in each report of a table that was read, the open table,
@@ -96,6 +96,8 @@ type TableReport struct {
 	FilterBlock []byte
 	// Mode is the option set the report describes.
 	Mode Mode
+	// Link is where the table file leads when it is a symbolic link.
+	Link string
 	// Damage lists the blocks that fail their checksums, and what
 	// upstream returns from them with LevelDB's default options, where it
 	// reads them unchecked; nil when every block read is intact.
@@ -144,6 +146,7 @@ func Examine(tg *Target, o Options) *TableReport {
 		rep.Status = base.IOStatus(tg.Path, fs.ErrNotExist)
 		return rep
 	}
+	rep.Link = linkOf(tg.Path)
 	var sc *scratch
 	if !o.Keep {
 		sc = scratches.Get().(*scratch)
@@ -172,6 +175,18 @@ func Examine(tg *Target, o Options) *TableReport {
 		scratches.Put(sc)
 	}
 	return rep
+}
+
+// OpenFile opens the table file at path read-only, as Examine does
+// unless Options.Open says otherwise: without blocking, whatever the file
+// has become since it was listed (base.OpenNonBlocking), a named pipe, a
+// device or a directory being refused with an error saying what it is.
+func OpenFile(path string) (File, error) {
+	f, _, err := base.OpenNonBlocking(path)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
 // scratch is the memory Examine reads a table into, kept for the next table
@@ -207,12 +222,12 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 		return
 	}
 	if !fi.Mode().IsRegular() {
-		unreadable(notRegular(tg.Path, fi))
+		unreadable(base.NotRegular(tg.Path, fi.Mode()))
 		return
 	}
 	open := o.Open
 	if open == nil {
-		open = func(p string) (File, error) { return os.Open(p) }
+		open = OpenFile
 	}
 	f, err := open(tg.Path)
 	if err != nil {
@@ -225,7 +240,7 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 		return
 	}
 	if !fi.Mode().IsRegular() {
-		unreadable(notRegular(tg.Path, fi))
+		unreadable(base.NotRegular(tg.Path, fi.Mode()))
 		return
 	}
 	rep.FileSize = fi.Size()
@@ -285,7 +300,7 @@ func (r *TableReport) detach() {
 // identity returns a report of the same table with nothing read yet: its
 // path, database, MANIFEST entry and file size.
 func (r *TableReport) identity() TableReport {
-	return TableReport{Path: r.Path, DB: r.DB, Live: r.Live, FileSize: r.FileSize}
+	return TableReport{Path: r.Path, DB: r.DB, Live: r.Live, FileSize: r.FileSize, Link: r.Link}
 }
 
 // mappedFault sets the verdict of a table whose memory-mapped file faulted
@@ -451,13 +466,20 @@ func examineIn(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *
 		defer func() { sc.file = t.FileBuffer() }()
 	}
 	if err == nil {
-		// With scratch memory, the keys' hashes only: all that the
-		// usual verdict needs. decideFilter reads the keys where it
-		// needs them.
+		// The keys' hashes only, 4 bytes a key: all that the usual
+		// verdict needs. Where more is needed (a mismatch, a legacy
+		// filter, dump's samples), the keys are read again from the
+		// table block by block (filtercheck.BlockKeys.EachKey), never
+		// all kept: prefix compression lets a table hold keys of 64
+		// times its size. A table that cannot read on without its file
+		// (over 1 GiB) and is kept past it has its keys kept.
 		if sc != nil {
 			blocks, err = sc.keys.ReadHashes(t)
 		} else {
-			blocks, err = filtercheck.ReadKeys(t)
+			blocks, err = new(filtercheck.KeyStore).ReadHashes(t)
+			if err == nil && !t.InMemory() {
+				blocks, err = filtercheck.ReadKeys(t)
+			}
 		}
 		rep.Scan = err != nil
 	}
@@ -486,20 +508,8 @@ func examineIn(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *
 	for i := range blocks {
 		rep.Keys += blocks[i].Len()
 	}
-	keys := func() ([]filtercheck.BlockKeys, bool) {
-		if sc == nil {
-			return blocks, true // read with their keys
-		}
-		blocks, err := sc.keys.ReadKeys(t)
-		if err != nil {
-			// The same scan as before: the file changed under the map?
-			rep.Scan = true
-			scanFailed(rep, err)
-			return nil, false
-		}
-		rep.BlockKeys = blocks
-		return blocks, true
-	}
+	// The blocks give their keys again (BlockKeys.EachKey).
+	keys := func() ([]filtercheck.BlockKeys, bool) { return blocks, true }
 	decideFilter(t, blocks, keys, rep)
 }
 
@@ -521,22 +531,6 @@ func scanFailed(rep *TableReport, err error) {
 func isDeviceError(err error) bool {
 	var errno syscall.Errno
 	return errors.As(err, &errno) && errno != syscall.ENOENT
-}
-
-// notRegular is the error for a path that is not a regular file.
-func notRegular(path string, fi fs.FileInfo) error {
-	what := "not a regular file"
-	switch m := fi.Mode(); {
-	case m.IsDir():
-		what += " but a directory"
-	case m&fs.ModeNamedPipe != 0:
-		what += " but a named pipe"
-	case m&fs.ModeSocket != 0:
-		what += " but a socket"
-	case m&fs.ModeDevice != 0:
-		what += " but a device"
-	}
-	return fmt.Errorf("%s: %s", path, what)
 }
 
 // decideFilter sets the verdict of a table upstream reads, from its filter

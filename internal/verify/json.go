@@ -112,9 +112,9 @@ func (d *document[T]) add(it Item, table func() T) {
 		d.byDB[it.Database] = db
 		d.Databases = append(d.Databases, db)
 	case it.PathErr != nil:
-		d.PathErrors = append(d.PathErrors, pathErrorJSON{Path: it.Path, Error: it.PathErr.Error()})
+		d.PathErrors = append(d.PathErrors, pathErrorJSON{Path: it.Path, PathHex: hexName(it.Path), Error: it.PathErr.Error()})
 	case it.Note != "":
-		d.Notes = append(d.Notes, noteJSON{Path: it.Path, Note: it.Note})
+		d.Notes = append(d.Notes, noteJSON{Path: it.Path, PathHex: hexName(it.Path), Note: it.Note})
 	case it.Table.DB != nil && d.byDB[it.Table.DB] != nil:
 		db := d.byDB[it.Table.DB]
 		db.Tables = append(db.Tables, table())
@@ -161,6 +161,8 @@ func summaryOf(s Summary) summaryJSON {
 // logJSON is a LogReport under one option set.
 type logJSON struct {
 	Path    string `json:"path"`
+	PathHex string `json:"path_hex,omitempty"`
+	Link    string `json:"link,omitempty"` // where a symbolic link leads
 	Number  uint64 `json:"number"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail"`
@@ -197,7 +199,7 @@ type logDropJSON struct {
 
 // logOf converts l to its JSON form under the option set mode.
 func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
-	j := logJSON{Path: l.Path, Number: l.Number, Verdict: string(v), Detail: l.detailIn(mode, v), Options: mode.Name(),
+	j := logJSON{Path: l.Path, PathHex: hexName(l.Path), Link: l.Link, Number: l.Number, Verdict: string(v), Detail: l.detailIn(mode, v), Options: mode.Name(),
 		Error: errText(l.Err), DropList: []logDropJSON{}}
 	r := l.Recovery
 	if r == nil {
@@ -246,19 +248,22 @@ func logsOf(d *Database) []logJSON {
 
 // pathErrorJSON is a path that could not be examined.
 type pathErrorJSON struct {
-	Path  string `json:"path"`
-	Error string `json:"error"`
+	Path    string `json:"path"`
+	PathHex string `json:"path_hex,omitempty"` // see hexName
+	Error   string `json:"error"`
 }
 
 // noteJSON is a remark about a path.
 type noteJSON struct {
-	Path string `json:"path"`
-	Note string `json:"note"`
+	Path    string `json:"path"`
+	PathHex string `json:"path_hex,omitempty"`
+	Note    string `json:"note"`
 }
 
 // databaseJSON is a Database.
 type databaseJSON struct {
-	Path string `json:"path"`
+	Path    string `json:"path"`
+	PathHex string `json:"path_hex,omitempty"`
 	// Opened tells whether upstream opens the database; Status is
 	// upstream's status when it does not, Error ours (file and offset).
 	Opened bool   `json:"opened"`
@@ -269,9 +274,15 @@ type databaseJSON struct {
 	Kind         string `json:"kind,omitempty"`
 	KindEvidence string `json:"kind_evidence,omitempty"`
 	Manifest     string `json:"manifest,omitempty"`
+	ManifestHex  string `json:"manifest_hex,omitempty"`
+	// CurrentLink and ManifestLink: where CURRENT and the MANIFEST lead,
+	// when they are symbolic links.
+	CurrentLink  string `json:"current_link,omitempty"`
+	ManifestLink string `json:"manifest_link,omitempty"`
 	// Comparator is the name the MANIFEST records; DefaultStatus what
 	// upstream says with its default comparator when that is another.
 	Comparator    string   `json:"comparator,omitempty"`
+	ComparatorHex string   `json:"comparator_hex,omitempty"`
 	DefaultStatus string   `json:"default_comparator_status,omitempty"`
 	LiveTables    int      `json:"live_tables"`
 	MissingTables []uint64 `json:"missing_tables"`
@@ -282,7 +293,7 @@ type databaseJSON struct {
 }
 
 func databaseOf(d *Database) databaseJSON {
-	j := databaseJSON{Path: d.Dir, Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest,
+	j := databaseJSON{Path: d.Dir, PathHex: hexName(d.Dir), ManifestHex: hexName(d.Manifest), ComparatorHex: hexName(d.Comparator), Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest, CurrentLink: d.CurrentLink, ManifestLink: d.ManifestLink,
 		Comparator: d.Comparator, DefaultStatus: d.DefaultStatus, LiveTables: d.Live,
 		MissingTables: d.Missing, Detail: d.Detail(), Logs: logsOf(d)}
 	if j.MissingTables == nil {
@@ -296,7 +307,9 @@ func databaseOf(d *Database) databaseJSON {
 
 // tableJSON is one table of `verify --json`: a TableReport.
 type tableJSON struct {
-	Path string `json:"path"`
+	Path    string `json:"path"`
+	PathHex string `json:"path_hex,omitempty"`
+	Link    string `json:"link,omitempty"` // where a symbolic link leads
 	// Verdict is a Verdict, or "skipped" for a file that was not
 	// examined.
 	Verdict string `json:"verdict"`
@@ -399,7 +412,8 @@ func damageOf(d *Damage) *damageJSON {
 
 // filterJSON is a filtercheck.Comparison: the filter block checked.
 type filterJSON struct {
-	Policy string `json:"policy"`
+	Policy    string `json:"policy"`
+	PolicyHex string `json:"policy_hex,omitempty"`
 	// Hash is, for a legacy filter, the hash that reproduces it.
 	Hash string `json:"hash,omitempty"`
 	// Offset and Size locate the filter block in the file.
@@ -498,11 +512,13 @@ type fprJSON struct {
 	Measured        float64  `json:"measured"`
 	Expected        *float64 `json:"expected,omitempty"` // left out when not computable
 	IndependentHash float64  `json:"independent_hash"`
+	// Shortened counts the samples cut to filtercheck.MaxSampleKey bytes.
+	Shortened int `json:"shortened,omitempty"`
 }
 
 // tableOf converts rep to its form in `verify --json`.
 func tableOf(rep *TableReport) tableJSON {
-	j := tableJSON{Path: rep.Path, Verdict: rep.verdictName(), Detail: rep.Detail(),
+	j := tableJSON{Path: rep.Path, PathHex: hexName(rep.Path), Link: rep.Link, Verdict: rep.verdictName(), Detail: rep.Detail(),
 		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.UnusableErr), OtherFilters: rep.OtherFilters,
 		Error: errText(rep.Err)}
 	if f := rep.Live; f != nil {
@@ -522,7 +538,7 @@ func tableOf(rep *TableReport) tableJSON {
 		j.DataBlocks, j.Keys = &blocks, &keys
 	}
 	if r := rep.Comparison; r != nil {
-		j.Filter = &filterJSON{Policy: r.Policy, Hash: r.Legacy, Offset: r.FilterBlockOffset, Size: r.FilterBlockSize,
+		j.Filter = &filterJSON{Policy: r.Policy, PolicyHex: hexName(r.Policy), Hash: r.Legacy, Offset: r.FilterBlockOffset, Size: r.FilterBlockSize,
 			Filters: r.Filters, Params: paramsOf(r.Params), LayoutError: r.LayoutError}
 		if d := r.Diff; d != nil {
 			j.Filter.Diff = &diffJSON{Offset: r.FilterBlockOffset + uint64(d.Offset), OffsetInFilterBlock: d.Offset,
@@ -560,7 +576,7 @@ func (d *Dump) toJSON() dumpJSON {
 	j := dumpJSON{tableJSON: tableOf(d.TableReport), Layout: d.layout}
 	if f := d.fpr; f != nil {
 		j.FPR = &fprJSON{Samples: f.Samples, FalsePositives: f.FalsePositives, Measured: f.Measured,
-			IndependentHash: f.Theoretical}
+			IndependentHash: f.Theoretical, Shortened: f.Shortened}
 		if !math.IsNaN(f.Expected) {
 			e := f.Expected
 			j.FPR.Expected = &e

@@ -1,13 +1,15 @@
 package verify
 
 import (
+	"io/fs"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
 
 // The logs a database's open replays (db/db_impl.cc DBImpl::Recover and
@@ -57,6 +59,8 @@ func (v LogVerdict) Exit() int {
 type LogReport struct {
 	Path   string
 	Number uint64
+	// Link is where the log leads when it is a symbolic link.
+	Link string
 	// Recovery is the log as DBImpl::RecoverLogFile reads it under both
 	// option sets; nil when Err is set.
 	Recovery *logfile.Recovery
@@ -77,17 +81,25 @@ func replayLogs(db *Database, names []string) {
 	v := db.Version
 	for _, n := range logfile.LogsToReplay(names, v.LogNumber, v.PrevLogNumber) {
 		path := filepath.Join(db.Dir, fmt.Sprintf("%06d.log", n)) // db/filename.cc LogFileName
-		lr := &LogReport{Path: path, Number: n}
-		db.Logs = append(db.Logs, lr)
-		f, err := os.Open(path)
-		if err != nil {
-			// RecoverLogFile: MaybeIgnoreError ignores a log that does not
-			// open, with every write in it, unless paranoid checks are on.
+		lr := &LogReport{Path: path, Number: n, Link: linkOf(path)}
+		f, _, err := base.OpenNonBlocking(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && retired(db, n):
+			// LevelDB replaced it with a newer log, and deleted it,
+			// since the directory was listed: no longer replayed.
+			continue
+		case err != nil && !errors.Is(err, base.ErrNotRegular):
+			// RecoverLogFile: MaybeIgnoreError ignores a log that does
+			// not open, with every write in it, unless paranoid checks
+			// are on.
+			db.Logs = append(db.Logs, lr)
 			lr.Err, lr.Status = err, base.IOStatus(path, err)
 			continue
+		case err == nil:
+			f.Close()
 		}
+		db.Logs = append(db.Logs, lr)
 		lr.Recovery, lr.Err = logfile.RecoverFile(path, logfile.Options{})
-		f.Close()
 	}
 }
 
@@ -144,6 +156,13 @@ func (l *LogReport) ParanoidStatus() string {
 	return l.Recovery.Paranoid.Status
 }
 
+// retired tells whether the MANIFEST of db, read again, no longer has the
+// open replay log n: LevelDB moved on to a newer log while verify ran.
+func retired(db *Database, n uint64) bool {
+	v, err := manifest.ReadWith(db.Dir, db.readComparator())
+	return err == nil && n < v.LogNumber && n != v.PrevLogNumber
+}
+
 // tailLoss tells whether what the reader takes for the end of the log
 // hides writes that were written whole: a record whose length one flipped
 // bit made run past the end of the file (so it reads as cut short), more
@@ -166,7 +185,7 @@ func silentLoss(r *logfile.Recovery) int {
 
 // Line is the log's line: its path, verdict and detail.
 func (l *LogReport) Line() string {
-	return fmt.Sprintf("%s: %s: %s", l.Path, l.Verdict, l.Detail())
+	return fmt.Sprintf("%s: %s: %s%s", l.Path, l.Verdict, l.Detail(), linkText("", l.Link))
 }
 
 // Detail describes what upstream does with the log under the report's

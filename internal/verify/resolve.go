@@ -67,6 +67,9 @@ type Database struct {
 	// KindEvidence says how it was told ("OPTIONS-000005 records
 	// rocksdb_version=8.1.1").
 	Kind, KindEvidence string
+	// CurrentLink and ManifestLink are where CURRENT and the MANIFEST
+	// lead when they are symbolic links ("" otherwise).
+	CurrentLink, ManifestLink string
 	// Logs are the logs upstream replays when it opens the database, in
 	// the order it replays them (read once its MANIFEST is).
 	Logs []*LogReport
@@ -180,9 +183,13 @@ func ResolveWith(paths []string, progress func(dirs, databases int)) []Item {
 func resolveDir(dir string) ([]Item, bool) {
 	var db *Database
 	var ts []*Target
-	if _, err := os.Lstat(filepath.Join(dir, "CURRENT")); err == nil {
+	_, err := os.Lstat(filepath.Join(dir, "CURRENT"))
+	switch ents, rerr := os.ReadDir(dir); {
+	case err == nil:
 		db, ts = resolveDB(dir)
-	} else if ents, err := os.ReadDir(dir); err == nil {
+	case !errors.Is(err, fs.ErrNotExist) && rerr == nil:
+		db, ts = resolveUnsearchable(dir, ents, err)
+	case rerr == nil:
 		db, ts = resolveNoCurrent(dir, ents)
 	}
 	if db == nil {
@@ -195,14 +202,42 @@ func resolveDir(dir string) ([]Item, bool) {
 	return items, true
 }
 
+// resolveUnsearchable returns the database in dir when CURRENT is among
+// its entries but cannot be looked at (err: a directory readable but not
+// searchable gives EACCES), and nil when it is not among them. Upstream's
+// FileExists then says no CURRENT, and it refuses the database; verify
+// says what stands in the way. Its table files cannot be opened either,
+// and are reported so.
+func resolveUnsearchable(dir string, ents []fs.DirEntry, err error) (*Database, []*Target) {
+	if !slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == "CURRENT" }) {
+		return resolveNoCurrent(dir, ents)
+	}
+	db := &Database{Dir: dir, Status: "Invalid argument: " + dir + ": does not exist (create_if_missing is false)"}
+	db.Err = fmt.Errorf("%s: CURRENT is there but cannot be looked at: %w (a directory readable but not searchable lists its files and opens none)", dir, errors.Unwrap(err))
+	var ts []*Target
+	for _, e := range ents {
+		if n := e.Name(); base.HasTableExt(n) {
+			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
+		}
+	}
+	return db, ts
+}
+
 // namedTable is the target for a file named on the command line: a table
-// file if named like one or ending in a table's magic number (LevelDB's,
-// or another store's, which upstream cannot open), otherwise a file
-// reported as no table.
+// file if it is a regular file named like one or ending in a table's magic
+// number (LevelDB's, or another store's, which upstream cannot open),
+// otherwise a file reported as no table.
 func namedTable(path string, fi fs.FileInfo) *Target {
 	tg := &Target{Path: path}
-	if base.HasTableExt(path) || !fi.Mode().IsRegular() {
-		return tg // Examine says why a non-regular file is unreadable
+	if !fi.Mode().IsRegular() {
+		// A device, a named pipe or a socket, whatever its name: no table
+		// file, as a regular file that holds none is not.
+		tg.NotTable = true
+		tg.Skip = "not a table: " + strings.TrimPrefix(base.NotRegular(path, fi.Mode()).Error(), path+": ")
+		return tg
+	}
+	if base.HasTableExt(path) {
+		return tg
 	}
 	magic, err := readMagic(path, fi.Size())
 	if err != nil || magic == table.Magic || table.ForeignTable(magic) != "" {
@@ -222,7 +257,7 @@ func readMagic(path string, size int64) (uint64, error) {
 	if size < 8 {
 		return 0, nil
 	}
-	f, err := os.Open(path)
+	f, _, err := base.OpenNonBlocking(path)
 	if err != nil {
 		return 0, err
 	}
@@ -255,6 +290,12 @@ func resolveDB(dir string) (*Database, []*Target) {
 	}
 	sort.Strings(files)
 	db.Kind, db.KindEvidence = foreignKind(dir, ents)
+	db.CurrentLink = linkOf(filepath.Join(dir, "CURRENT"))
+	defer func() {
+		if db.Manifest != "" && filepath.Base(db.Manifest) != "CURRENT" {
+			db.ManifestLink = linkOf(db.Manifest)
+		}
+	}()
 	v, err := manifest.Read(dir)
 	if ce := (*manifest.ComparatorError)(nil); errors.As(err, &ce) {
 		// The application's comparator: read as it would be.
@@ -331,6 +372,14 @@ func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 			ts = append(ts, &Target{Path: path, DB: db, Live: &f})
 		}
 	}
+	inListing := map[uint64]bool{}
+	for _, n := range missing {
+		inListing[n] = true
+	}
+	// The MANIFEST read again, once for all the tables not found (not
+	// once each: 10,000 of them took 53 s so).
+	var again *manifest.Version
+	reread := false
 	for i := range v.Files {
 		f := &v.Files[i]
 		if found[f.Number] {
@@ -344,18 +393,43 @@ func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 			continue
 		}
 		tg := &Target{Path: ldb, DB: db, Live: f}
-		if reason, ok := vanished(tg, fs.ErrNotExist); ok {
+		if !reread {
+			again, reread = rereadManifest(db), true
+		}
+		if again != nil && notLiveIn(again, f.Number) {
 			// Written and compacted away again since the listing.
-			tg.Skip = reason
+			tg.Skip = vanishedText(again)
 		} else {
 			tg.missing = true
-			if slices.Contains(missing, f.Number) {
+			if inListing[f.Number] {
 				db.Missing = append(db.Missing, f.Number)
 			}
 		}
 		ts = append(ts, tg)
 	}
 	return ts
+}
+
+// rereadManifest reads db's MANIFEST again, as CURRENT names it now, or
+// returns nil when it cannot be read.
+func rereadManifest(db *Database) *manifest.Version {
+	v, err := manifest.ReadWith(db.Dir, db.readComparator())
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// notLiveIn tells whether table n is not a live table of v.
+func notLiveIn(v *manifest.Version, n uint64) bool {
+	_, live := v.Live(n)
+	return !live
+}
+
+// vanishedText says why a live table that is gone is skipped: v, the
+// MANIFEST read again, no longer lists it.
+func vanishedText(v *manifest.Version) string {
+	return "LevelDB deleted it while it was being checked: no longer a live table of " + filepath.Base(v.Manifest)
 }
 
 // firstExisting returns the first of paths that exists.
@@ -376,12 +450,9 @@ func vanished(tg *Target, err error) (string, bool) {
 	if tg.Live == nil || !errors.Is(err, fs.ErrNotExist) {
 		return "", false
 	}
-	v, merr := manifest.ReadWith(tg.DB.Dir, tg.DB.readComparator())
-	if merr != nil {
+	v := rereadManifest(tg.DB)
+	if v == nil || !notLiveIn(v, tg.Live.Number) {
 		return "", false
 	}
-	if _, live := v.Live(tg.Live.Number); live {
-		return "", false
-	}
-	return "LevelDB deleted it while it was being checked: no longer a live table of " + filepath.Base(v.Manifest), true
+	return vanishedText(v), true
 }

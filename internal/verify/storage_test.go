@@ -110,7 +110,7 @@ func TestNotRegular(t *testing.T) {
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for path, what := range map[string]string{pipe: "a named pipe", sock: "a socket", sub: "a directory", "/dev/null": "a device"} {
+	for path, what := range map[string]string{pipe: "a named pipe", sock: "a socket", sub: "a directory", "/dev/null": "a character device"} {
 		r := verify.Examine(&verify.Target{Path: path}, verify.Options{})
 		if r.Verdict != verify.Unreadable || r.Err == nil || r.Err.Error() != path+": not a regular file but "+what {
 			t.Errorf("%s: %s: %v; want unreadable, not a regular file but %s", path, r.Verdict, r.Err, what)

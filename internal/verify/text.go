@@ -297,7 +297,7 @@ func (w *TextWriter) Dump(it Item, d *Dump) {
 
 // Line is the table's line: its path, verdict and Detail.
 func (r *TableReport) Line() string {
-	return fmt.Sprintf("%s: %s: %s", r.Path, r.verdictName(), r.Detail())
+	return fmt.Sprintf("%s: %s: %s%s", r.Path, r.verdictName(), r.Detail(), linkText("", r.Link))
 }
 
 // verdictName is the verdict's name, or "skipped".
@@ -356,8 +356,12 @@ func writeDump(w io.Writer, d *Dump) {
 		if !math.IsNaN(f.Expected) {
 			expected = fmt.Sprintf("%.3f%%", 100*f.Expected)
 		}
-		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys); expected of LevelDB's probe scheme %s (simulated); independent-hash formula %.3f%%\n",
-			100*f.Measured, f.FalsePositives, f.Samples, expected, 100*f.Theoretical)
+		shortened := ""
+		if f.Shortened > 0 {
+			shortened = fmt.Sprintf(", %d of them cut to %d bytes, as long stored keys would make them", f.Shortened, filtercheck.MaxSampleKey)
+		}
+		fmt.Fprintf(w, "  false positives  measured %.3f%% (%d of %d absent keys%s); expected of LevelDB's probe scheme %s (simulated); independent-hash formula %.3f%%\n",
+			100*f.Measured, f.FalsePositives, f.Samples, shortened, expected, 100*f.Theoretical)
 	}
 	if !d.PerFilter {
 		fmt.Fprintf(w, "  per filter       %s, listed with --filters\n\n", plural(len(l.Filters), "row"))
@@ -455,6 +459,8 @@ func (d *Database) Detail() string {
 		l := d.logFailure(d.Mode)
 		fmt.Fprintf(&b, "upstream cannot open it %s: %s, replaying %s (with LevelDB's default options it opens it, without the writes the log's damage costs)",
 			d.Mode, l.ParanoidStatus(), filepath.Base(l.Path))
+	case outside(d.Err):
+		fmt.Fprintf(&b, "not checked: %v", d.Err)
 	default:
 		b.WriteString("upstream cannot open it")
 		if d.Status != "" {
@@ -476,6 +482,10 @@ func (d *Database) Detail() string {
 		}
 	} else if d.Err != nil {
 		b.WriteString("; every table file in it is checked, at its own size")
+	}
+	b.WriteString(linkText("CURRENT is ", d.CurrentLink))
+	if d.ManifestLink != "" {
+		b.WriteString(linkText(d.manifestName()+" is ", d.ManifestLink))
 	}
 	return b.String()
 }

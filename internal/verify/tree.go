@@ -119,7 +119,7 @@ func foreignKind(dir string, ents []fs.DirEntry) (kind, evidence string) {
 		if !isOptionsFile(e.Name()) || !e.Type().IsRegular() {
 			continue
 		}
-		f, err := os.Open(filepath.Join(dir, e.Name()))
+		f, _, err := base.OpenNonBlocking(filepath.Join(dir, e.Name()))
 		if err != nil {
 			continue
 		}

@@ -1,0 +1,53 @@
+package verify
+
+import (
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
+)
+
+// Symbolic links among a database's files, and files outside it: upstream
+// follows a link wherever it leads, so verify names each link it reads
+// through, and reads nothing that CURRENT leads out of the directory to
+// (manifest.ErrOutside).
+
+// linkOf returns where the symbolic link at path leads, as it says, or ""
+// when path is no symbolic link.
+func linkOf(path string) string {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	target, err := os.Readlink(path)
+	if err != nil {
+		return "?"
+	}
+	return target
+}
+
+// linkText is "; a symbolic link to TARGET" for a link, "" otherwise.
+func linkText(what, target string) string {
+	if target == "" {
+		return ""
+	}
+	return "; " + what + "a symbolic link to " + target
+}
+
+// outside tells whether err is CURRENT, or the MANIFEST it names, found
+// outside the database directory and left unread.
+func outside(err error) bool { return errors.Is(err, manifest.ErrOutside) }
+
+// hexName is the bytes of a name (a path, a comparator's or policy's
+// name) in hex when they are not valid UTF-8, which JSON cannot carry
+// (encoding/json writes U+FFFD for each bad byte); "" otherwise. The JSON
+// gives it beside the name, as NAME_hex, so that no byte is lost.
+func hexName(s string) string {
+	if utf8.ValidString(s) {
+		return ""
+	}
+	return hex.EncodeToString([]byte(s))
+}
