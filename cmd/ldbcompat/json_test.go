@@ -14,6 +14,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
+	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
 
@@ -285,5 +286,49 @@ func TestJSONValues(t *testing.T) {
 		"stored": float64(d.Stored), "rebuilt": float64(d.Rebuilt), "stored_size": float64(d.StoredLen), "rebuilt_size": float64(d.RebuiltLen)}
 	if diff := cmp.Diff(wantDiff, j.Filter.Diff); diff != "" {
 		t.Errorf("diff (-filtercheck +JSON):\n%s", diff)
+	}
+}
+
+// TestJSONDamageFieldNames pins the fields of a damaged table and a
+// damaged log: a bit flipped in a table's first data block and one in a
+// log the open replays (the log written here as log::Writer frames
+// records).
+func TestJSONDamageFieldNames(t *testing.T) {
+	dir := copyDB(t, "b10-bs4096-none")
+	p := firstTable(t, dir)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[100] ^= 0x01
+	writeFile(t, p, b)
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	if len(logs) != 1 {
+		t.Fatalf("%d logs", len(logs))
+	}
+	var w manifesttest.Log
+	for i := uint64(1); i <= 3; i++ {
+		w.Add(batch(1000+i, [2]string{fmt.Sprintf("k%d", i), "v"}))
+	}
+	lb := w.Bytes()
+	lb[w.Offsets[1]+10] ^= 0x01
+	writeFile(t, logs[0], lb)
+	_, stdout, _ := runCmd(t, "verify", "--json", dir)
+	got := objectKeys(t, stdout)
+	for path, want := range map[string][]string{
+		".databases[0].logs[0]": {"path", "number", "verdict", "detail", "options", "records", "bytes", "writes", "dropped_bytes", "drops",
+			"first_drop_offset", "lost_writes", "drop_list", "other_options"},
+		".databases[0].logs[0].drop_list[0]":                   {"offset", "bytes", "status", "records_lost", "flipped_bit"},
+		".databases[0].logs[0].other_options":                  {"path", "number", "verdict", "detail", "options", "records", "bytes", "writes", "dropped_bytes", "drops", "first_drop_offset", "open_fails", "status", "lost_writes", "drop_list"},
+		".databases[0].tables[0].damage":                       {"blocks", "known", "entries", "written", "wrong_values", "missing", "extra", "lookups_missing", "lookups_wrong", "first"},
+		".databases[0].tables[0].damage.blocks[0]":             {"block", "offset", "size", "stored_checksum", "computed_checksum", "flipped_bit"},
+		".databases[0].tables[0].damage.blocks[0].flipped_bit": {"offset", "bit", "field", "entry", "key"},
+	} {
+		if diff := cmp.Diff(want, got[path]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", path, diff)
+		}
+	}
+	if o := got[".databases[0].tables[0].other_options"]; len(o) == 0 || o[0] != "path" {
+		t.Errorf("the table's other_options: %q\n%s", o, stdout)
 	}
 }
