@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"encoding/binary"
@@ -23,7 +23,8 @@ type FilterBlockReader interface {
 }
 
 // Port describes a Go implementation of LevelDB's bloom filter and filter
-// block to check against upstream. Only Name and NewPolicy are required; the
+// block to check against upstream (compat.Port, which documents it for
+// port authors, is this type). Only Name and NewPolicy are required; the
 // properties whose hooks are nil are skipped. A hook that panics fails the
 // property it serves; one that cannot take an input upstream accepts may
 // panic with a Refusal.
