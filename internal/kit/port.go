@@ -84,21 +84,12 @@ func (TestHashPolicy) Name() string { return "TestHashFilter" }
 
 // CreateFilter appends Hash(key, 1) of each key to dst.
 func (TestHashPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
-	for _, k := range keys {
-		dst = binary.LittleEndian.AppendUint32(dst, bloom.Hash(k, 1))
-	}
-	return dst
+	return hashListPolicy{bloom.Hash}.CreateFilter(keys, dst)
 }
 
 // KeyMayMatch reports whether Hash(key, 1) is one of filter's words.
 func (TestHashPolicy) KeyMayMatch(key, filter []byte) bool {
-	h := bloom.Hash(key, 1)
-	for i := 0; i+4 <= len(filter); i += 4 {
-		if binary.LittleEndian.Uint32(filter[i:]) == h {
-			return true
-		}
-	}
-	return false
+	return hashListPolicy{bloom.Hash}.KeyMayMatch(key, filter)
 }
 
 // hashListPolicy is TestHashPolicy with another hash function.
