@@ -91,7 +91,7 @@ compat-arm64:
 # Every version of docker/leveldb-versions.tsv in turn, natively (builds
 # cached in .cache/leveldb-<version>/): the suite against each, then
 # docs/versions.md from what each build answered (tools/versions.sh).
-# VERSIONS='v1.17 main' runs some only, VERSIONS_PKGS='./compat ./cgo/upstream'
+# VERSIONS='v1.17 main' runs some only, VERSIONS_PKGS='./internal/kit ./cgo/upstream'
 # some packages only, VERSIONS_OUT another page. Fails when any version does,
 # after trying them all.
 VERSIONS ?=
@@ -169,7 +169,7 @@ fprate:
 FUZZTIME ?= 60s
 FUZZMINIMIZETIME ?= 5s
 FUZZ_PKGS := ./bloom ./internal/table ./internal/manifest ./internal/logfile ./internal/filtercheck ./cmd/ldbcompat
-FUZZ_LEVELDB_PKGS := ./compat ./internal/table ./internal/manifest ./internal/logfile
+FUZZ_LEVELDB_PKGS := ./internal/kit ./internal/table ./internal/manifest ./internal/logfile
 
 fuzz: deps
 	@$(LEVELDB_ENV); export GO="$(GO)" FUZZTIME="$(FUZZTIME)" FUZZMINIMIZETIME="$(FUZZMINIMIZETIME)"; \

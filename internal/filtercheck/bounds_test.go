@@ -76,17 +76,8 @@ func TestHugeInferredBitsPerKey(t *testing.T) {
 	for _, policy := range []string{bloom.PolicyName, bloom.LegacyPolicyName} {
 		t.Run(policy, func(t *testing.T) {
 			data := lopsidedTable(n, policy, filterBlock(wide, wide, []byte{0, 0, 0, 0, 0, 0, 0, 0, 1}))
-			tb, err := table.Open("huge.ldb", bytes.NewReader(data), int64(len(data)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r *filtercheck.Comparison
-			got := alloctest.Allocated(func() {
-				r, err = filtercheck.CompareTable(tb)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tb := openBytes(t, "huge.ldb", data)
+			r, got := compareCounted(t, tb)
 			if r.Match != filtercheck.MatchDiffers || r.Params.BitsPerKey < 8*l-7 || r.Diff == nil {
 				t.Fatalf("result %+v, params %v, diff %v; want a mismatch at about %d bits/key", r, r.Params, r.Diff, 8*l)
 			}
@@ -118,15 +109,8 @@ func TestFarFilterOffsets(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := lopsidedTable(100, bloom.PolicyName, tc.contents)
-			tb, err := table.Open("far.ldb", bytes.NewReader(data), int64(len(data)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r *filtercheck.Comparison
-			got := alloctest.Allocated(func() { r, err = filtercheck.CompareTable(tb) })
-			if err != nil {
-				t.Fatal(err)
-			}
+			tb := openBytes(t, "far.ldb", data)
+			r, got := compareCounted(t, tb)
 			if r.Match != filtercheck.MatchDiffers {
 				t.Errorf("status %s, want mismatch; %+v", r.Match, r)
 			}
@@ -171,19 +155,35 @@ func TestBoundedRebuildManyFilters(t *testing.T) {
 	file, mh := tabletest.AppendBlock(file, meta, table.NoCompression)
 	file, ih := tabletest.AppendBlock(file, tabletest.EncodeBlock(index, 1), table.NoCompression)
 	data := tabletest.AppendFooter(file, mh, ih)
-	tb, err := table.Open("many.ldb", bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r *filtercheck.Comparison
-	got := alloctest.Allocated(func() { r, err = filtercheck.CompareTable(tb) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := openBytes(t, "many.ldb", data)
+	r, got := compareCounted(t, tb)
 	if r.Match != filtercheck.MatchDiffers || r.Diff == nil || r.Diff.RebuiltLen < ranges*l {
 		t.Fatalf("result %+v, diff %v; want a mismatch with a rebuilt block of %d filters of %d bytes", r, r.Diff, ranges, l)
 	}
 	if got > allocBound(len(data)) {
 		t.Errorf("Check of a %d-byte table allocated %d bytes; want at most %d", len(data), got, allocBound(len(data)))
 	}
+}
+
+// openBytes opens data as the table name, failing t if it cannot.
+func openBytes(t testing.TB, name string, data []byte) *table.Table {
+	t.Helper()
+	tb, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+// compareCounted compares tb's filter block, failing t on an error, and
+// returns the comparison and the bytes CompareTable allocated.
+func compareCounted(t *testing.T, tb *table.Table) (*filtercheck.Comparison, uint64) {
+	t.Helper()
+	var r *filtercheck.Comparison
+	var err error
+	got := alloctest.Allocated(func() { r, err = filtercheck.CompareTable(tb) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, got
 }

@@ -104,10 +104,7 @@ func buildTable(t *testing.T, n int, o tabletest.Options) *table.Table {
 		es = append(es, table.Entry{Key: k, Value: []byte("some value")})
 	}
 	data := tabletest.Build(es, o)
-	tb, err := table.Open("t.ldb", bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := openBytes(t, "t.ldb", data)
 	return tb
 }
 
@@ -210,10 +207,7 @@ func TestHashesDiffer(t *testing.T) {
 		es = append(es, table.Entry{Key: table.InternalKey{UserKey: []byte(fmt.Sprintf("key%05d\xe9tail", i)), Seq: 1, Kind: table.KindValue}})
 	}
 	data := tabletest.Build(es, tabletest.Options{BlockSize: 500, Policy: bloom.NewLegacyPolicy(10, true)})
-	tb, err := table.Open("t.ldb", bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tb := openBytes(t, "t.ldb", data)
 	r, err := filtercheck.CompareTable(tb)
 	if err != nil || r.Match != filtercheck.MatchOK || r.Legacy != filtercheck.LegacyEither {
 		t.Errorf("ASCII tails: %v, %+v", err, r)

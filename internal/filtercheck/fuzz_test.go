@@ -44,10 +44,7 @@ var fuzzPolicyNames = []string{bloom.PolicyName, bloom.LegacyPolicyName, "leveld
 // rebuilding the filter block outright.
 func FuzzCompare(f *testing.F) {
 	for i, data := range fuzzTables() {
-		tb, err := table.Open("seed.ldb", bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			f.Fatal(err)
-		}
+		tb := openBytes(f, "seed.ldb", data)
 		_, contents, _ := tb.FilterBlock()
 		f.Add(contents, uint8(i))
 		f.Add(contents, uint8(i+3))
@@ -65,10 +62,7 @@ func FuzzCompare(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tb, err := table.Open("fuzz.ldb", bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb := openBytes(t, "fuzz.ldb", data)
 		var r *filtercheck.Comparison
 		got := alloctest.Allocated(func() {
 			r, err = filtercheck.CompareTable(tb)
@@ -164,10 +158,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tb, err := table.Open(fx.path, bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb := openBytes(t, fx.path, data)
 		_, contents, _ := tb.FilterBlock()
 		tabletest.WriteSeed(t, "FuzzCompare", fx.name, contents, fx.sel)
 	}

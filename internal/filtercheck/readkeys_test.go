@@ -92,10 +92,7 @@ func TestReadKeysPlain(t *testing.T) {
 		t.Fatal("no fixture tables")
 	}
 	for name, data := range files {
-		tb, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb := openBytes(t, name, data)
 		want, werr := readKeysSlowly(tb)
 		got, gerr := filtercheck.ReadKeys(tb)
 		if werr != nil || gerr != nil {
@@ -122,10 +119,7 @@ func TestReadKeysPlain(t *testing.T) {
 	var store filtercheck.KeyStore
 	for i, name := range order {
 		data := files[name]
-		tb, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tb := openBytes(t, name, data)
 		want, _ := readKeysSlowly(tb)
 		got, err := store.ReadKeys(tb)
 		if err != nil {
@@ -255,10 +249,7 @@ func TestCompareHashes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tb, err := table.Open("t.ldb", bytes.NewReader(plain), int64(len(plain)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			tb := openBytes(t, "t.ldb", plain)
 			blocks, err := filtercheck.ReadKeys(tb)
 			if err != nil {
 				t.Fatal(err)

@@ -1,27 +1,233 @@
 package kit
 
-import "fmt"
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"testing"
 
-// Running the kit: package compat registers its checks here.
+	"github.com/ldbcompat/ldbcompat"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
+)
 
-// check is package compat's check of a port, set by SetCheck.
-var check func(port any) (Report, bool)
-
-// SetCheck is called by package compat when it is initialised, with the
-// function that checks a compat.Port given as port (ok is false for any
-// other value).
-func SetCheck(f func(port any) (r Report, ok bool)) { check = f }
-
-// Check checks port, a compat.Port, against upstream LevelDB 1.23 as
-// compat.TestPort does, and returns the outcome of every property. It
-// panics when port is not a compat.Port.
-func Check(port any) Report {
-	if check == nil {
-		panic("kit: package compat is not linked in: Check takes a compat.Port")
+// TestPort is compat.TestPort: it checks port p against upstream LevelDB
+// 1.23, with one subtest per property (listed in package compat's
+// documentation). A failing subtest prints its first five
+// failures, each with what upstream does and a reproducer, and what the
+// difference means for users; properties whose hooks p leaves nil are
+// skipped. A port that panics fails the property; the test binary goes on.
+//
+// A port's own test calls it as
+//
+//	func TestLevelDBCompat(t *testing.T) {
+//		compat.TestPort(t, compat.Port{Name: "myport", NewPolicy: ...})
+//	}
+//
+// Built with -tags leveldb (and cgo flags for upstream LevelDB 1.23, see
+// package compat's documentation), it also asks the C++ library live and writes and
+// reads databases with it. Against a release before v1.18, whose bloom
+// filter is another, that live part does not run, and the test log says
+// so.
+func TestPort(t *testing.T, p Port) {
+	t.Helper()
+	r := Check(p)
+	t.Logf("%s against %s", r.Port, r.Upstream)
+	if r.LiveNotRun != "" {
+		t.Logf("live part not run: %s", r.LiveNotRun)
 	}
-	r, ok := check(port)
-	if !ok {
-		panic(fmt.Sprintf("kit: Check of a %T, not a compat.Port", port))
+	for _, e := range r.Errors {
+		t.Errorf("suite error: %s", e)
 	}
-	return r
+	// Skipped properties are listed where a passing test shows them: a
+	// test's log appears only with -v, its standard output whenever go
+	// test shows the package's output (running one package, or a failure).
+	var skipped []string
+	for _, c := range r.Results {
+		if c.Outcome == Skip {
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", c.Property, c.Note))
+		}
+	}
+	if len(skipped) > 0 {
+		fmt.Printf("compat: %s: %d of %s not checked: %s\n", r.Port, len(skipped), plural.Count(len(r.Results), "property"), strings.Join(skipped, "; "))
+	}
+	for _, c := range r.Results {
+		t.Run(string(c.Property), func(t *testing.T) {
+			if c.Uncompared > 0 {
+				t.Logf("%s could not be compared (see the suite errors)", plural.Count(c.Uncompared, "case"))
+			}
+			switch c.Outcome {
+			case Skip:
+				t.Skip(c.Note)
+			case Pass:
+				t.Log(agreeNote(c.Cases))
+			default:
+				for i, f := range c.Failures {
+					if i == MaxShown {
+						t.Errorf("... and %s (%d of %s differ)", plural.Count(len(c.Failures)-MaxShown, "more failure"), len(c.Failures), plural.Count(c.Cases, "case"))
+						break
+					}
+					t.Error(f)
+				}
+				t.Logf("effect on users: %s", c.Effect)
+			}
+		})
+	}
+}
+
+// agreeNote is what a passed property's log says of its n cases.
+func agreeNote(n int) string {
+	return fmt.Sprintf("%s %s with upstream", plural.Count(n, "case"), plural.Verb(n, "agrees", "agree"))
+}
+
+// Check checks port p against upstream LevelDB 1.23 as TestPort does, and
+// returns the outcome of every property instead of failing a test: for
+// programs, such as ports/cmd/report.
+func Check(p Port) Report {
+	return check(p, kitConfig{tables: committedTables(), live: Live})
+}
+
+// caseProperties are the properties checked case by case against the
+// golden vectors or live upstream; the others are end to end.
+var caseProperties = []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader}
+
+// kitConfig is what a check runs with.
+type kitConfig struct {
+	// tables holds upstream-written databases in the layout of package
+	// internal/fixtures; nil if none.
+	tables fs.FS
+	// live asks upstream LevelDB through cgo and levigo.
+	live bool
+	// endToEndOnly skips the case suite (for the kit's own tests).
+	endToEndOnly bool
+	// ref recovers the outputs the golden vectors hold only as digests;
+	// nil means package bloom (for the kit's own tests).
+	ref cases.Impl
+}
+
+// committedTables returns the databases under testdata/tables when the
+// module embeds them, or nil.
+func committedTables() fs.FS {
+	sub, err := fs.Sub(ldbcompat.TestData, "testdata/tables")
+	if err != nil {
+		return nil
+	}
+	if _, err := fs.ReadDir(sub, "."); err != nil {
+		return nil
+	}
+	return sub
+}
+
+// check runs every property of p.
+func check(p Port, cfg kitConfig) Report {
+	rep := Report{Port: p.Name}
+	if cfg.live {
+		// A port is checked for 1.23's bloom filter: upstream's answers
+		// count only when the linked release gives them.
+		if why := liveNotRun(); why != "" {
+			cfg.live = false
+			rep.LiveNotRun = why
+		}
+	}
+	res := newResults()
+	skip := map[Property]string{}
+	if p.NewPolicy == nil {
+		res.suiteError("Port.NewPolicy is nil: it is required")
+		for _, prop := range Properties() {
+			skip[prop] = "Port.NewPolicy is nil"
+		}
+	} else {
+		if cfg.endToEndOnly {
+			for _, prop := range caseProperties {
+				skip[prop] = "not run: end-to-end checks only"
+			}
+		} else {
+			rep.Upstream = runCases(p, cfg, res)
+		}
+		if p.Hash == nil {
+			skip[PropHash] = "the port has no Hash hook (it does not export its hash)"
+		}
+		if p.NewFilterBlockBuilder == nil {
+			skip[PropBlockBytes] = "the port has no NewFilterBlockBuilder hook"
+		}
+		if p.NewFilterBlockReader == nil {
+			skip[PropReader] = "the port has no NewFilterBlockReader hook"
+		}
+		if note := checkReadDB(p, cfg, res); note != "" {
+			skip[PropReadDB] = note
+		}
+		if note := checkWriteDB(p, cfg, res); note != "" {
+			skip[PropWriteDB] = note
+		}
+	}
+	for _, prop := range caseProperties {
+		if _, n := res.counts(prop); n > 0 {
+			res.suiteError(fmt.Sprintf("%s: %s not compared: the golden vectors hold upstream's output for them only as a digest, and package bloom, which recovers it, does not reproduce it", prop, plural.Count(n, "case")))
+		}
+	}
+	rep.Errors = res.errs
+	for _, prop := range Properties() {
+		compared, uncompared := res.counts(prop)
+		c := PropertyResult{Property: prop, Cases: compared, Uncompared: uncompared}
+		fs := res.byProp[prop]
+		for _, f := range fs {
+			f.Effect, f.Harm = f.kind.effect(), f.kind.harm()
+			c.Failures = append(c.Failures, f.Failure)
+		}
+		switch {
+		case len(fs) > 0:
+			c.Outcome = Fail
+			c.Effect = summarize(fs)
+		case skip[prop] != "":
+			c.Outcome, c.Note = Skip, skip[prop]
+		default:
+			c.Outcome = Pass
+		}
+		rep.Results = append(rep.Results, c)
+	}
+	return rep
+}
+
+// runCases runs the case suite on p: against the golden vectors and, live,
+// against upstream. It returns what p was compared with.
+func runCases(p Port, cfg kitConfig, res *results) string {
+	upstream := "nothing: the golden vectors did not load"
+	vs, err := cases.LoadVectors(ldbcompat.TestData, cases.VectorDir)
+	if err != nil {
+		res.suiteError(err.Error())
+	} else {
+		ref := cfg.ref
+		if ref == nil {
+			ref = bloomRef
+		}
+		run(p, cases.VectorOracle{V: vs, Ref: ref}, cases.VectorSet(), res)
+		prov := vs.Provenance()
+		upstream = fmt.Sprintf("LevelDB %s golden vectors (%s, %s)", prov.LevelDB, prov.GOARCH, prov.Compiler)
+	}
+	if cfg.live {
+		run(p, upstreamOracle(), cases.LiveSet(), res)
+		upstream += " and LevelDB live through cgo"
+		if wideWanted() {
+			run(p, upstreamOracle(), cases.WideSet(), res)
+			upstream += " (with a filter of 2^32 bits)"
+		}
+	}
+	return upstream
+}
+
+// wideEnv is the environment variable that adds, live, a filter of 2^32
+// bits and more to the cases (512 MiB of filter, on upstream's side and
+// the port's): where util/bloom.cc's h % bits, bits a size_t, leaves h
+// as it is and a 32-bit modulo wraps.
+const wideEnv = "LDBCOMPAT_WIDE"
+
+// wideWanted tells whether wideEnv asks for the wide filter case.
+func wideWanted() bool { return os.Getenv(wideEnv) == "1" }
+
+// sortBySeverity orders fs the most harmful first, keeping the order of
+// equally harmful ones.
+func sortBySeverity(fs []caseFailure) {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].kind.severity() < fs[j].kind.severity() })
 }

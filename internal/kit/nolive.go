@@ -2,6 +2,32 @@
 
 package kit
 
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ldbcompat/ldbcompat/internal/cases"
+)
+
+// Without the leveldb tag the kit has no upstream library to ask: these
+// stand in for live.go.
+
+func upstreamOracle() cases.Oracle { return nil }
+
+func liveNotRun() string { return "" }
+
+func liveDBs(string) ([]upstreamDB, error) { return nil, nil }
+
+func liveDBNamed(_, name string) (upstreamDB, error) {
+	return upstreamDB{}, fmt.Errorf("no database %q: the kit has upstream write databases only when built with -tags leveldb", name)
+}
+
+func confirmContents(upstreamDB, []dbKey, [][]byte) error { return nil }
+
+func upstreamGet(string, int, [][]byte) ([][]byte, []error, error) {
+	return nil, nil, errors.New("built without the leveldb tag")
+}
+
 // Live reports whether this build of the kit asks upstream LevelDB itself,
 // through cgo, besides the golden vectors: whether it was built with the
 // leveldb tag.

@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
@@ -18,34 +17,34 @@ import (
 
 // results collects what the runs and the end-to-end checks found.
 type results struct {
-	byProp map[kit.Property][]caseFailure // in case order
-	seen   map[string]bool                // property and case of each failure kept
+	byProp map[Property][]caseFailure // in case order
+	seen   map[string]bool            // property and case of each failure kept
 	// compared counts the end-to-end cases compared with upstream;
 	// casesCompared and casesUncompared hold, by name, the suite's cases
 	// compared with upstream and those that could not be. The live run
 	// asks the vector cases again: a case counts once.
-	compared        map[kit.Property]int
-	casesCompared   map[kit.Property]map[string]bool
-	casesUncompared map[kit.Property]map[string]bool
+	compared        map[Property]int
+	casesCompared   map[Property]map[string]bool
+	casesUncompared map[Property]map[string]bool
 	errs            []string // errors of the suite itself
 	errSeen         map[string]bool
 }
 
 func newResults() *results {
-	return &results{byProp: map[kit.Property][]caseFailure{}, seen: map[string]bool{},
-		compared: map[kit.Property]int{}, casesCompared: map[kit.Property]map[string]bool{},
-		casesUncompared: map[kit.Property]map[string]bool{}, errSeen: map[string]bool{}}
+	return &results{byProp: map[Property][]caseFailure{}, seen: map[string]bool{},
+		compared: map[Property]int{}, casesCompared: map[Property]map[string]bool{},
+		casesUncompared: map[Property]map[string]bool{}, errSeen: map[string]bool{}}
 }
 
 // compare records that case name of prop is compared with upstream.
-func (r *results) compare(prop kit.Property, name string) { addName(r.casesCompared, prop, name) }
+func (r *results) compare(prop Property, name string) { addName(r.casesCompared, prop, name) }
 
 // cannotCompare records that case name of prop could not be compared.
-func (r *results) cannotCompare(prop kit.Property, name string) {
+func (r *results) cannotCompare(prop Property, name string) {
 	addName(r.casesUncompared, prop, name)
 }
 
-func addName(m map[kit.Property]map[string]bool, prop kit.Property, name string) {
+func addName(m map[Property]map[string]bool, prop Property, name string) {
 	if m[prop] == nil {
 		m[prop] = map[string]bool{}
 	}
@@ -55,7 +54,7 @@ func addName(m map[kit.Property]map[string]bool, prop kit.Property, name string)
 // counts returns how many cases of prop were compared with upstream, and
 // how many could not be, each case counted once: one compared in any run
 // counts as compared.
-func (r *results) counts(prop kit.Property) (compared, uncompared int) {
+func (r *results) counts(prop Property) (compared, uncompared int) {
 	compared = r.compared[prop] + len(r.casesCompared[prop])
 	for name := range r.casesUncompared[prop] {
 		if !r.casesCompared[prop][name] {
@@ -87,18 +86,18 @@ func (r *results) suiteError(s string) {
 // caseFailure is a failure of one case, with its kind, from which it gets
 // its effect and harm once the run is over.
 type caseFailure struct {
-	kit.Failure
+	Failure
 	kind failureKind
 }
 
 // failure makes a failure of kind k.
-func failure(prop kit.Property, name string, k failureKind, detail, repro string) caseFailure {
-	return caseFailure{kit.Failure{Property: prop, Case: name, Detail: detail, Repro: repro}, k}
+func failure(prop Property, name string, k failureKind, detail, repro string) caseFailure {
+	return caseFailure{Failure{Property: prop, Case: name, Detail: detail, Repro: repro}, k}
 }
 
 // guard runs f, turning a panic in the port into a failure: a refusal
 // when the port panics with a Refusal, else a panic with its stack.
-func (r *results) guard(prop kit.Property, name, repro string, f func()) {
+func (r *results) guard(prop Property, name, repro string, f func()) {
 	defer func() {
 		e := recover()
 		if e == nil {
@@ -122,7 +121,7 @@ func (r *results) guard(prop kit.Property, name, repro string, f func()) {
 
 // kitFrames are the function name prefixes of the kit's own frames.
 var kitFrames = []string{
-	"github.com/ldbcompat/ldbcompat/compat.",
+	"github.com/ldbcompat/ldbcompat/internal/kit.",
 	"github.com/ldbcompat/ldbcompat/internal/cases.",
 }
 
@@ -191,10 +190,10 @@ func run(p Port, o cases.Oracle, cs cases.Set, res *results) {
 	if n, ok := o.(policyNamer); ok {
 		want = n.PolicyName()
 	}
-	res.compare(kit.PropName, nameCase)
-	res.guard(kit.PropName, nameCase, nameCase, func() {
+	res.compare(PropName, nameCase)
+	res.guard(PropName, nameCase, nameCase, func() {
 		if got := p.NewPolicy(10).Name(); got != want {
-			res.fail(failure(kit.PropName, nameCase, kindName, fmt.Sprintf("port names its filter %q%s, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, olderName(got), want), nameCase))
+			res.fail(failure(PropName, nameCase, kindName, fmt.Sprintf("port names its filter %q%s, upstream %q: upstream ignores filters of any other name and reads such tables without them", got, olderName(got), want), nameCase))
 		}
 	})
 	if p.Hash != nil {
@@ -229,15 +228,15 @@ func runHash(im portImpl, o cases.Oracle, c cases.HashCase, res *results) {
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(kit.PropHash, c.Name)
+	res.compare(PropHash, c.Name)
 	repro := reproHash(c)
-	res.guard(kit.PropHash, c.Name, repro, func() {
+	res.guard(PropHash, c.Name, repro, func() {
 		if got := cases.HashRecord(im, c); got.Out != want.Rec.Out {
 			d := fmt.Sprintf("upstream %s, port %s", want.Rec.Out, got.Out)
 			if why := explainHash(c.Data, c.Seed, want.Rec.Out, got.Out); why != "" {
 				d += ": " + why
 			}
-			res.fail(failure(kit.PropHash, c.Name, kindHash, d, repro))
+			res.fail(failure(PropHash, c.Name, kindHash, d, repro))
 		}
 	})
 }
@@ -250,9 +249,9 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(kit.PropFilterBytes, c.Name)
+	res.compare(PropFilterBytes, c.Name)
 	repro := reproFilter(c, origin)
-	res.guard(kit.PropFilterBytes, c.Name, repro, func() {
+	res.guard(PropFilterBytes, c.Name, repro, func() {
 		out := cases.FilterOut(im, c)
 		if cases.EncodeBytes(out) != want.Rec.Out {
 			d := fmt.Sprintf("filter differs from upstream (%s), port %s", want.Rec.Out, cases.EncodeBytes(out))
@@ -262,20 +261,20 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 					d = why + "\n    " + d
 				}
 			}
-			res.fail(failure(kit.PropFilterBytes, c.Name, kindFilterBytes, d, repro))
+			res.fail(failure(PropFilterBytes, c.Name, kindFilterBytes, d, repro))
 		}
 	})
 	if want.Raw == nil {
 		// Upstream's filter is known only by its digest: there is
 		// nothing to ask the port's KeyMayMatch.
-		res.cannotCompare(kit.PropKeyMayMatch, c.Name)
+		res.cannotCompare(PropKeyMayMatch, c.Name)
 		return
 	}
-	res.compare(kit.PropKeyMayMatch, c.Name)
+	res.compare(PropKeyMayMatch, c.Name)
 	ref := want.Raw[0][len(c.Dst):]
-	res.guard(kit.PropKeyMayMatch, c.Name, repro, func() {
+	res.guard(PropKeyMayMatch, c.Name, repro, func() {
 		got := cases.EncodeBools(im.MatchAll(c.BitsPerKey, c.Queries, ref))
-		res.answers(kit.PropKeyMayMatch, c.Name, "KeyMayMatch on upstream's filter", want.Rec.Ans, got, true, queryKey(c.Queries),
+		res.answers(PropKeyMayMatch, c.Name, "KeyMayMatch on upstream's filter", want.Rec.Ans, got, true, queryKey(c.Queries),
 			func(i int) string {
 				return reproMatchOn(origin, c.Name, c.BitsPerKey, i, c.Queries[i], ref)
 			})
@@ -288,13 +287,13 @@ func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(kit.PropKeyMayMatch, c.Name)
+	res.compare(PropKeyMayMatch, c.Name)
 	repro := func(i int) string {
 		return reproMatchOn(origin, c.Name, c.BitsPerKey, i, c.Queries[i], c.Filter)
 	}
-	res.guard(kit.PropKeyMayMatch, c.Name, repro(0), func() {
+	res.guard(PropKeyMayMatch, c.Name, repro(0), func() {
 		got := cases.MatchRecord(im, c)
-		res.answers(kit.PropKeyMayMatch, c.Name, "KeyMayMatch", want.Rec.Ans, got.Ans, false, queryKey(c.Queries), repro)
+		res.answers(PropKeyMayMatch, c.Name, "KeyMayMatch", want.Rec.Ans, got.Ans, false, queryKey(c.Queries), repro)
 	})
 }
 
@@ -304,9 +303,9 @@ func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(kit.PropBlockBytes, c.Name)
+	res.compare(PropBlockBytes, c.Name)
 	repro := reproBlock(c, origin)
-	res.guard(kit.PropBlockBytes, c.Name, repro, func() {
+	res.guard(PropBlockBytes, c.Name, repro, func() {
 		outs := im.BuildBlock(c.Policy, c.Ops)
 		if cases.EncodeList(outs) == want.Rec.Out {
 			return
@@ -323,7 +322,7 @@ func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res
 				}
 			}
 		}
-		res.fail(failure(kit.PropBlockBytes, c.Name, kindBlockBytes, d, repro))
+		res.fail(failure(PropBlockBytes, c.Name, kindBlockBytes, d, repro))
 	})
 }
 
@@ -337,14 +336,14 @@ func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin strin
 	}
 	if want.Raw == nil {
 		// Upstream's block is known only by its digest.
-		res.cannotCompare(kit.PropReader, c.Name)
+		res.cannotCompare(PropReader, c.Name)
 		return
 	}
-	res.compare(kit.PropReader, c.Name)
+	res.compare(PropReader, c.Name)
 	ref := cases.LastFinish(want.Raw)
-	res.guard(kit.PropReader, c.Name, reproBlock(c, origin), func() {
+	res.guard(PropReader, c.Name, reproBlock(c, origin), func() {
 		got := cases.EncodeBools(im.ReadBlock(c.Policy, ref, c.Queries))
-		res.answers(kit.PropReader, c.Name, "reader on upstream's block", want.Rec.Ans, got, true, queryAt(c.Queries),
+		res.answers(PropReader, c.Name, "reader on upstream's block", want.Rec.Ans, got, true, queryAt(c.Queries),
 			func(i int) string {
 				return reproReaderOn(origin, c.Name, c.Policy, ref, i, c.Queries[i])
 			})
@@ -357,13 +356,13 @@ func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, r
 		res.suiteError(err.Error())
 		return
 	}
-	res.compare(kit.PropReader, c.Name)
+	res.compare(PropReader, c.Name)
 	repro := func(i int) string {
 		return reproReaderOn(origin, c.Name, c.Policy, c.Contents, i, c.Queries[i])
 	}
-	res.guard(kit.PropReader, c.Name, repro(0), func() {
+	res.guard(PropReader, c.Name, repro(0), func() {
 		got := cases.ReaderRecord(im, c)
-		res.answers(kit.PropReader, c.Name, "reader", want.Rec.Ans, got.Ans, c.UpstreamWrites, queryAt(c.Queries), repro)
+		res.answers(PropReader, c.Name, "reader", want.Rec.Ans, got.Ans, c.UpstreamWrites, queryAt(c.Queries), repro)
 	})
 }
 
@@ -373,7 +372,7 @@ func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, r
 // writes when upstreamWrites, on damaged or arbitrary data otherwise, or
 // else an extra match. The failure shows the first false negative, or the
 // first difference when there is none, with its reproducer.
-func (r *results) answers(prop kit.Property, name, what, want, got string, upstreamWrites bool, query, repro func(int) string) {
+func (r *results) answers(prop Property, name, what, want, got string, upstreamWrites bool, query, repro func(int) string) {
 	if want == got {
 		return
 	}

@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -25,43 +24,43 @@ func TestBloomPort(t *testing.T) {
 // checks that each is reported under the right property, with an effect,
 // and that panics are failures, not crashes.
 func TestCheckCatchesBrokenPorts(t *testing.T) {
-	tables := os.DirFS("../testdata/tables")
+	tables := os.DirFS("../../testdata/tables")
 	signed := func(b int) bloom.FilterPolicy { return renamed{bloom.NewLegacyPolicy(b, true)} }
 	cases := []struct {
 		name   string
 		port   Port
-		fail   []kit.Property // properties that must fail
-		effect string         // a phrase one of the effects must hold
+		fail   []Property // properties that must fail
+		effect string     // a phrase one of the effects must hold
 	}{
 		{"panicking NewPolicy", Port{Name: "x", NewPolicy: func(int) bloom.FilterPolicy { panic("boom") }},
-			[]kit.Property{kit.PropName, kit.PropFilterBytes, kit.PropKeyMayMatch}, "panics"},
+			[]Property{PropName, PropFilterBytes, PropKeyMayMatch}, "panics"},
 		{"panicking hash", Port{Name: "x", NewPolicy: bloom.NewPolicy, Hash: func(d []byte, s uint32) uint32 {
 			if len(d) == 3 {
 				panic("three")
 			}
 			return bloom.Hash(d, s)
-		}}, []kit.Property{kit.PropHash}, "panics"},
+		}}, []Property{PropHash}, "panics"},
 		{"reader that refuses damaged blocks", Port{Name: "x", NewPolicy: bloom.NewPolicy,
 			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
 				if len(c) < 5 {
 					panic(Refusal{fmt.Errorf("filter block of %d bytes", len(c))})
 				}
 				return bloom.NewFilterBlockReader(p, c)
-			}}, []kit.Property{kit.PropReader}, "refuses"},
+			}}, []Property{PropReader}, "refuses"},
 		{"reader that never matches an empty filter range", Port{Name: "x", NewPolicy: bloom.NewPolicy,
 			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
 				return allFalseAbove{bloom.NewFilterBlockReader(p, c)}
-			}}, []kit.Property{kit.PropReader}, "false negatives"},
-		{"signed hash in the read path", tablePort(signed, bloom.NewPolicy), []kit.Property{kit.PropFilterBytes, kit.PropKeyMayMatch, kit.PropReadDB}, "Get on the port reports keys missing"},
+			}}, []Property{PropReader}, "false negatives"},
+		{"signed hash in the read path", tablePort(signed, bloom.NewPolicy), []Property{PropFilterBytes, PropKeyMayMatch, PropReadDB}, "Get on the port reports keys missing"},
 		{"filters over internal keys", tablePort(bloom.NewPolicy, func(b int) bloom.FilterPolicy { return tagPolicy{bloom.NewPolicy(b)} }),
-			[]kit.Property{kit.PropWriteDB}, "upstream's Get reports keys missing"},
-		{"no filter blocks", tablePort(bloom.NewPolicy, func(int) bloom.FilterPolicy { return nil }), []kit.Property{kit.PropWriteDB}, "without a filter"},
+			[]Property{PropWriteDB}, "upstream's Get reports keys missing"},
+		{"no filter blocks", tablePort(bloom.NewPolicy, func(int) bloom.FilterPolicy { return nil }), []Property{PropWriteDB}, "without a filter"},
 		{"old filter name", tablePort(bloom.NewPolicy, func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }),
-			[]kit.Property{kit.PropWriteDB}, "looks only for filter.leveldb.BuiltinBloomFilter2"},
+			[]Property{PropWriteDB}, "looks only for filter.leveldb.BuiltinBloomFilter2"},
 		{"panicking ReadDB", Port{Name: "x", NewPolicy: bloom.NewPolicy, ReadDB: func(string, int, [][]byte) ([]bool, error) { panic("read") }},
-			[]kit.Property{kit.PropReadDB}, "panics"},
+			[]Property{PropReadDB}, "panics"},
 		{"MANIFEST with another table size", withManifestSize(tablePort(bloom.NewPolicy, bloom.NewPolicy), 1),
-			[]kit.Property{kit.PropWriteDB}, "upstream cannot open the databases the port writes"},
+			[]Property{PropWriteDB}, "upstream cannot open the databases the port writes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,7 +71,7 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 			var effects []string
 			for _, prop := range c.fail {
 				res, _ := r.Result(prop)
-				if res.Outcome != kit.Fail {
+				if res.Outcome != Fail {
 					t.Errorf("%s: %s, want fail", prop, res.Outcome)
 					continue
 				}
@@ -81,7 +80,7 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 				}
 				effects = append(effects, res.Effect)
 				for _, f := range res.Failures {
-					if f.Repro == "" && prop != kit.PropName {
+					if f.Repro == "" && prop != PropName {
 						t.Errorf("%s %s: no reproducer", prop, f.Case)
 					}
 					if f.Effect == "" || f.Harm == 0 || !strings.Contains(res.Effect, f.Effect) {
@@ -94,8 +93,8 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 			}
 			s := r.String()
 			for _, res := range r.Results {
-				if len(res.Failures) > kit.MaxShown && !strings.Contains(s, fmt.Sprintf("... and %d more", len(res.Failures)-kit.MaxShown)) {
-					t.Errorf("%s: %d failures, report does not cut them at %d", res.Property, len(res.Failures), kit.MaxShown)
+				if len(res.Failures) > MaxShown && !strings.Contains(s, fmt.Sprintf("... and %d more", len(res.Failures)-MaxShown)) {
+					t.Errorf("%s: %d failures, report does not cut them at %d", res.Property, len(res.Failures), MaxShown)
 				}
 			}
 			if testing.Verbose() {
@@ -108,7 +107,7 @@ func TestCheckCatchesBrokenPorts(t *testing.T) {
 // TestCheckRequiresNewPolicy: a port without NewPolicy is a suite error,
 // not a crash.
 func TestCheckRequiresNewPolicy(t *testing.T) {
-	r := checkPort(Port{Name: "empty"})
+	r := Check(Port{Name: "empty"})
 	if r.Passed() || len(r.Errors) == 0 {
 		t.Fatalf("a port without NewPolicy passes:\n%s", r)
 	}
@@ -219,28 +218,28 @@ func (p noMinimum) CreateFilter(keys [][]byte, dst []byte) []byte {
 // it implies, the filter size and the minimum, the signed-char hash, the
 // old filter name.
 func TestFailuresNameTheCause(t *testing.T) {
-	tables := os.DirFS("../testdata/tables")
+	tables := os.DirFS("../../testdata/tables")
 	for _, c := range []struct {
 		name string
 		port Port
-		prop kit.Property
+		prop Property
 		want []string
 	}{
 		{"k one too high", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy { return kPlusOne{bloom.NewPolicy(b), b} }},
 			// 10 bits/key: int(6.9) = 6; k 7 is int(b*0.69) for b = 11..11
 			// (7.59) and 12 (8.28 is 8): bits/key 11 only.
-			kit.PropFilterBytes, []string{"the k byte", "upstream k 6, port k 7", "6 for 10 bits/key", "the port's k is what bits/key 11 gives"}},
+			PropFilterBytes, []string{"the k byte", "upstream k 6, port k 7", "6 for 10 bits/key", "the port's k is what bits/key 11 gives"}},
 		{"no 64-bit minimum", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy { return noMinimum{bloom.NewPolicy(b), b} }},
-			kit.PropFilterBytes, []string{"the filter's size differs", "at least 64", "at 10 bits/key: 64 bits", "under the 64-bit minimum"}},
+			PropFilterBytes, []string{"the filter's size differs", "at least 64", "at 10 bits/key: 64 bits", "under the 64-bit minimum"}},
 		{"signed-char hash", Port{Name: "x", NewPolicy: bloom.NewPolicy, Hash: bloom.HashSignedTail},
-			kit.PropHash, []string{"signed char", "bloom.HashSignedTail gives the port's value", "google/leveldb#243"}},
+			PropHash, []string{"signed char", "bloom.HashSignedTail gives the port's value", "google/leveldb#243"}},
 		{"old filter name", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy { return bloom.NewLegacyPolicy(b, false) }},
-			kit.PropName, []string{`"leveldb.BuiltinBloomFilter" (the name LevelDB v1.4 to v1.17 gave the filter`}},
+			PropName, []string{`"leveldb.BuiltinBloomFilter" (the name LevelDB v1.4 to v1.17 gave the filter`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := check(c.port, kitConfig{tables: tables})
 			res, _ := r.Result(c.prop)
-			if res.Outcome != kit.Fail || len(res.Failures) == 0 {
+			if res.Outcome != Fail || len(res.Failures) == 0 {
 				t.Fatalf("%s: %s, want fail", c.prop, res.Outcome)
 			}
 			// A failure at 10 bits/key (a case of upstream's own tests'

@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"io/fs"
@@ -9,7 +9,6 @@ import (
 	"github.com/ldbcompat/ldbcompat"
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 func loadTestVectors(t *testing.T) *cases.Vectors {
@@ -84,25 +83,25 @@ func TestGoldenVectorsCatchBrokenPorts(t *testing.T) {
 	broken := []struct {
 		name  string
 		port  Port
-		props []kit.Property
+		props []Property
 	}{
 		{"wrong name", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return brokenPolicy{bloom.NewPolicy(b), "leveldb.BuiltinBloomFilter", func(f []byte) []byte { return f }}
-		}}, []kit.Property{kit.PropName}},
+		}}, []Property{PropName}},
 		{"bits/key kept in a byte", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return bloom.NewPolicy(int(uint8(b)))
-		}}, []kit.Property{kit.PropFilterBytes}},
+		}}, []Property{PropFilterBytes}},
 		{"no trailing k byte check", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return brokenPolicy{bloom.NewPolicy(b), bloom.PolicyName, func(f []byte) []byte { f[len(f)-1] = 6; return f }}
-		}}, []kit.Property{kit.PropFilterBytes}},
+		}}, []Property{PropFilterBytes}},
 		{"signed hash", Port{Name: "x", NewPolicy: func(b int) bloom.FilterPolicy {
 			return bloom.NewLegacyPolicy(b, true)
-		}, Hash: bloom.HashSignedTail}, []kit.Property{kit.PropName, kit.PropHash, kit.PropFilterBytes, kit.PropKeyMayMatch}},
+		}, Hash: bloom.HashSignedTail}, []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch}},
 		{"reader without lg masking", Port{Name: "x", NewPolicy: bloom.NewPolicy,
 			NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) FilterBlockReader {
 				return noMaskReader{bloom.NewFilterBlockReader(p, c), c}
 			},
-		}, []kit.Property{kit.PropReader}},
+		}, []Property{PropReader}},
 	}
 	for _, c := range broken {
 		t.Run(c.name, func(t *testing.T) {
@@ -114,7 +113,7 @@ func TestGoldenVectorsCatchBrokenPorts(t *testing.T) {
 			}
 			for prop, fs := range res.byProp {
 				for _, f := range fs {
-					if !strings.Contains(f.String(), "upstream") && prop != kit.PropName {
+					if !strings.Contains(f.String(), "upstream") && prop != PropName {
 						t.Errorf("failure does not say what upstream does: %s", f)
 					}
 				}

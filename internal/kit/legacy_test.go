@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"fmt"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // legacyBloomPort is package bloom as the bloom filter of LevelDB v1.4 to
@@ -33,7 +32,7 @@ func legacyBloomPort(signed bool) Port {
 // LEVELDB_VERSION=v1.17`): hash, filter bytes, KeyMayMatch, filter block
 // builder and reader. Pure Go: no C++ needed.
 func TestLegacyGoldenVectors(t *testing.T) {
-	vs, err := cases.LoadVectors(os.DirFS(".."), cases.LegacyVectorDir)
+	vs, err := cases.LoadVectors(os.DirFS("../.."), cases.LegacyVectorDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,13 +56,13 @@ func TestLegacyGoldenVectors(t *testing.T) {
 	// The vectors tell the signed hash from the unsigned one: the
 	// unsigned policy (v1.17 on arm64, and 1.23's bytes) must fail them.
 	un := runCheck(legacyBloomPort(false), cases.VectorOracle{V: vs, Ref: ref, Name: bloom.LegacyPolicyName}, cases.VectorSet())
-	for _, prop := range []kit.Property{kit.PropHash, kit.PropFilterBytes, kit.PropKeyMayMatch, kit.PropBlockBytes} {
+	for _, prop := range []Property{PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes} {
 		if len(un.byProp[prop]) == 0 {
 			t.Errorf("%s: the unsigned legacy policy agrees with every v1.17 (amd64) answer: the vectors do not tell the hashes apart", prop)
 		}
 	}
 	// And 1.23's name is not v1.17's.
-	if len(runCheck(bloomPort(), cases.VectorOracle{V: vs, Ref: ref, Name: bloom.LegacyPolicyName}, cases.Set{}).byProp[kit.PropName]) == 0 {
+	if len(runCheck(bloomPort(), cases.VectorOracle{V: vs, Ref: ref, Name: bloom.LegacyPolicyName}, cases.Set{}).byProp[PropName]) == 0 {
 		t.Errorf("bloom.NewPolicy's name %q passes as v1.17's %q", bloom.PolicyName, bloom.LegacyPolicyName)
 	}
 }

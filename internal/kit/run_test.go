@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"regexp"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/internal/blockop"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // mangledRef writes other filters and blocks than upstream's: with it the
@@ -69,19 +68,19 @@ func TestCountsOnlyCompared(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := check(bloomPort(), kitConfig{ref: c.ref})
 			for _, w := range []struct {
-				prop              kit.Property
+				prop              Property
 				cases, uncompared int
 			}{
-				{kit.PropFilterBytes, len(cs.Filter), 0},
-				{kit.PropKeyMayMatch, len(cs.Filter) - c.uncomparedMatch + len(cs.Match), c.uncomparedMatch},
-				{kit.PropBlockBytes, len(cs.Block), 0},
-				{kit.PropReader, len(cs.Block) - c.uncomparedR + len(cs.Reader), c.uncomparedR},
+				{PropFilterBytes, len(cs.Filter), 0},
+				{PropKeyMayMatch, len(cs.Filter) - c.uncomparedMatch + len(cs.Match), c.uncomparedMatch},
+				{PropBlockBytes, len(cs.Block), 0},
+				{PropReader, len(cs.Block) - c.uncomparedR + len(cs.Reader), c.uncomparedR},
 			} {
 				got, _ := r.Result(w.prop)
 				if got.Cases != w.cases || got.Uncompared != w.uncompared {
 					t.Errorf("%s: %d cases compared, %d not; want %d and %d", w.prop, got.Cases, got.Uncompared, w.cases, w.uncompared)
 				}
-				if got.Outcome != kit.Pass {
+				if got.Outcome != Pass {
 					t.Errorf("%s: %s, want pass:\n%s", w.prop, got.Outcome, r)
 				}
 			}
@@ -109,24 +108,24 @@ func TestAnswersKind(t *testing.T) {
 		{"0010", "1011", true, kindExtraMatch, "q0"},
 	} {
 		res := newResults()
-		res.answers(kit.PropReader, "x", "reader", c.want, c.got, c.upstreamWrites,
+		res.answers(PropReader, "x", "reader", c.want, c.got, c.upstreamWrites,
 			func(i int) string { return "query" }, func(i int) string { return "q" + string(rune('0'+i)) })
-		fs := res.byProp[kit.PropReader]
+		fs := res.byProp[PropReader]
 		if len(fs) != 1 || fs[0].kind != c.kind || fs[0].Repro != c.at {
 			t.Errorf("answers(%s, %s, upstream writes %v) = %+v; want one failure of kind %d at %s", c.want, c.got, c.upstreamWrites, fs, c.kind, c.at)
 		}
 	}
 	res := newResults()
-	res.answers(kit.PropReader, "x", "reader", "0010", "0000", true, func(int) string { return "k" }, func(int) string { return "r" })
-	if fs := res.byProp[kit.PropReader]; len(fs) != 1 || !strings.HasPrefix(fs[0].Detail, "reader: 1 of 4 answers differs;") {
+	res.answers(PropReader, "x", "reader", "0010", "0000", true, func(int) string { return "k" }, func(int) string { return "r" })
+	if fs := res.byProp[PropReader]; len(fs) != 1 || !strings.HasPrefix(fs[0].Detail, "reader: 1 of 4 answers differs;") {
 		t.Errorf("one answer of four differs: %+v; want a detail that says so", fs)
 	}
 	if got, want := agreeNote(1), "1 case agrees with upstream"; got != want {
 		t.Errorf("agreeNote(1) = %q, want %q", got, want)
 	}
 	res = newResults()
-	res.answers(kit.PropReader, "x", "reader", "01", "010", false, nil, nil)
-	if len(res.byProp[kit.PropReader]) != 0 || len(res.errs) != 1 {
+	res.answers(PropReader, "x", "reader", "01", "010", false, nil, nil)
+	if len(res.byProp[PropReader]) != 0 || len(res.errs) != 1 {
 		t.Errorf("answers of another count: failures %v, suite errors %v; want a suite error only", res.byProp, res.errs)
 	}
 }
@@ -153,8 +152,8 @@ func TestPanicStack(t *testing.T) {
 	details := make([]string, 2)
 	for i := range details {
 		res := newResults()
-		res.guard(kit.PropHash, "c", "r", func() { boom(i + 1) })
-		fs := res.byProp[kit.PropHash]
+		res.guard(PropHash, "c", "r", func() { boom(i + 1) })
+		fs := res.byProp[PropHash]
 		if len(fs) != 1 || fs[0].kind != kindPanic {
 			t.Fatalf("failures %+v, want one panic", fs)
 		}
@@ -170,7 +169,7 @@ func TestPanicStack(t *testing.T) {
 	// The kit's own frames are left out, so that no line number of the
 	// kit reaches a report: the stack ends with the test's function that
 	// the kit called.
-	if strings.Contains(d, "compat.(*results)") || regexp.MustCompile(`compat/[a-z_]+\.go:`).MatchString(strings.ReplaceAll(d, "_test.go:", "")) {
+	if strings.Contains(d, "kit.(*results)") || regexp.MustCompile(`kit/[a-z_]+\.go:`).MatchString(strings.ReplaceAll(d, "_test.go:", "")) {
 		t.Errorf("detail holds the kit's own frames:\n%s", d)
 	}
 	lines := strings.Split(strings.TrimSpace(d), "\n")

@@ -1,15 +1,13 @@
-package compat
+package kit
 
 import (
 	"sort"
 	"strings"
-
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // failureKind is what kind of difference a failure is. The check that
 // finds the difference gives it its kind; the kind decides what the
-// failure means for the port's users (kit.Failure.Effect) and how harmful that
+// failure means for the port's users (Failure.Effect) and how harmful that
 // is.
 type failureKind uint8
 
@@ -91,24 +89,24 @@ func (k failureKind) effect() string { return kinds[k].effect }
 func (k failureKind) severity() int { return kinds[k].severity }
 
 // harm is what a failure of kind k does to the port's users.
-func (k failureKind) harm() kit.Harm {
+func (k failureKind) harm() Harm {
 	switch k {
 	case kindFalseNegative, kindReadMissing, kindRejectsKeys, kindUpstreamMisses:
-		return kit.HarmFalseNegatives
+		return HarmFalseNegatives
 	case kindReadExtra, kindUpstreamValue:
-		return kit.HarmWrongAnswers
+		return HarmWrongAnswers
 	case kindPanic:
-		return kit.HarmCrash
+		return HarmCrash
 	case kindRefusal, kindReadFails, kindWriteFails, kindTableFormat, kindUpstreamOpen, kindUpstreamGet:
-		return kit.HarmFails
+		return HarmFails
 	case kindHash, kindFilterBytes, kindBlockBytes:
-		return kit.HarmMayLoseKeys
+		return HarmMayLoseKeys
 	case kindDamagedNegative:
-		return kit.HarmDamagedOnly
+		return HarmDamagedOnly
 	case kindName, kindExtraMatch, kindNoFilter, kindFilterName, kindOtherFilters:
-		return kit.HarmSlower
+		return HarmSlower
 	}
-	return kit.HarmOther
+	return HarmOther
 }
 
 // summarize joins the distinct effects of fs, the most harmful first.

@@ -1,6 +1,6 @@
 //go:build leveldb
 
-package compat
+package kit
 
 import (
 	"bytes"
@@ -162,7 +162,7 @@ func TestCommittedFixturesReproduce(t *testing.T) {
 		major, minor := upstream.Version()
 		t.Skipf("testdata/tables hold 1.23's tables, with %s filters; LevelDB %d.%d writes %s filters, so its tables differ by design", bloom.PolicyName, major, minor, bloom.LegacyPolicyName)
 	}
-	dbs, err := fixtures.Load(os.DirFS(filepath.Join("..", "testdata", "tables")))
+	dbs, err := fixtures.Load(os.DirFS(filepath.Join("..", "..", "testdata", "tables")))
 	if err != nil || len(dbs) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}

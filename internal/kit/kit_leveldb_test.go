@@ -1,6 +1,6 @@
 //go:build leveldb
 
-package compat
+package kit
 
 import (
 	"fmt"
@@ -15,7 +15,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // levigoPort is upstream itself, through levigo, described as a port: the
@@ -64,7 +63,7 @@ func TestLevigoPort(t *testing.T) {
 		t.Skip("the linked LevelDB was built without snappy (LEVELDB_SNAPPY=OFF, or no snappy to be had): it cannot read the committed snappy tables")
 	}
 	p := levigoPort(func(b int) int { return b })
-	r := check(p, kitConfig{tables: os.DirFS("../testdata/tables"), live: true})
+	r := check(p, kitConfig{tables: os.DirFS("../../testdata/tables"), live: true})
 	if legacyLive() {
 		checkLegacyLevigoPort(t, r)
 		return
@@ -75,12 +74,12 @@ func TestLevigoPort(t *testing.T) {
 	if diff := cmp.Diff(allPass(p), outcomes(r)); diff != "" || !r.Passed() {
 		t.Fatalf("upstream, as a port, fails the kit (-upstream's outcomes +got):\n%s\n%s", diff, r)
 	}
-	for _, prop := range []kit.Property{kit.PropReadDB, kit.PropWriteDB} {
-		if c, _ := r.Result(prop); c.Outcome != kit.Pass || c.Cases == 0 {
+	for _, prop := range []Property{PropReadDB, PropWriteDB} {
+		if c, _ := r.Result(prop); c.Outcome != Pass || c.Cases == 0 {
 			t.Errorf("%s: %s after %d cases, want pass", prop, c.Outcome, c.Cases)
 		}
 	}
-	if c, _ := r.Result(kit.PropReadDB); c.Cases != 6+len(liveDBOptions) {
+	if c, _ := r.Result(PropReadDB); c.Cases != 6+len(liveDBOptions) {
 		t.Errorf("read %d databases, want the 6 committed and %d fresh ones", c.Cases, len(liveDBOptions))
 	}
 }
@@ -90,7 +89,7 @@ func TestLevigoPort(t *testing.T) {
 // reads the committed 1.23 databases (it ignores their filters, as 1.23
 // ignores its own); the databases it writes fail, their filters being
 // named leveldb.BuiltinBloomFilter and hashed as the target's plain char.
-func checkLegacyLevigoPort(t *testing.T, r kit.Report) {
+func checkLegacyLevigoPort(t *testing.T, r Report) {
 	t.Helper()
 	major, minor := upstream.Version()
 	t.Logf("LevelDB %d.%d: %s", major, minor, r.LiveNotRun)
@@ -100,13 +99,13 @@ func checkLegacyLevigoPort(t *testing.T, r kit.Report) {
 	if strings.Contains(r.Upstream, "live") {
 		t.Errorf("the report claims a live comparison: %q", r.Upstream)
 	}
-	if c, _ := r.Result(kit.PropReadDB); minor >= 14 && (c.Outcome != kit.Pass || c.Cases != 6) {
-		t.Errorf("%s: %s after %d cases, want pass on the 6 committed databases", kit.PropReadDB, c.Outcome, c.Cases)
+	if c, _ := r.Result(PropReadDB); minor >= 14 && (c.Outcome != Pass || c.Cases != 6) {
+		t.Errorf("%s: %s after %d cases, want pass on the 6 committed databases", PropReadDB, c.Outcome, c.Cases)
 	} else if minor <= 13 {
 		// v1.4 to v1.13 open NNNNNN.sst only: the committed databases'
 		// NNNNNN.ldb tables (1.14 onward) are missing to them.
-		if c.Outcome != kit.Fail || len(c.Failures) != 6 {
-			t.Errorf("%s: %s, %d of %d databases failed; want all 6 committed ones unreadable (their tables are .ldb)", kit.PropReadDB, c.Outcome, len(c.Failures), c.Cases)
+		if c.Outcome != Fail || len(c.Failures) != 6 {
+			t.Errorf("%s: %s, %d of %d databases failed; want all 6 committed ones unreadable (their tables are .ldb)", PropReadDB, c.Outcome, len(c.Failures), c.Cases)
 		}
 		for _, f := range c.Failures {
 			if !strings.Contains(f.Detail, ".sst") {
@@ -114,9 +113,9 @@ func checkLegacyLevigoPort(t *testing.T, r kit.Report) {
 			}
 		}
 	}
-	c, _ := r.Result(kit.PropWriteDB)
-	if c.Outcome != kit.Fail || len(c.Failures) == 0 {
-		t.Fatalf("%s: %s, want the old filter name reported:\n%s", kit.PropWriteDB, c.Outcome, r)
+	c, _ := r.Result(PropWriteDB)
+	if c.Outcome != Fail || len(c.Failures) == 0 {
+		t.Fatalf("%s: %s, want the old filter name reported:\n%s", PropWriteDB, c.Outcome, r)
 	}
 	hash := fmt.Sprintf("that era's %s hash", liveLegacyHash())
 	for _, f := range c.Failures {
@@ -144,8 +143,8 @@ func TestLevigoPortMistakes(t *testing.T) {
 			p := levigoPort(c.writeBits)
 			p.ReadDB = nil
 			r := check(p, kitConfig{live: true, endToEndOnly: true})
-			res, _ := r.Result(kit.PropWriteDB)
-			if res.Outcome != kit.Fail || !strings.Contains(r.String(), c.want) {
+			res, _ := r.Result(PropWriteDB)
+			if res.Outcome != Fail || !strings.Contains(r.String(), c.want) {
 				t.Fatalf("want a write failure saying %q:\n%s", c.want, r)
 			}
 		})
@@ -190,15 +189,15 @@ func TestLiveCountsEachCaseOnce(t *testing.T) {
 		}
 		return out
 	}
-	want := map[kit.Property]int{
-		kit.PropHash:        distinct(hashNames(vec.Hash), hashNames(live.Hash)),
-		kit.PropFilterBytes: distinct(filterNames(vec.Filter), filterNames(live.Filter)),
-		kit.PropBlockBytes:  distinct(blockNames(vec.Block), blockNames(live.Block)),
+	want := map[Property]int{
+		PropHash:        distinct(hashNames(vec.Hash), hashNames(live.Hash)),
+		PropFilterBytes: distinct(filterNames(vec.Filter), filterNames(live.Filter)),
+		PropBlockBytes:  distinct(blockNames(vec.Block), blockNames(live.Block)),
 	}
-	if want[kit.PropFilterBytes] >= len(vec.Filter)+len(live.Filter) {
-		t.Fatalf("the live set repeats no vector case (%d distinct of %d+%d): the test checks nothing", want[kit.PropFilterBytes], len(vec.Filter), len(live.Filter))
+	if want[PropFilterBytes] >= len(vec.Filter)+len(live.Filter) {
+		t.Fatalf("the live set repeats no vector case (%d distinct of %d+%d): the test checks nothing", want[PropFilterBytes], len(vec.Filter), len(live.Filter))
 	}
-	r := checkPort(bloomPort())
+	r := Check(bloomPort())
 	for prop, n := range want {
 		c, ok := r.Result(prop)
 		if !ok {

@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 	"github.com/ldbcompat/ldbcompat/internal/table"
@@ -185,16 +184,16 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 			k.suiteError(err.Error())
 			continue
 		}
-		k.compared[kit.PropReadDB]++
+		k.compared[PropReadDB]++
 		repro := fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.UpstreamDBKeys(%q))", db.name, db.bits, db.name)
-		k.guard(kit.PropReadDB, db.name, repro, func() {
+		k.guard(PropReadDB, db.name, repro, func() {
 			found, err := p.ReadDB(dir, db.bits, queries)
 			if err != nil {
-				k.fail(failure(kit.PropReadDB, db.name, kindReadFails, fmt.Sprintf("port cannot read the database upstream wrote (%s, bloom filter of %d bits/key): %s", plural.Count(tableCount(db.fsys), "table"), db.bits, scrub(err, dir)), repro))
+				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("port cannot read the database upstream wrote (%s, bloom filter of %d bits/key): %s", plural.Count(tableCount(db.fsys), "table"), db.bits, scrub(err, dir)), repro))
 				return
 			}
 			if len(found) != len(queries) {
-				k.fail(failure(kit.PropReadDB, db.name, kindReadFails, fmt.Sprintf("ReadDB answered %d of %s", len(found), plural.Count(len(queries), "key")), repro))
+				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("ReadDB answered %d of %s", len(found), plural.Count(len(queries), "key")), repro))
 				return
 			}
 			var missing, extra []int
@@ -234,7 +233,7 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(q)))
 			}
 			if len(problems) > 0 {
-				k.fail(failure(kit.PropReadDB, db.name, kinds[0], strings.Join(problems, "; "),
+				k.fail(failure(PropReadDB, db.name, kinds[0], strings.Join(problems, "; "),
 					fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
 			}
 		})
@@ -275,12 +274,12 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 		write := fmt.Sprintf("dir := t.TempDir(); WriteDB(dir, compat.CaseKVs(%q), %d)", c.Name, c.BitsPerKey)
 		var found []caseFailure
 		returned := false
-		k.guard(kit.PropWriteDB, c.Name, write, func() {
+		k.guard(PropWriteDB, c.Name, write, func() {
 			err := p.WriteDB(dir, c.KVs, c.BitsPerKey)
 			returned = true
 			if err != nil {
-				k.compared[kit.PropWriteDB]++
-				found = append(found, failure(kit.PropWriteDB, c.Name, kindWriteFails, fmt.Sprintf("port cannot write the database: %s", scrub(err, dir)), write))
+				k.compared[PropWriteDB]++
+				found = append(found, failure(PropWriteDB, c.Name, kindWriteFails, fmt.Sprintf("port cannot write the database: %s", scrub(err, dir)), write))
 				return
 			}
 			found = append(found, checkTables(c, dir, write, k)...)
@@ -289,7 +288,7 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 			}
 		})
 		if !returned {
-			k.compared[kit.PropWriteDB]++ // WriteDB panicked: the guard recorded it
+			k.compared[PropWriteDB]++ // WriteDB panicked: the guard recorded it
 		}
 		sortBySeverity(found)
 		for _, f := range found {
@@ -313,18 +312,18 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 	}
 	names, out := liveTables(c, dir, names, write)
 	if len(out) > 0 {
-		k.compared[kit.PropWriteDB]++
+		k.compared[PropWriteDB]++
 	}
 	if len(names) == 0 {
-		k.compared[kit.PropWriteDB]++
-		return append(out, failure(kit.PropWriteDB, c.Name, kindNoTable, "the port left no table in the database (its data stayed in the log), so no filter block could be checked", write))
+		k.compared[PropWriteDB]++
+		return append(out, failure(PropWriteDB, c.Name, kindNoTable, "the port left no table in the database (its data stayed in the log), so no filter block could be checked", write))
 	}
 	for _, name := range names {
-		k.compared[kit.PropWriteDB]++
+		k.compared[PropWriteDB]++
 		repro := write + "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify " + path.Join("dir", name)
 		caseName := c.Name + "/" + name
 		fail := func(kind failureKind, format string, args ...any) {
-			out = append(out, failure(kit.PropWriteDB, caseName, kind, fmt.Sprintf(format, args...), repro))
+			out = append(out, failure(PropWriteDB, caseName, kind, fmt.Sprintf(format, args...), repro))
 		}
 		t, err := openTable(fsys, name)
 		if err != nil {
@@ -386,7 +385,7 @@ func liveTables(c cases.DBCase, dir string, names []string, write string) ([]str
 	write += "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"
 	v, err := manifest.Read(dir)
 	if err != nil {
-		return names, []caseFailure{failure(kit.PropWriteDB, caseName, kindTableFormat,
+		return names, []caseFailure{failure(PropWriteDB, caseName, kindTableFormat,
 			fmt.Sprintf("upstream cannot read the port's MANIFEST: %s; every table file is checked instead", scrub(err, dir)), write)}
 	}
 	byNumber := map[uint64]string{}
@@ -411,7 +410,7 @@ func liveTables(c cases.DBCase, dir string, names []string, write string) ([]str
 	if len(problems) == 0 {
 		return live, nil
 	}
-	return live, []caseFailure{failure(kit.PropWriteDB, caseName, kindTableFormat, strings.Join(problems, "; "), write)}
+	return live, []caseFailure{failure(PropWriteDB, caseName, kindTableFormat, strings.Join(problems, "; "), write)}
 }
 
 // checkUpstreamReads has upstream open a copy of the database in dir with
@@ -427,10 +426,10 @@ func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []ca
 		keys[i] = kv[0]
 	}
 	name := c.Name + " read by upstream"
-	k.compared[kit.PropWriteDB]++
+	k.compared[PropWriteDB]++
 	vals, errs, err := upstreamGet(cp, c.BitsPerKey, keys)
 	if err != nil {
-		return []caseFailure{failure(kit.PropWriteDB, name, kindUpstreamOpen, fmt.Sprintf("upstream LevelDB cannot open the database the port wrote: %s", scrub(err, cp)), write)}
+		return []caseFailure{failure(PropWriteDB, name, kindUpstreamOpen, fmt.Sprintf("upstream LevelDB cannot open the database the port wrote: %s", scrub(err, cp)), write)}
 	}
 	var missing, wrong, failed []int
 	for i, kv := range c.KVs {
@@ -473,6 +472,6 @@ func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []ca
 	if len(problems) == 0 {
 		return nil
 	}
-	return []caseFailure{failure(kit.PropWriteDB, name, kinds[0], strings.Join(problems, "; "),
+	return []caseFailure{failure(PropWriteDB, name, kinds[0], strings.Join(problems, "; "),
 		write+fmt.Sprintf("; then upstream's DB::Get of compat.HexBytes(%q)", hex.EncodeToString(first)))}
 }

@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"bytes"
@@ -19,26 +19,6 @@ import (
 
 // maxHexArg is the longest input written out in hex.
 const maxHexArg = 4096
-
-// HexBytes decodes a hex string, panicking on bad input; reproducers are
-// written with it.
-func HexBytes(s string) []byte {
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-// HexKeys decodes hex strings into keys, panicking on bad input;
-// reproducers are written with it.
-func HexKeys(ss ...string) [][]byte {
-	out := make([][]byte, len(ss))
-	for i, s := range ss {
-		out[i] = HexBytes(s)
-	}
-	return out
-}
 
 // describeBytes explains how got differs from want: lengths, the first
 // differing byte, and the bytes around it from both, one above the other.

@@ -1,6 +1,6 @@
 //go:build leveldb
 
-package compat
+package kit
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // TestCaseInputs: the Case functions give a case's inputs, and the filters
@@ -171,7 +170,7 @@ func (noKeyReader) KeyMayMatch(uint64, []byte) bool { return false }
 // first failures of each property (those TestPort shows) and the first
 // that gets its input with each function of inputs.go.
 func reproducers(t *testing.T) []string {
-	tables := os.DirFS("../testdata/tables")
+	tables := os.DirFS("../../testdata/tables")
 	panicky := tablePort(bloom.NewPolicy, func(b int) bloom.FilterPolicy { return tagPolicy{bloom.NewPolicy(b)} })
 	panicky.ReadDB = func(string, int, [][]byte) ([]bool, error) { panic("read") }
 	var out, all []string
@@ -182,7 +181,7 @@ func reproducers(t *testing.T) []string {
 				if f.Repro == "" {
 					continue
 				}
-				if i < kit.MaxShown {
+				if i < MaxShown {
 					out = append(out, f.Repro)
 				}
 				all = append(all, f.Repro)
@@ -257,7 +256,7 @@ func TestReproducersPasteable(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"os"
@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
 )
 
 // TestBloomTablePort runs the kit, end-to-end properties included, on a
@@ -16,20 +15,20 @@ import (
 // files that its MANIFEST does not list, which upstream never reads.
 func TestBloomTablePort(t *testing.T) {
 	p := withLeftovers(tablePort(bloom.NewPolicy, bloom.NewPolicy))
-	r := check(p, kitConfig{tables: os.DirFS("../testdata/tables")})
+	r := check(p, kitConfig{tables: os.DirFS("../../testdata/tables")})
 	if diff := cmp.Diff(allPass(p), outcomes(r)); diff != "" || !r.Passed() {
 		t.Fatalf("bloom with a table reader and writer fails the kit (-want +got):\n%s\n%s", diff, r)
 	}
-	for _, prop := range []kit.Property{kit.PropReadDB, kit.PropWriteDB} {
-		if c, _ := r.Result(prop); c.Outcome != kit.Pass || c.Cases == 0 {
+	for _, prop := range []Property{PropReadDB, PropWriteDB} {
+		if c, _ := r.Result(prop); c.Outcome != Pass || c.Cases == 0 {
 			t.Errorf("%s: %s after %d cases, want pass", prop, c.Outcome, c.Cases)
 		}
 	}
 }
 
 // outcomes returns the outcome of each property of r.
-func outcomes(r kit.Report) map[kit.Property]kit.Outcome {
-	m := map[kit.Property]kit.Outcome{}
+func outcomes(r Report) map[Property]Outcome {
+	m := map[Property]Outcome{}
 	for _, c := range r.Results {
 		m[c.Property] = c.Outcome
 	}
@@ -38,15 +37,15 @@ func outcomes(r kit.Report) map[kit.Property]kit.Outcome {
 
 // allPass is the outcomes of port p when it agrees with upstream on every
 // property it has the hooks for.
-func allPass(p Port) map[kit.Property]kit.Outcome {
-	m := map[kit.Property]kit.Outcome{}
-	for _, prop := range kit.Properties() {
-		m[prop] = kit.Pass
+func allPass(p Port) map[Property]Outcome {
+	m := map[Property]Outcome{}
+	for _, prop := range Properties() {
+		m[prop] = Pass
 	}
-	for prop, missing := range map[kit.Property]bool{kit.PropHash: p.Hash == nil, kit.PropBlockBytes: p.NewFilterBlockBuilder == nil,
-		kit.PropReader: p.NewFilterBlockReader == nil, kit.PropReadDB: p.ReadDB == nil, kit.PropWriteDB: p.WriteDB == nil} {
+	for prop, missing := range map[Property]bool{PropHash: p.Hash == nil, PropBlockBytes: p.NewFilterBlockBuilder == nil,
+		PropReader: p.NewFilterBlockReader == nil, PropReadDB: p.ReadDB == nil, PropWriteDB: p.WriteDB == nil} {
 		if missing {
-			m[prop] = kit.Skip
+			m[prop] = Skip
 		}
 	}
 	return m

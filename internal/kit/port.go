@@ -1,4 +1,4 @@
-package compat
+package kit
 
 import (
 	"encoding/binary"
@@ -23,7 +23,8 @@ type FilterBlockReader interface {
 }
 
 // Port describes a Go implementation of LevelDB's bloom filter and filter
-// block to check against upstream. Only Name and NewPolicy are required; the
+// block to check against upstream (compat.Port, which documents it for
+// port authors, is this type). Only Name and NewPolicy are required; the
 // properties whose hooks are nil are skipped. A hook that panics fails the
 // property it serves; one that cannot take an input upstream accepts may
 // panic with a Refusal.
@@ -83,21 +84,12 @@ func (TestHashPolicy) Name() string { return "TestHashFilter" }
 
 // CreateFilter appends Hash(key, 1) of each key to dst.
 func (TestHashPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
-	for _, k := range keys {
-		dst = binary.LittleEndian.AppendUint32(dst, bloom.Hash(k, 1))
-	}
-	return dst
+	return hashListPolicy{bloom.Hash}.CreateFilter(keys, dst)
 }
 
 // KeyMayMatch reports whether Hash(key, 1) is one of filter's words.
 func (TestHashPolicy) KeyMayMatch(key, filter []byte) bool {
-	h := bloom.Hash(key, 1)
-	for i := 0; i+4 <= len(filter); i += 4 {
-		if binary.LittleEndian.Uint32(filter[i:]) == h {
-			return true
-		}
-	}
-	return false
+	return hashListPolicy{bloom.Hash}.KeyMayMatch(key, filter)
 }
 
 // hashListPolicy is TestHashPolicy with another hash function.
