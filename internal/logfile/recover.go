@@ -130,7 +130,7 @@ func RecoverFile(path string, opts Options) (*Recovery, error) {
 func Recover(r io.Reader, name string, opts Options) *Recovery {
 	rec := &Recovery{File: name, Defaults: Outcome{FirstDrop: -1}, Paranoid: Outcome{FirstDrop: -1}}
 	def, par := &rec.Defaults, &rec.Paranoid
-	parReading := true // paranoid's loop has not stopped
+	parReading := true  // paranoid's loop has not stopped
 	parOneMore := false // it reads one more record after "log record too small"
 	var seq seqGap
 	onDrop, onSkip := opts.OnDrop, opts.OnSkip

@@ -93,10 +93,10 @@ func FuzzTree(f *testing.F) {
 	db = append(db, fuzzOp(2, 3, make([]byte, 100))...)
 	db = append(db, fuzzOp(2, 5, []byte{0, 0, 0, 0, 7, 0, 1, 0})...)
 	f.Add(db)
-	f.Add(append(db[:len(db):len(db)], fuzzOp(4, 1, nil)...))                      // the MANIFEST a pipe
+	f.Add(append(db[:len(db):len(db)], fuzzOp(4, 1, nil)...))                         // the MANIFEST a pipe
 	f.Add(append(fuzzOp(0, 9, nil), fuzzOp(2, 0, []byte("../../../proc/kmsg\n"))...)) // CURRENT outside
-	f.Add(append(fuzzOp(0, 9, nil), fuzzOp(3, 0, []byte{4})...))                    // CURRENT a link to /proc/kmsg
-	f.Add(append(fuzzOp(0, 11, nil), fuzzOp(3, 3, []byte{2})...))                   // a table a link to /dev/zero
+	f.Add(append(fuzzOp(0, 9, nil), fuzzOp(3, 0, []byte{4})...))                      // CURRENT a link to /proc/kmsg
+	f.Add(append(fuzzOp(0, 11, nil), fuzzOp(3, 3, []byte{2})...))                     // a table a link to /dev/zero
 	f.Fuzz(func(t *testing.T, in []byte) {
 		root := t.TempDir()
 		buildTree(root, in)
