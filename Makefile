@@ -168,7 +168,7 @@ fprate:
 # prints last; it includes minimization runs).
 FUZZTIME ?= 60s
 FUZZMINIMIZETIME ?= 5s
-FUZZ_PKGS := ./bloom ./internal/table ./internal/manifest ./internal/logfile ./internal/filtercheck ./cmd/ldbcompat
+FUZZ_PKGS := ./bloom ./internal/table ./internal/manifest ./internal/logfile ./internal/filtercheck ./internal/verify ./cmd/ldbcompat
 FUZZ_LEVELDB_PKGS := ./internal/kit ./internal/table ./internal/manifest ./internal/logfile
 
 fuzz: deps

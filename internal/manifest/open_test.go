@@ -3,6 +3,7 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -148,4 +149,61 @@ func TestBoundedRead(t *testing.T) {
 	if err == nil || err.Error() != path+": offset 16: more than 16 bytes read: longer than the 16 it may hold" {
 		t.Errorf("%v; want the read cut at 16 bytes", err)
 	}
+}
+
+// FuzzRead reads a database directory made from the input: CURRENT
+// (the input up to its first 0xff byte, or "MANIFEST-000002\n" when it
+// has none) and the MANIFEST (the rest), either of which a first byte
+// of 1 or 2 makes a named pipe, 3 a link to /dev/zero or out of the
+// directory. Read ends at once, without a panic, reading nothing outside
+// the directory.
+func FuzzRead(f *testing.F) {
+	var w manifesttest.Log
+	w.Add(new(manifesttest.Edit).Comparator(BytewiseComparator).B)
+	w.Add(new(manifesttest.Edit).Counters(3, 1000, 100).NewFile(1, 5, 100, manifesttest.InternalKey("a", 1), manifesttest.InternalKey("z", 2)).B)
+	f.Add(byte(0), append([]byte("MANIFEST-000002\n\xff"), w.Bytes()...))
+	f.Add(byte(0), append([]byte("../x/MANIFEST-000002\n\xff"), w.Bytes()...))
+	f.Add(byte(1), w.Bytes())
+	f.Add(byte(2), w.Bytes())
+	f.Add(byte(3), w.Bytes())
+	f.Add(byte(4), w.Bytes())
+	f.Fuzz(func(t *testing.T, how byte, in []byte) {
+		root := t.TempDir()
+		dir := filepath.Join(root, "db")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		current, m := []byte("MANIFEST-000002\n"), in
+		if i := bytes.IndexByte(in, 0xff); i >= 0 {
+			current, m = in[:i], in[i+1:]
+		}
+		cur, man := filepath.Join(dir, "CURRENT"), filepath.Join(dir, "MANIFEST-000002")
+		write := func(p string, b []byte) {
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(filepath.Join(root, "outside"), m)
+		switch how % 6 {
+		case 1:
+			syscall.Mkfifo(cur, 0o644)
+			write(man, m)
+		case 2:
+			write(cur, current)
+			syscall.Mkfifo(man, 0o644)
+		case 3:
+			write(cur, current)
+			os.Symlink("/dev/zero", man)
+		case 4:
+			write(cur, current)
+			os.Symlink("../outside", man)
+		default:
+			write(cur, current)
+			write(man, m)
+		}
+		err := readWithin(t, dir)
+		if how%6 == 4 && err == nil && bytes.Equal(current, []byte("MANIFEST-000002\n")) {
+			t.Fatalf("a MANIFEST linked out of the directory was read")
+		}
+	})
 }
