@@ -377,9 +377,12 @@ func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 		inListing[n] = true
 	}
 	// The MANIFEST read again, once for all the tables not found (not
-	// once each: 10,000 of them took 53 s so).
+	// once each: 10,000 of them took 53 s so); the directory listed
+	// again, once, where many are not found.
 	var again *manifest.Version
 	reread := false
+	var relisted map[string]bool
+	notFound := 0
 	for i := range v.Files {
 		f := &v.Files[i]
 		if found[f.Number] {
@@ -388,7 +391,10 @@ func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 		found[f.Number] = true // a number listed at several levels is one file
 		// A compaction may have written it after the directory was listed.
 		ldb := base.TableFileName(db.Dir, f.Number)
-		if path, ok := firstExisting(ldb, base.SSTTableFileName(db.Dir, f.Number)); ok {
+		if notFound++; notFound == 64 {
+			relisted = listNames(db.Dir)
+		}
+		if path, ok := firstExisting(relisted, ldb, base.SSTTableFileName(db.Dir, f.Number)); ok {
 			ts = append(ts, &Target{Path: path, DB: db, Live: f})
 			continue
 		}
@@ -432,14 +438,32 @@ func vanishedText(v *manifest.Version) string {
 	return "LevelDB deleted it while it was being checked: no longer a live table of " + filepath.Base(v.Manifest)
 }
 
-// firstExisting returns the first of paths that exists.
-func firstExisting(paths ...string) (string, bool) {
+// firstExisting returns the first of paths that exists: in the listing
+// names of their directory when it is not nil, else as os.Lstat finds it.
+func firstExisting(names map[string]bool, paths ...string) (string, bool) {
 	for _, p := range paths {
+		if names != nil {
+			if names[filepath.Base(p)] {
+				return p, true
+			}
+			continue
+		}
 		if _, err := os.Lstat(p); err == nil {
 			return p, true
 		}
 	}
 	return "", false
+}
+
+// listNames returns the names in dir, or an empty set when it cannot be
+// read.
+func listNames(dir string) map[string]bool {
+	names := map[string]bool{}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		names[e.Name()] = true
+	}
+	return names
 }
 
 // vanished tells whether err, from reading the live table tg, is because
