@@ -1,6 +1,7 @@
 package logfile
 
 import (
+	"bytes"
 	"encoding/binary"
 
 	"github.com/ldbcompat/ldbcompat/internal/crc"
@@ -162,11 +163,18 @@ func (r *Reader) count(region []byte, pos int) (n int, atLeast bool) {
 	return n, atLeast
 }
 
+// zeroBlock is a block of zeros, for allZero to compare with.
+var zeroBlock [BlockSize]byte
+
+// allZero tells whether b holds only zeros (compared a block at a time, as
+// memory is: a sparse file's holes are gigabytes of them).
 func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
+	for len(b) > 0 {
+		n := min(len(b), BlockSize)
+		if !bytes.Equal(b[:n], zeroBlock[:n]) {
 			return false
 		}
+		b = b[n:]
 	}
 	return true
 }
