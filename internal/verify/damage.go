@@ -143,14 +143,14 @@ func compareWritten(path string, f File, fi fs.FileInfo, size int64, data []byte
 		switch {
 		case !ok:
 			d.Extra++
-			first("the scan returns key %x, which was not written", userKey(e.Key))
+			first("the scan returns key %s, which was not written", keyText(userKey(e.Key)))
 		case seen[string(e.Key)]:
 			d.Extra++
-			first("the scan returns key %x twice", userKey(e.Key))
+			first("the scan returns key %s twice", keyText(userKey(e.Key)))
 		case !bytes.Equal(v, e.Value):
 			d.WrongValues++
 			seen[string(e.Key)] = true
-			first("the scan returns key %x with a wrong value (%d bytes, %d written)", userKey(e.Key), len(e.Value), len(v))
+			first("the scan returns key %s with a wrong value (%d bytes, %d written)", keyText(userKey(e.Key)), len(e.Value), len(v))
 		default:
 			seen[string(e.Key)] = true
 		}
@@ -159,7 +159,7 @@ func compareWritten(path string, f File, fi fs.FileInfo, size int64, data []byte
 	for _, k := range order {
 		if !seen[string(k)] {
 			d.Missing++
-			first("the scan does not return key %x", userKey(k))
+			first("the scan does not return key %s", keyText(userKey(k)))
 		}
 		if len(k) < 8 {
 			continue // upstream's lookup is undefined there; the scan judges
@@ -168,10 +168,10 @@ func compareWritten(path string, f File, fi fs.FileInfo, size int64, data []byte
 		switch {
 		case err != nil || r.Err != nil || !r.Found || !bytes.Equal(r.Key, k):
 			d.GetsMissing++
-			first("a lookup of key %x does not find it", userKey(k))
+			first("a lookup of key %s does not find it", keyText(userKey(k)))
 		case !bytes.Equal(r.Value, want[string(k)]):
 			d.GetsWrong++
-			first("a lookup of key %x returns a wrong value", userKey(k))
+			first("a lookup of key %s returns a wrong value", keyText(userKey(k)))
 		}
 	}
 }

@@ -23,3 +23,6 @@ func MappedFault(path string, f File, data []byte, fault runtime.Error) *TableRe
 	mappedFault(&Target{Path: path}, f, fi, data, fault, rep)
 	return rep
 }
+
+// KeyText is keyText, for tests.
+var KeyText = keyText

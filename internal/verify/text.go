@@ -140,7 +140,7 @@ func (r *TableReport) damageBlocksText(b *strings.Builder) {
 		fmt.Fprintf(b, ": one flipped bit explains it, bit %d of the byte at offset %d, in the %s", s.Bit, s.Offset, s.Field)
 		switch {
 		case s.Entry >= 0:
-			fmt.Fprintf(b, " of entry %d (key %x as written)", s.Entry, userKey(s.Key))
+			fmt.Fprintf(b, " of entry %d (key %s as written)", s.Entry, keyText(userKey(s.Key)))
 		case s.Restart >= 0:
 			fmt.Fprintf(b, " (restart point %d)", s.Restart)
 		}
@@ -421,8 +421,21 @@ func (r *TableReport) mismatchText(b *strings.Builder) {
 		fmt.Fprintf(b, "; the stored filter%s rejects none of the table's %s: %s finds every key, but filters otherwise than the policy does", with, plural(fn.Keys, "key"), reader)
 		return
 	}
-	fmt.Fprintf(b, "; the stored filter%s rejects %d of the table's %s (false negatives): %s reports them missing; the first is key %x, in the data block at offset %d",
-		with, fn.Rejected, plural(fn.Keys, "key"), reader, fn.FirstKey, fn.FirstBlock.Offset)
+	fmt.Fprintf(b, "; the stored filter%s rejects %d of the table's %s (false negatives): %s reports them missing; the first is key %s, in the data block at offset %d",
+		with, fn.Rejected, plural(fn.Keys, "key"), reader, keyText(fn.FirstKey), fn.FirstBlock.Offset)
+}
+
+// maxKeyText bounds the bytes of a key a line shows in hex: keys may be
+// megabytes long.
+const maxKeyText = 64
+
+// keyText is a key in hex, its first maxKeyText bytes and its length when
+// it is longer.
+func keyText(k []byte) string {
+	if len(k) <= maxKeyText {
+		return fmt.Sprintf("%x", k)
+	}
+	return fmt.Sprintf("%x... (%d bytes)", k[:maxKeyText], len(k))
 }
 
 // sizeText compares a live table's file with the size its MANIFEST
