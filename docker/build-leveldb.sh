@@ -373,8 +373,9 @@ build() {
 	: >"$log"
 	chmod 755 "$stage"
 	# The checked tree itself: fetch-leveldb.sh extracts it and checks its
-	# content digest again.
-	"$here/fetch-leveldb.sh" --extract "$stage/src" >&2
+	# content digest again. Its line, the one it printed when it fetched
+	# the tarball above but for "from the cache", goes to the log.
+	"$here/fetch-leveldb.sh" --extract "$stage/src" >>"$log"
 	[ -f "$stage/src/util/hash.h" ] || die "the LevelDB $version tree has no util/hash.h"
 
 	# Snappy from source: LevelDB finds its header through the compiler
