@@ -9,13 +9,11 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/base"
@@ -301,123 +299,6 @@ func (r *TableReport) detach() {
 // path, database, MANIFEST entry and file size.
 func (r *TableReport) identity() TableReport {
 	return TableReport{Path: r.Path, DB: r.DB, Live: r.Live, FileSize: r.FileSize, Link: r.Link}
-}
-
-// mappedFault sets the verdict of a table whose memory-mapped file faulted
-// while it was read (SIGBUS): the file was cut short, or the device failed
-// to read a page of it (EIO on a disk, a network or FUSE file system). A
-// read(2) of the faulting page, or of the whole file where the fault has
-// no address, says which and what the device answers. A fault outside the
-// map is no fault of the file: it goes on as the panic it is.
-func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.Error, rep *TableReport) {
-	keep := rep.identity()
-	off, known := faultOffset(fault, data)
-	if known && off < 0 {
-		panic(fault)
-	}
-	if now, err := f.Stat(); err == nil && now.Size() < int64(len(data)) {
-		*rep = keep
-		rep.Verdict = Unchecked
-		rep.Err = fmt.Errorf("%s changed while it was read (%d bytes when opened, %d after, so that reading it through its memory map faulted): is LevelDB still writing it?", tg.Path, fi.Size(), now.Size())
-		return
-	}
-	at, ioErr := deviceError(f, off, known, int64(len(data)))
-	if ioErr == nil && !known {
-		// No address, and every page reads: nothing says the file
-		// caused it.
-		panic(fault)
-	}
-	if !known {
-		off = at
-	}
-	*rep = keep
-	if ioErr == nil {
-		rep.Verdict = Unchecked
-		rep.Err = &base.Error{Type: base.TableFile, File: tg.Path, Offset: off,
-			Msg: fmt.Sprintf("reading the memory-mapped file faulted (SIGBUS), and a read(2) of the page at offset %d then succeeded: the device fails intermittently", at)}
-		return
-	}
-	rep.Verdict, rep.Device = Unreadable, true
-	rep.Err = &base.Error{Type: base.TableFile, File: tg.Path, Offset: off, Err: ioErr,
-		Msg: fmt.Sprintf("reading the memory-mapped file faulted (SIGBUS); a read(2) of the page at offset %d fails", at)}
-	rep.Status = base.IOStatus(tg.Path, ioErr)
-}
-
-// faultOffset returns the offset in the map data of the address the fault
-// names, and whether it names one (qemu's user mode, for one, gives none).
-// An address outside the map gives -1.
-func faultOffset(fault runtime.Error, data []byte) (int64, bool) {
-	a, ok := fault.(interface{ Addr() uintptr })
-	if !ok {
-		return 0, false
-	}
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-	addr := a.Addr()
-	if addr < base || addr-base >= uintptr(len(data)) {
-		return -1, true
-	}
-	return int64(addr - base), true
-}
-
-// deviceError reads the file with read(2) where its map faulted: the page
-// holding offset off when known, else every page from the start, and
-// returns the offset of the first page that fails and the error, or the
-// page read and nil when none fails.
-func deviceError(f File, off int64, known bool, size int64) (int64, error) {
-	const page = 4096
-	buf := make([]byte, 64<<10)
-	read := func(at, n int64) error {
-		_, err := f.ReadAt(buf[:n], at)
-		if errors.Is(err, io.EOF) {
-			return nil // the size was checked; EOF is a later change
-		}
-		var errno syscall.Errno
-		if errors.As(err, &errno) {
-			return errno // the path is in the report already
-		}
-		return err
-	}
-	if known {
-		at := off &^ (page - 1)
-		return at, read(at, min(page, size-at))
-	}
-	for at := int64(0); at < size; at += int64(len(buf)) {
-		n := min(int64(len(buf)), size-at)
-		if read(at, n) == nil {
-			continue
-		}
-		// Page by page, for the first that fails.
-		for p := at; p < at+n; p += page {
-			if err := read(p, min(page, at+n-p)); err != nil {
-				return p, err
-			}
-		}
-		return at, read(at, n)
-	}
-	return 0, nil
-}
-
-// afterMap is called once a table file is mapped; tests change the file.
-var afterMap = func(path string) {}
-
-// catchFault runs fn and returns the fault, when reading memory faulted
-// (SIGBUS or SIGSEGV: a memory-mapped file that shrank or whose device
-// failed), rather than crashing. Any other panic goes on.
-func catchFault(fn func()) (fault runtime.Error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			// The runtime reports a fault as this runtime.Error, with
-			// an Addr method when it knows the address.
-			if re, ok := r.(runtime.Error); ok && strings.Contains(re.Error(), "invalid memory address") {
-				fault = re
-				return
-			}
-			panic(r)
-		}
-	}()
-	fn()
-	return nil
 }
 
 // examine reads the open table file f (data, when not nil, being its
