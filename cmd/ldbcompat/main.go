@@ -166,6 +166,12 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	// But never five times a large live heap (a MANIFEST of a million
+	// tables): past this soft limit the collector runs as often as it
+	// must. GOMEMLIMIT in the environment still decides when it is set.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(768 << 20)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
