@@ -272,7 +272,11 @@ func TestJSONKeepsBytes(t *testing.T) {
 	w.Add(new(manifesttest.Edit).Counters(3, 1000, 100).B)
 	writeFile(t, filepath.Join(cmpDB, "MANIFEST-000002"), w.Bytes())
 	writeFile(t, filepath.Join(cmpDB, "CURRENT"), []byte("MANIFEST-000002\n"))
-	_, stdout, _ := runWithin(t, "verify", "--json", db, named, cmpDB)
+	link := filepath.Join(root, "link.ldb")
+	if err := os.Symlink(named, link); err != nil {
+		t.Fatal(err)
+	}
+	_, stdout, _ := runWithin(t, "verify", "--json", db, named, cmpDB, link)
 	var out struct {
 		Databases []struct {
 			PathHex       string `json:"path_hex"`
@@ -283,6 +287,7 @@ func TestJSONKeepsBytes(t *testing.T) {
 		}
 		Tables []struct {
 			PathHex string `json:"path_hex"`
+			LinkHex string `json:"link_hex"`
 		}
 	}
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
@@ -295,7 +300,7 @@ func TestJSONKeepsBytes(t *testing.T) {
 		}
 		return string(b)
 	}
-	if len(out.Databases) != 2 || len(out.Tables) != 1 || len(out.Databases[0].Tables) == 0 {
+	if len(out.Databases) != 2 || len(out.Tables) != 2 || len(out.Databases[0].Tables) == 0 {
 		t.Fatalf("want 2 databases, one with tables, and a table\n%s", stdout)
 	}
 	for _, c := range []struct{ hex, want string }{
@@ -303,6 +308,7 @@ func TestJSONKeepsBytes(t *testing.T) {
 		{out.Databases[0].Tables[0].PathHex, filepath.Join(db, "000007.ldb")},
 		{out.Tables[0].PathHex, named},
 		{out.Databases[1].ComparatorHex, "c\xff"},
+		{out.Tables[1].LinkHex, named}, // where the link leads
 	} {
 		if got := unhex(c.hex); got != c.want {
 			t.Errorf("hex %q is %q; want %q", c.hex, got, c.want)

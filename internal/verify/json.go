@@ -163,6 +163,7 @@ type logJSON struct {
 	Path    string `json:"path"`
 	PathHex string `json:"path_hex,omitempty"`
 	Link    string `json:"link,omitempty"` // where a symbolic link leads
+	LinkHex string `json:"link_hex,omitempty"`
 	Number  uint64 `json:"number"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail"`
@@ -199,7 +200,7 @@ type logDropJSON struct {
 
 // logOf converts l to its JSON form under the option set mode.
 func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
-	j := logJSON{Path: l.Path, PathHex: hexName(l.Path), Link: l.Link, Number: l.Number, Verdict: string(v), Detail: l.detailIn(mode, v), Options: mode.Name(),
+	j := logJSON{Path: l.Path, PathHex: hexName(l.Path), Link: l.Link, LinkHex: hexName(l.Link), Number: l.Number, Verdict: string(v), Detail: l.detailIn(mode, v), Options: mode.Name(),
 		Error: errText(l.Err), DropList: []logDropJSON{}}
 	r := l.Recovery
 	if r == nil {
@@ -277,8 +278,10 @@ type databaseJSON struct {
 	ManifestHex  string `json:"manifest_hex,omitempty"`
 	// CurrentLink and ManifestLink: where CURRENT and the MANIFEST lead,
 	// when they are symbolic links.
-	CurrentLink  string `json:"current_link,omitempty"`
-	ManifestLink string `json:"manifest_link,omitempty"`
+	CurrentLink     string `json:"current_link,omitempty"`
+	CurrentLinkHex  string `json:"current_link_hex,omitempty"`
+	ManifestLink    string `json:"manifest_link,omitempty"`
+	ManifestLinkHex string `json:"manifest_link_hex,omitempty"`
 	// Comparator is the name the MANIFEST records; DefaultStatus what
 	// upstream says with its default comparator when that is another.
 	Comparator    string   `json:"comparator,omitempty"`
@@ -293,7 +296,7 @@ type databaseJSON struct {
 }
 
 func databaseOf(d *Database) databaseJSON {
-	j := databaseJSON{Path: d.Dir, PathHex: hexName(d.Dir), ManifestHex: hexName(d.Manifest), ComparatorHex: hexName(d.Comparator), Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest, CurrentLink: d.CurrentLink, ManifestLink: d.ManifestLink,
+	j := databaseJSON{Path: d.Dir, PathHex: hexName(d.Dir), ManifestHex: hexName(d.Manifest), ComparatorHex: hexName(d.Comparator), Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest, CurrentLink: d.CurrentLink, CurrentLinkHex: hexName(d.CurrentLink), ManifestLink: d.ManifestLink, ManifestLinkHex: hexName(d.ManifestLink),
 		Comparator: d.Comparator, DefaultStatus: d.DefaultStatus, LiveTables: d.Live,
 		MissingTables: d.Missing, Detail: d.Detail(), Logs: logsOf(d)}
 	if j.MissingTables == nil {
@@ -310,6 +313,7 @@ type tableJSON struct {
 	Path    string `json:"path"`
 	PathHex string `json:"path_hex,omitempty"`
 	Link    string `json:"link,omitempty"` // where a symbolic link leads
+	LinkHex string `json:"link_hex,omitempty"`
 	// Verdict is a Verdict, or "skipped" for a file that was not
 	// examined.
 	Verdict string `json:"verdict"`
@@ -334,6 +338,9 @@ type tableJSON struct {
 	Keys         *int     `json:"keys,omitempty"`
 	FilterError  string   `json:"filter_error,omitempty"`
 	OtherFilters []string `json:"other_filters,omitempty"`
+	// OtherFiltersHex has each of OtherFilters in hex, when one is not
+	// valid UTF-8.
+	OtherFiltersHex []string `json:"other_filters_hex,omitempty"`
 	// The filter checked, for ok, old-filter and mismatch.
 	Filter         *filterJSON         `json:"filter,omitempty"`
 	FalseNegatives *falseNegativesJSON `json:"false_negatives,omitempty"`
@@ -518,7 +525,7 @@ type fprJSON struct {
 
 // tableOf converts rep to its form in `verify --json`.
 func tableOf(rep *TableReport) tableJSON {
-	j := tableJSON{Path: rep.Path, PathHex: hexName(rep.Path), Link: rep.Link, Verdict: rep.verdictName(), Detail: rep.Detail(),
+	j := tableJSON{Path: rep.Path, PathHex: hexName(rep.Path), Link: rep.Link, LinkHex: hexName(rep.Link), OtherFiltersHex: hexNames(rep.OtherFilters), Verdict: rep.verdictName(), Detail: rep.Detail(),
 		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.UnusableErr), OtherFilters: rep.OtherFilters,
 		Error: errText(rep.Err)}
 	if f := rep.Live; f != nil {

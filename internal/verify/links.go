@@ -51,3 +51,17 @@ func hexName(s string) string {
 	}
 	return hex.EncodeToString([]byte(s))
 }
+
+// hexNames is names in hex when one of them is not valid UTF-8, else nil.
+func hexNames(names []string) []string {
+	for _, n := range names {
+		if !utf8.ValidString(n) {
+			out := make([]string, len(names))
+			for i, m := range names {
+				out[i] = hex.EncodeToString([]byte(m))
+			}
+			return out
+		}
+	}
+	return nil
+}
