@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNoRawControlBytes: names from the file system (a directory, a table
@@ -60,5 +61,25 @@ func TestReportNotWritten(t *testing.T) {
 		if code := run(args, failingWriter{}, &stderr); code != exitPath || !strings.Contains(stderr.String(), "no space left on device") {
 			t.Errorf("%q: exit %d, stderr %q; want %d and the write's error", args, code, stderr.String(), exitPath)
 		}
+	}
+}
+
+// TestSparseManifest: a MANIFEST grown to 100 GB of holes (a sparse file:
+// zeros that take no disk) beside a good database's records is read as
+// upstream reads it, the zeros skipped, in seconds and without allocating
+// its size: the database opens and its tables are checked.
+func TestSparseManifest(t *testing.T) {
+	dir := copyDB(t, "b1-bs128-none")
+	m := filepath.Join(dir, "MANIFEST-000002")
+	if err := os.Truncate(m, 100<<30); err != nil {
+		t.Skipf("no sparse file of 100 GB here: %v", err)
+	}
+	start := time.Now()
+	code, stdout, stderr := runCmd(t, "verify", dir)
+	if code != exitOK || !strings.Contains(stdout, ": database: upstream opens it;") || !strings.Contains(stdout, "3 tables: 3 ok") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("a sparse 100 GB MANIFEST took %v", d)
 	}
 }
