@@ -145,8 +145,10 @@ func TestBoundedRead(t *testing.T) {
 	if err != nil || fi.Size() != 0 {
 		t.Skipf("no /proc of files sized 0 here: %v", err)
 	}
+	// Under qemu-user the open descriptor is a copy qemu makes, with its
+	// size: then the size alone refuses it.
 	_, err = readRegular(path, base.CurrentFile, 16)
-	if err == nil || err.Error() != path+": offset 16: more than 16 bytes read: longer than the 16 it may hold" {
+	if err == nil || !strings.HasPrefix(err.Error(), path+": offset 16: ") || !strings.HasSuffix(err.Error(), ": longer than the 16 it may hold") {
 		t.Errorf("%v; want the read cut at 16 bytes", err)
 	}
 }
