@@ -134,18 +134,19 @@ func Recover(r io.Reader, name string, opts Options) *Recovery {
 	parOneMore := false // it reads one more record after "log record too small"
 	var seq seqGap
 	onDrop, onSkip := opts.OnDrop, opts.OnSkip
+	// lose counts the records a drop or a skip hides; the sequence
+	// numbers around it no longer tell every op lost.
+	lose := func(records int, atLeast bool) {
+		rec.Lost.Records += records
+		rec.Lost.AtLeast = rec.Lost.AtLeast || atLeast
+		seq.damage()
+	}
 	drop := func(d Drop) {
 		if onDrop != nil {
 			onDrop(d)
 		}
-		if len(rec.Drops) < MaxListed {
-			rec.Drops = append(rec.Drops, d)
-		} else {
-			rec.Omitted++
-		}
-		rec.Lost.Records += d.Records
-		rec.Lost.AtLeast = rec.Lost.AtLeast || d.AtLeast
-		seq.damage()
+		listCapped(&rec.Drops, d, &rec.Omitted)
+		lose(d.Records, d.AtLeast)
 		for _, o := range []*Outcome{def, par} {
 			if o == par && !parReading {
 				continue
@@ -165,14 +166,8 @@ func Recover(r io.Reader, name string, opts Options) *Recovery {
 		if onSkip != nil {
 			onSkip(s)
 		}
-		if len(rec.Skips) < MaxListed {
-			rec.Skips = append(rec.Skips, s)
-		} else {
-			rec.Omitted++
-		}
-		rec.Lost.Records += s.Records
-		rec.Lost.AtLeast = rec.Lost.AtLeast || s.AtLeast
-		seq.damage()
+		listCapped(&rec.Skips, s, &rec.Omitted)
+		lose(s.Records, s.AtLeast)
 	}
 	rd := NewReader(r, name, opts)
 	for {
@@ -213,11 +208,7 @@ func Recover(r io.Reader, name string, opts Options) *Recovery {
 		}
 		if berr != nil {
 			be := berr.(*BatchError)
-			if len(rec.Malformed) < MaxListed {
-				rec.Malformed = append(rec.Malformed, Malformed{Offset: lr.Offset, Err: be, Applied: n, Count: b.Count})
-			} else {
-				rec.Omitted++
-			}
+			listCapped(&rec.Malformed, Malformed{Offset: lr.Offset, Err: be, Applied: n, Count: b.Count}, &rec.Omitted)
 			if applyPar {
 				par.Failed, par.Status, par.FailOffset = true, be.Status(), lr.Offset
 			}
@@ -234,6 +225,16 @@ func Recover(r io.Reader, name string, opts Options) *Recovery {
 	}
 	rec.Lost.Ops, rec.Lost.OpsExact = seq.result()
 	return rec
+}
+
+// listCapped appends v to *list while it holds fewer than MaxListed, and
+// counts it in *omitted otherwise.
+func listCapped[T any](list *[]T, v T, omitted *int) {
+	if len(*list) < MaxListed {
+		*list = append(*list, v)
+	} else {
+		*omitted++
+	}
 }
 
 // seqGap counts the ops missing between well-formed batches by their
