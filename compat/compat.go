@@ -42,7 +42,41 @@ import (
 //		filter of bitsPerKey bits per key, with the port's bloom filter
 //		enabled, and reports for each key whether Get finds it. dir is
 //		a copy that the port may change.
+//	WriteTable func(entries []Entry, o TableOptions) ([]byte, error)
+//		writes a table of entries, in order, with the port's table
+//		writer under options o, as leveldb::TableBuilder does in a
+//		database (internal keys under the bytewise comparator's
+//		InternalKeyComparator, the bloom filter over user keys), and
+//		returns its bytes: compared with upstream's TableBuilder and,
+//		under the leveldb tag, read back by upstream's Table.
+//	ReadTable func(contents []byte) ([]Entry, error)
+//		opens a table upstream wrote with the port's table reader,
+//		verifying block checksums, and returns every entry in order;
+//		an error stands for the port reporting the table corrupt. On
+//		damaged tables the port must not return an entry upstream did
+//		not write.
+//	WriteLog func(records [][]byte) ([]byte, error)
+//		writes records with the port's log writer into a new log, as
+//		leveldb::log::Writer::AddRecord, and returns the file's bytes.
+//	ReadLog func(contents []byte) ([][]byte, error)
+//		returns the records the port's log reader, verifying
+//		checksums, returns from a log upstream wrote (clean, damaged or
+//		torn); an error ends the read and the records returned count.
+//	WriteSynced func(dir string, kvs [][2][]byte) (closeDB func() error, err error)
+//		creates a database in the empty directory dir, puts kvs in
+//		order, each with sync, and returns with the database open and
+//		nothing flushed. The kit copies dir as a crash leaves it, calls
+//		closeDB, and has upstream open both and find every write.
 type Port = kit.Port
+
+// Entry is an entry of a table: an internal key (the user key, then 8
+// bytes little-endian of sequence<<8 | value type) and its value.
+type Entry = kit.Entry
+
+// TableOptions are the options of leveldb::Options that shape a table's
+// bytes: BlockSize, RestartInterval, Snappy (kSnappyCompression, else
+// kNoCompression) and BitsPerKey (the bloom filter; 0: none).
+type TableOptions = kit.TableOptions
 
 // FilterBlockBuilder is the builder half of a filter block implementation
 // under test, with leveldb::FilterBlockBuilder's calls:

@@ -53,6 +53,22 @@
 //     database the port writes holds the filter block upstream's
 //     TableBuilder writes for its keys and, live, upstream reads every key
 //     back.
+//   - "table bytes" (WriteTable): the port's table against upstream's
+//     TableBuilder on the same entries and options; a difference names
+//     the block, the entry and the field, and says whether upstream reads
+//     every entry of the port's table right.
+//   - "reads upstream's tables" (ReadTable): every entry of upstream's
+//     tables over an options matrix, and no wrong entry of damaged ones.
+//   - "log bytes" (WriteLog): the port's log against upstream's
+//     log::Writer, byte for byte; a difference says whether upstream's
+//     reader returns every record.
+//   - "reads upstream's logs" (ReadLog): the records of upstream's logs,
+//     clean, damaged and torn, as upstream's log::Reader returns them.
+//   - "upstream recovers the port's log" (WriteSynced): upstream opens a
+//     database the port left after synced writes, open or closed, and
+//     finds every write.
+//   - "recovers upstream's log" (ReadDB): the port finds every write of a
+//     database upstream left with its writes in the log.
 //
 // Upstream's answers come from golden vectors that upstream LevelDB 1.23
 // generated and that this module embeds, so a plain `go test` needs

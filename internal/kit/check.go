@@ -161,6 +161,9 @@ func check(p Port, cfg kitConfig) Report {
 		if note := checkWriteDB(p, cfg, res); note != "" {
 			skip[PropWriteDB] = note
 		}
+		for prop, note := range checkFormats(p, cfg, res) {
+			skip[prop] = note
+		}
 	}
 	for _, prop := range caseProperties {
 		if _, n := res.counts(prop); n > 0 {

@@ -46,6 +46,41 @@ const (
 	kindUpstreamMisses // upstream's Get misses keys
 	kindUpstreamValue  // upstream's Get returns other values
 
+	// WriteTable.
+	kindTableFails   // WriteTable fails
+	kindTableLayout  // other table bytes; upstream reads every entry right
+	kindTableBytes   // other table bytes; upstream was not asked to read them
+	kindTableRefused // upstream reports the port's table corrupt or cannot open it
+	kindTableMissing // upstream reads the port's table without some entries
+	kindTableWrong   // upstream reads wrong or extra entries from the port's table
+
+	// ReadTable.
+	kindReadTableFails    // ReadTable fails on a table upstream reads
+	kindReadTableMissing  // ReadTable misses entries of upstream's table
+	kindReadTableWrong    // ReadTable returns wrong or extra entries of upstream's table
+	kindDamagedTableWrong // ReadTable returns a wrong entry of a damaged table
+
+	// WriteLog.
+	kindLogFails  // WriteLog fails
+	kindLogLayout // other log bytes; upstream reads every record right
+	kindLogBytes  // other log bytes; upstream was not asked to read them
+	kindLogLost   // upstream's reader misses records of the port's log
+	kindLogWrong  // upstream's reader returns wrong or extra records
+
+	// ReadLog.
+	kindReadLogFails   // ReadLog fails on a log upstream reads whole
+	kindReadLogMissing // ReadLog misses records upstream's reader returns
+	kindReadLogWrong   // ReadLog returns records upstream's reader does not
+
+	// WriteSynced, and ReadDB on a database left in its log.
+	kindSyncedFails    // WriteSynced or its close fails
+	kindSyncedOpen     // upstream cannot open what WriteSynced left
+	kindSyncedMissing  // upstream misses synced writes
+	kindSyncedWrong    // upstream returns other values or extra keys
+	kindRecoverFails   // ReadDB fails on a database upstream left in its log
+	kindRecoverMissing // ReadDB misses writes upstream left in its log
+	kindRecoverExtra   // ReadDB finds keys upstream never wrote there
+
 	numKinds // not a kind: the number of kinds
 )
 
@@ -82,6 +117,36 @@ var kinds = [numKinds]struct {
 	kindUpstreamGet:    {1, "upstream's Get fails with an error on keys of the databases the port writes"},
 	kindUpstreamMisses: {2, "false negatives: upstream's Get reports keys missing from the databases the port writes"},
 	kindUpstreamValue:  {2, "upstream's Get returns wrong values from the databases the port writes"},
+
+	kindTableFails:   {1, "the port cannot write the kit's table"},
+	kindTableLayout:  {6, "the port's tables are laid out otherwise than upstream's, but upstream reads every entry of them right: no wrong answers"},
+	kindTableBytes:   {3, "the port's tables are not upstream's bytes; whether upstream reads them right was not checked (run the kit with -tags leveldb)"},
+	kindTableRefused: {1, "upstream cannot read the tables the port writes: with checksums verified (paranoid_checks, verify_checksums) it reports them corrupt, or it cannot open them"},
+	kindTableMissing: {2, "false negatives: upstream reads the port's tables without some of their entries, so the keys are lost"},
+	kindTableWrong:   {2, "upstream reads wrong values or extra entries from the port's tables"},
+
+	kindReadTableFails:    {1, "the port cannot read tables upstream writes"},
+	kindReadTableMissing:  {2, "false negatives: the port reads upstream's tables without some of their entries, so Get reports those keys missing"},
+	kindReadTableWrong:    {2, "the port reads wrong values or extra entries from upstream's tables"},
+	kindDamagedTableWrong: {2, "on a damaged table that upstream, verifying checksums, reports corrupt, the port returns entries upstream never wrote: silent wrong answers"},
+
+	kindLogFails:  {1, "the port cannot write the kit's log"},
+	kindLogLayout: {6, "the port's logs are laid out otherwise than upstream's, but upstream reads every record of them right: no writes lost"},
+	kindLogBytes:  {3, "the port's logs are not upstream's bytes; whether upstream reads them right was not checked (run the kit with -tags leveldb)"},
+	kindLogLost:   {2, "false negatives: upstream reading the port's log misses records, so writes are lost when upstream recovers a database the port left"},
+	kindLogWrong:  {2, "upstream reading the port's log returns records the port did not write: wrong data after recovery"},
+
+	kindReadLogFails:   {1, "the port cannot read logs upstream writes"},
+	kindReadLogMissing: {2, "false negatives: the port's log reader misses records upstream recovers, so writes are lost when the port opens a database upstream left"},
+	kindReadLogWrong:   {2, "the port's log reader returns records upstream's does not: data upstream dropped as damaged comes back, or records come back altered"},
+
+	kindSyncedFails:    {1, "the port cannot write the kit's synced writes"},
+	kindSyncedOpen:     {1, "upstream cannot open a database the port left after synced writes (open, as a crash leaves it, or closed)"},
+	kindSyncedMissing:  {2, "false negatives: upstream opening a database the port left misses writes the port synced"},
+	kindSyncedWrong:    {2, "upstream opening a database the port left returns other values, or keys the port never wrote"},
+	kindRecoverFails:   {1, "the port cannot open a database upstream left with its writes in the log, as a crash or a close leaves it"},
+	kindRecoverMissing: {2, "false negatives: the port misses writes upstream left in its log, when it opens a database upstream did not compact"},
+	kindRecoverExtra:   {2, "the port finds keys upstream never wrote in a database upstream left in its log"},
 }
 
 func (k failureKind) effect() string { return kinds[k].effect }
@@ -91,20 +156,26 @@ func (k failureKind) severity() int { return kinds[k].severity }
 // harm is what a failure of kind k does to the port's users.
 func (k failureKind) harm() Harm {
 	switch k {
-	case kindFalseNegative, kindReadMissing, kindRejectsKeys, kindUpstreamMisses:
+	case kindFalseNegative, kindReadMissing, kindRejectsKeys, kindUpstreamMisses,
+		kindTableMissing, kindReadTableMissing, kindLogLost, kindReadLogMissing, kindSyncedMissing, kindRecoverMissing:
 		return HarmFalseNegatives
-	case kindReadExtra, kindUpstreamValue:
+	case kindReadExtra, kindUpstreamValue, kindTableWrong, kindReadTableWrong, kindDamagedTableWrong,
+		kindLogWrong, kindReadLogWrong, kindSyncedWrong, kindRecoverExtra:
 		return HarmWrongAnswers
 	case kindPanic:
 		return HarmCrash
-	case kindRefusal, kindReadFails, kindWriteFails, kindTableFormat, kindUpstreamOpen, kindUpstreamGet:
+	case kindRefusal, kindReadFails, kindWriteFails, kindTableFormat, kindUpstreamOpen, kindUpstreamGet,
+		kindTableFails, kindTableRefused, kindReadTableFails, kindLogFails, kindReadLogFails,
+		kindSyncedFails, kindSyncedOpen, kindRecoverFails:
 		return HarmFails
-	case kindHash, kindFilterBytes, kindBlockBytes:
+	case kindHash, kindFilterBytes, kindBlockBytes, kindTableBytes, kindLogBytes:
 		return HarmMayLoseKeys
 	case kindDamagedNegative:
 		return HarmDamagedOnly
 	case kindName, kindExtraMatch, kindNoFilter, kindFilterName, kindOtherFilters:
 		return HarmSlower
+	case kindTableLayout, kindLogLayout:
+		return HarmBytesOnly
 	}
 	return HarmOther
 }

@@ -39,6 +39,12 @@ func ExampleCheck() {
 	// pass filter block reader
 	// skip reads upstream's databases
 	// skip writes databases upstream reads
+	// skip table bytes
+	// skip reads upstream's tables
+	// skip log bytes
+	// skip reads upstream's logs
+	// skip upstream recovers the port's log
+	// skip recovers upstream's log
 }
 
 // A port with a mistake fails the property it breaks; each failure says

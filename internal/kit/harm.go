@@ -29,6 +29,9 @@ const (
 	// HarmSlower: no wrong answers, but filters ignored, worse or absent:
 	// more data blocks read.
 	HarmSlower
+	// HarmBytesOnly: bytes laid out otherwise than upstream's, which
+	// upstream reads right: no wrong answers, nothing slower.
+	HarmBytesOnly
 	// HarmOther: none of the above (the kit could not check the case).
 	HarmOther
 )
@@ -50,6 +53,8 @@ func (h Harm) String() string {
 		return "false negatives on damaged data"
 	case HarmSlower:
 		return "slower"
+	case HarmBytesOnly:
+		return "harmless layout"
 	}
 	return "other"
 }

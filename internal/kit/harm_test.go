@@ -5,7 +5,7 @@ import "testing"
 // TestHarmOrder: the harms sort the way their names say: false negatives
 // first, slower reads last, each with a name of its own.
 func TestHarmOrder(t *testing.T) {
-	order := []Harm{HarmFalseNegatives, HarmWrongAnswers, HarmCrash, HarmFails, HarmMayLoseKeys, HarmDamagedOnly, HarmSlower, HarmOther}
+	order := []Harm{HarmFalseNegatives, HarmWrongAnswers, HarmCrash, HarmFails, HarmMayLoseKeys, HarmDamagedOnly, HarmSlower, HarmBytesOnly, HarmOther}
 	seen := map[string]bool{}
 	for i, h := range order {
 		if i > 0 && !(order[i-1] < h) {

@@ -43,7 +43,9 @@ func allPass(p Port) map[Property]Outcome {
 		m[prop] = Pass
 	}
 	for prop, missing := range map[Property]bool{PropHash: p.Hash == nil, PropBlockBytes: p.NewFilterBlockBuilder == nil,
-		PropReader: p.NewFilterBlockReader == nil, PropReadDB: p.ReadDB == nil, PropWriteDB: p.WriteDB == nil} {
+		PropReader: p.NewFilterBlockReader == nil, PropReadDB: p.ReadDB == nil, PropWriteDB: p.WriteDB == nil,
+		PropTableBytes: p.WriteTable == nil, PropReadTable: p.ReadTable == nil, PropLogBytes: p.WriteLog == nil,
+		PropReadLog: p.ReadLog == nil, PropLogRecovered: p.WriteSynced == nil, PropRecoversLog: p.ReadDB == nil} {
 		if missing {
 			m[prop] = Skip
 		}

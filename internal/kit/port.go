@@ -64,12 +64,73 @@ type Port struct {
 	// that the port may change.
 	ReadDB func(dir string, bitsPerKey int, keys [][]byte) (found []bool, err error)
 
+	// WriteTable writes a table holding entries, in order, with the
+	// port's table writer under options o, as leveldb::TableBuilder does
+	// in a database (internal keys ordered by the bytewise comparator's
+	// InternalKeyComparator, index separators shortened by it, the bloom
+	// filter over user keys), and returns the table's bytes. The kit
+	// compares them with upstream's TableBuilder on the same input and,
+	// under the leveldb tag, has upstream's Table read every entry back.
+	WriteTable func(entries []Entry, o TableOptions) ([]byte, error)
+
+	// ReadTable opens the table in contents, which upstream wrote, with
+	// the port's table reader verifying block checksums, and returns
+	// every entry in order. An error stands for the port reporting the
+	// table corrupt; the entries returned with it are checked too. The
+	// kit gives it upstream's tables over an options matrix, and damaged
+	// ones, on which the port must not return an entry upstream did not
+	// write.
+	ReadTable func(contents []byte) ([]Entry, error)
+
+	// WriteLog writes records, in order, with the port's log writer into
+	// a new log file, as leveldb::log::Writer::AddRecord does, and
+	// returns the file's bytes.
+	WriteLog func(records [][]byte) ([]byte, error)
+
+	// ReadLog reads the log file in contents with the port's log reader,
+	// verifying checksums, and returns the records it returns, in order.
+	// An error ends the read; the records returned with it count. The
+	// kit gives it upstream's logs, clean, damaged and torn, and compares
+	// the records with those of upstream's log::Reader.
+	ReadLog func(contents []byte) ([][]byte, error)
+
+	// WriteSynced creates a database in the empty directory dir, puts
+	// kvs in order (keys are distinct), each with sync, and returns with
+	// the database still open and nothing compacted or flushed, the
+	// writes in its log. The kit copies dir as a crash would leave it,
+	// then calls closeDB and checks the closed directory too: upstream
+	// must open each and find every write.
+	WriteSynced func(dir string, kvs [][2][]byte) (closeDB func() error, err error)
+
 	// testHash, when set, replaces bloom.Hash in the TestHashFilter policy
 	// of the filter block cases: upstream's TestHashFilter calls the
 	// release's own leveldb::Hash, which hashes tail bytes as plain char in
 	// v1.4 to v1.17 (the kit's tests of those releases set
 	// bloom.HashSignedTail on x86).
 	testHash func(data []byte, seed uint32) uint32
+}
+
+// Entry is an entry of a table: an internal key (the user key, then 8
+// bytes little-endian of the sequence number shifted left by 8 bits and
+// the value type) and its value.
+type Entry struct {
+	Key   []byte
+	Value []byte
+}
+
+// TableOptions are the options of leveldb::Options that shape a table's
+// bytes.
+type TableOptions struct {
+	// BlockSize is Options::block_size: a data block is cut once its
+	// estimated size reaches it.
+	BlockSize int
+	// RestartInterval is Options::block_restart_interval.
+	RestartInterval int
+	// Snappy selects kSnappyCompression; false is kNoCompression.
+	Snappy bool
+	// BitsPerKey is the bloom filter's bits per key, as
+	// leveldb::NewBloomFilterPolicy; 0 means no filter policy.
+	BitsPerKey int
 }
 
 // TestHashPolicy is upstream's TestHashFilter from

@@ -37,11 +37,30 @@ const (
 	// blocks upstream writes and, under the leveldb tag, upstream reads
 	// every key of them.
 	PropWriteDB Property = "writes databases upstream reads"
+	// PropTableBytes: Port.WriteTable writes upstream's table bytes, or
+	// a table upstream reads every entry of.
+	PropTableBytes Property = "table bytes"
+	// PropReadTable: Port.ReadTable reads every entry of upstream's
+	// tables, and no wrong entry of damaged ones.
+	PropReadTable Property = "reads upstream's tables"
+	// PropLogBytes: Port.WriteLog writes upstream's log bytes, or a log
+	// upstream reads every record of.
+	PropLogBytes Property = "log bytes"
+	// PropReadLog: Port.ReadLog returns the records upstream's
+	// log::Reader returns, from clean, damaged and torn logs.
+	PropReadLog Property = "reads upstream's logs"
+	// PropLogRecovered: upstream opens what Port.WriteSynced left, open
+	// or closed, and finds every synced write.
+	PropLogRecovered Property = "upstream recovers the port's log"
+	// PropRecoversLog: through Port.ReadDB, the port finds every write of
+	// a database upstream left with its writes in the log.
+	PropRecoversLog Property = "recovers upstream's log"
 )
 
 // Properties returns every property the kit checks, in report order.
 func Properties() []Property {
-	return []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader, PropReadDB, PropWriteDB}
+	return []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader, PropReadDB, PropWriteDB,
+		PropTableBytes, PropReadTable, PropLogBytes, PropReadLog, PropLogRecovered, PropRecoversLog}
 }
 
 // Outcome is the outcome of checking one property.
