@@ -41,6 +41,7 @@
 // Each file follows an upstream one:
 //
 //	reader.go    db/log_reader.cc   log::Reader (Reader, Drop, Skip, End)
+//	writer.go    db/log_writer.cc   log::Writer (Writer, WriteLog)
 //	diagnose.go  —                  what a drop hides: a flipped bit, records lost
 //	batch.go     db/write_batch.cc  WriteBatch::Iterate (NewBatch, Batch.Iterate)
 //	recover.go   db/db_impl.cc      DBImpl::RecoverLogFile (Recover), which logs DBImpl::Recover replays (LogsToReplay)
