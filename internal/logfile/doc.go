@@ -2,7 +2,8 @@
 // (NNNNNN.log) and the MANIFEST, exactly as upstream LevelDB 1.23's
 // log::Reader reads them with checksums on, block by block, and replays a
 // write-ahead log as DBImpl::RecoverLogFile does under LevelDB's default
-// options and under paranoid checks, in one pass.
+// options and under paranoid checks, in one pass; and writes logs byte
+// for byte as upstream's log::Writer does.
 //
 // # Blocks and physical records (db/log_format.h)
 //
