@@ -66,6 +66,9 @@ func run(out, buildInfo string, check bool) error {
 		if err := cases.WriteVectors(out, prov); err != nil {
 			return err
 		}
+		if err := writeLogVectors(out, prov); err != nil {
+			return err
+		}
 		fmt.Printf("genvectors: wrote %s (LevelDB %s, %s, %s)\n", out, prov.LevelDB, prov.GOARCH, prov.Compiler)
 		return nil
 	}
@@ -75,6 +78,9 @@ func run(out, buildInfo string, check bool) error {
 	}
 	defer os.RemoveAll(tmp)
 	if err := cases.WriteVectors(tmp, prov); err != nil {
+		return err
+	}
+	if err := writeLogVectors(tmp, prov); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(tmp)
