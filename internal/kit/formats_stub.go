@@ -4,7 +4,5 @@ package kit
 
 func checkTableBytes(p Port, cfg kitConfig, res *results)          {}
 func checkReadTable(p Port, cfg kitConfig, res *results)           {}
-func checkLogBytes(p Port, cfg kitConfig, res *results)            {}
-func checkReadLog(p Port, cfg kitConfig, res *results)             {}
 func checkLogRecovered(p Port, cfg kitConfig, res *results) string { return "" }
 func checkRecoversLog(p Port, cfg kitConfig, res *results) string  { return "" }
