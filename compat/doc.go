@@ -59,11 +59,28 @@
 //     every entry of the port's table right.
 //   - "reads upstream's tables" (ReadTable): every entry of upstream's
 //     tables over an options matrix, and no wrong entry of damaged ones.
-//   - "log bytes" (WriteLog): the port's log against upstream's
-//     log::Writer, byte for byte; a difference says whether upstream's
-//     reader returns every record.
-//   - "reads upstream's logs" (ReadLog): the records of upstream's logs,
-//     clean, damaged and torn, as upstream's log::Reader returns them.
+//   - "log bytes" (WriteLog): the port's log of each case's records
+//     against upstream's log::Writer, byte for byte: empty records, a
+//     record ending exactly at a block's end, a block left with 1 to 8
+//     bytes, records spanning blocks, log_test.cc's layouts
+//     (Fragmentation, MarginalTrailer, ShortTrailer, AlignedEof,
+//     ManyBlocks) and random sizes (more of them live). A difference
+//     names the block, the offset and the field (header checksum,
+//     length, type, payload, trailer padding), and upstream's reader
+//     reads the port's log: every record right is a harmless layout;
+//     records lost or wrong are harmful. Live, log::Reader itself
+//     judges; from the golden vectors alone, this module's log reader,
+//     which follows it. Reproducer: WriteLog(compat.CaseRecords(name)).
+//   - "reads upstream's logs" (ReadLog): upstream's logs of those
+//     cases, clean, and damaged or torn (a bit flipped in a checksum,
+//     length, type or payload; types 0, 5, 6 and unknown; fragments out
+//     of order; a zeroed and an overwritten block; the tail cut in a
+//     header, a record or between fragments; log_test.cc's corruption
+//     cases): the port must return exactly the records upstream's
+//     log::Reader, verifying checksums, returns. An error on a clean log
+//     fails; on a damaged one only the records count. A record missing
+//     is a write upstream recovers and the port loses. Reproducer:
+//     ReadLog(compat.CaseLog(name)).
 //   - "upstream recovers the port's log" (WriteSynced): upstream opens a
 //     database the port left after synced writes, open or closed, and
 //     finds every write.
