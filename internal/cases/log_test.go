@@ -3,6 +3,9 @@ package cases_test
 import (
 	"bytes"
 	"io"
+	"io/fs"
+	"path"
+	"strings"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat"
@@ -104,5 +107,29 @@ func TestFindLog(t *testing.T) {
 	}
 	if _, ok := cases.FindLog("log/none"); ok {
 		t.Error("FindLog found a case that does not exist")
+	}
+}
+
+// TestLogVectorsVerbatim records the log vectors with package logfile's
+// writer and reader and compares them with the committed file line by
+// line: the file logfile would write is upstream's.
+func TestLogVectorsVerbatim(t *testing.T) {
+	committed, err := fs.ReadFile(ldbcompat.TestData, path.Join(cases.VectorDir, cases.LogVectorFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(data []byte) ([][]byte, error) { return readLog(data) }
+	data, err := cases.RecordLogVectors(logfile.WriteLog, read, cases.Provenance{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := strings.Split(string(data), "\n"), strings.Split(string(committed), "\n")
+	if len(got) != len(want) {
+		t.Errorf("logfile records %d lines, upstream %d", len(got), len(want))
+	}
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] != want[i] && !strings.HasPrefix(want[i], "# ") {
+			t.Errorf("%d: logfile and upstream differ:\n  upstream: %.300s\n  logfile:  %.300s", i+1, want[i], got[i])
+		}
 	}
 }
