@@ -266,7 +266,7 @@ func (d recordDiff) String() string {
 func diffRecords(want, got [][]byte, offs []int64, whose string) recordDiff {
 	var d recordDiff
 	at := func(i int) string {
-		s := fmt.Sprintf("record #%d of those %s (%d bytes", i, whose, len(want[i]))
+		s := fmt.Sprintf("record %d of those %s (%d bytes", i, whose, len(want[i]))
 		if i < len(offs) {
 			s += fmt.Sprintf(", its header at file offset %d", offs[i])
 		}
@@ -286,9 +286,9 @@ func diffRecords(want, got [][]byte, offs []int64, whose string) recordDiff {
 		if k == len(want) {
 			d.wrong++
 			if j < len(want) {
-				note(fmt.Sprintf("the port's record #%d (%d bytes) is not %s: %s", gi, len(g), at(j), describeBytes("the record", want[j], g)))
+				note(fmt.Sprintf("the port's record %d (%d bytes) is not %s: %s", gi, len(g), at(j), describeBytes("the record", want[j], g)))
 			} else {
-				note(fmt.Sprintf("the port's record #%d (%d bytes) is extra: there are %d", gi, len(g), len(want)))
+				note(fmt.Sprintf("the port's record %d (%d bytes) is extra: there are %d", gi, len(g), len(want)))
 			}
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -261,14 +260,14 @@ func TestLogReaderFailures(t *testing.T) {
 		return out, nil
 	}
 	f = failureOf(t, logResults(t, logPort(nil, lax))[PropReadLog], "log/damaged/payload")
-	if f.Harm != HarmWrongAnswers || !strings.Contains(f.Detail, "is not record #0 of those upstream's reader returns") {
+	if f.Harm != HarmWrongAnswers || !strings.Contains(f.Detail, "is not record 0 of those upstream's reader returns") {
 		t.Errorf("lax reader: harm %s, detail:\n%s", f.Harm, f.Detail)
 	}
 }
 
 // TestLogPanics: a panicking hook fails its property.
 func TestLogPanics(t *testing.T) {
-	rs := logResults(t, logPort(func([][]byte) ([]byte, error) { panic("w") }, func([]byte) ([][]byte, error) { panic(fmt.Sprint("r")) }))
+	rs := logResults(t, logPort(func([][]byte) ([]byte, error) { panic("w") }, func([]byte) ([][]byte, error) { panic(errors.New("r")) }))
 	for _, prop := range []Property{PropLogBytes, PropReadLog} {
 		if c := rs[prop]; c.Outcome != Fail || c.Failures[0].Harm != HarmCrash {
 			t.Errorf("%s: %s, want a crash", prop, c.Outcome)
