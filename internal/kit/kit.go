@@ -10,6 +10,8 @@
 //	check.go     TestPort, Check: every property of a port
 //	run.go       the case suite, against the golden vectors or live
 //	db.go        the end-to-end checks: ReadDB and WriteDB
+//	logs.go      the log properties: WriteLog and ReadLog (logs_where.go
+//	             names where a log differs)
 //	effect.go    what a failure means for users
 //	explain.go   what upstream does, said in a failure
 //	repro.go     reproducers; inputs.go the inputs they name

@@ -30,8 +30,9 @@ func refRead(data []byte) ([][]byte, error) {
 
 // mutantWriter is log::Writer with a mistake: when exactly 7 bytes are
 // left in a block, zeros7 fills them with zeros instead of an empty FIRST
-// fragment; unmasked stores the crc32c unmasked.
-type mutantWriter struct{ zeros7, unmasked bool }
+// fragment; unmasked stores the crc32c unmasked; padFF fills a block's
+// trailer with 0xff instead of zeros.
+type mutantWriter struct{ zeros7, unmasked, padFF bool }
 
 func (m mutantWriter) write(recs [][]byte) ([]byte, error) {
 	const B, H = logfile.BlockSize, logfile.HeaderSize
@@ -40,7 +41,11 @@ func (m mutantWriter) write(recs [][]byte) ([]byte, error) {
 		begin := true
 		for {
 			if left := B - len(out)%B; left < H || (m.zeros7 && left == H) {
-				out = append(out, make([]byte, left)...)
+				pad := byte(0)
+				if m.padFF && left < H {
+					pad = 0xff
+				}
+				out = append(out, bytes.Repeat([]byte{pad}, left)...)
 			}
 			n := min(len(rec), B-len(out)%B-H)
 			end := n == len(rec)
@@ -176,6 +181,17 @@ func TestLogZerosForEmptyFirst(t *testing.T) {
 	}
 	if rs[PropReadLog].Outcome != Pass {
 		t.Errorf("reads upstream's logs: %s, want a pass", rs[PropReadLog].Outcome)
+	}
+}
+
+// TestLogTrailerPadding: a writer that pads a block's trailer with 0xff
+// is caught at the trailer, and judged harmless: upstream's reader skips
+// a block's last 6 bytes or fewer, whatever they hold.
+func TestLogTrailerPadding(t *testing.T) {
+	rs := logResults(t, logPort(mutantWriter{padFF: true}.write, nil))
+	f := failureOf(t, rs[PropLogBytes], "log/left-3")
+	if f.Harm != HarmBytesOnly || !strings.Contains(f.Detail, "block 0, offset 32765 (file offset 32765), the trailer padding of the block (its last 3 bytes") {
+		t.Errorf("harm %s, detail:\n%s", f.Harm, f.Detail)
 	}
 }
 
