@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
 )
 
@@ -26,7 +27,8 @@ func diffWrite(t testing.TB, what string, recs [][]byte) {
 }
 
 // TestUpstreamWriter compares the writer with upstream's on the layouts
-// that reach each boundary of a block, and on every size around them.
+// that reach each boundary of a block, every size around them, the
+// kit's log cases and random sizes.
 func TestUpstreamWriter(t *testing.T) {
 	for name, recs := range layouts() {
 		diffWrite(t, name, recs)
@@ -36,6 +38,9 @@ func TestUpstreamWriter(t *testing.T) {
 		for _, next := range []int{0, 1, left, B - H, B, 3 * B} {
 			diffWrite(t, "block end", records(B-H-left, next, 5))
 		}
+	}
+	for _, c := range append(cases.LogCases(), cases.LiveLogCases()...) {
+		diffWrite(t, c.Name, c.Records)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 50; i++ {
