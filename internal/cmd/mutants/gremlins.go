@@ -46,7 +46,7 @@ func runTarget(root string, t target, o options) (*result, error) {
 	}
 	if t.Kit {
 		var err error
-		if dir, err = kitModule(root, o.diff); err != nil {
+		if dir, err = kitModule(root, o.diff, t); err != nil {
 			return nil, err
 		}
 		if o.diff != "" {

@@ -33,18 +33,40 @@ var blockOutside = []outside{
 	{Func: "(*Builder).AddHashes", Why: hashesWhy},
 }
 
+// logOutside is the code of internal/logfile beyond a port's log writer
+// and reader: recovery, batches, diagnosis and walking are verify's, and
+// its own tests and the logfile targets of verify judge them.
+var logOutside = []outside{
+	{File: "recover.go", Why: logRecoverWhy},
+	{File: "batch.go", Why: logRecoverWhy},
+	{File: "walk.go", Why: logRecoverWhy},
+	{File: "diagnose.go", Why: logDiagnoseWhy},
+	{File: "seek_linux.go", Why: logSeekWhy},
+	{File: "seek_other.go", Why: logSeekWhy},
+}
+
 // Why code lies outside the kit's judgement.
 const (
 	legacyWhy  = "the policy of LevelDB v1.4 to v1.17 (NewLegacyPolicy, its signed-char hash), which 1.23 ignores and the kit does not check: a port is checked for 1.23's filter"
 	inverseWhy = "filtercheck's arithmetic on filters already written (the bits/key a stored filter implies, a filter's first bytes), which a port does not have"
 	hashesWhy  = "filtercheck's way of handing the builder hashes it computed itself, which a port does not have"
+
+	logRecoverWhy  = "what verify makes of a log's records (RecoverLogFile's batches, sequence gaps, the walk dump prints), beyond the records a port's reader returns: logfile's own tests judge it"
+	logDiagnoseWhy = "verify's account of dropped bytes (the flipped bit, the records lost in them), which a port's reader does not give: logfile's own tests judge it"
+	logSeekWhy     = "skipping a sparse file's holes, a reader of files on disk; the kit hands ReadLog bytes"
 )
 
-// kitPackages are the packages of this module the scratch module copies,
-// by their directory here and there: bloom, and internal/filterblock, the
-// core of bloom's filter block builder, which the copy of bloom imports
-// in its stead (kitImport).
-var kitPackages = [][2]string{{"bloom", "bloom"}, {"internal/filterblock", "filterblock"}}
+// kitPackages returns the packages of this module the scratch module of
+// target t copies, by their directory here and there: bloom, and
+// internal/filterblock, the core of bloom's filter block builder, which
+// the copy of bloom imports in its stead (kitImport); or t's package
+// alone, a port's table or log code.
+func kitPackages(t target) [][2]string {
+	if t.Pkg == "bloom" || t.Pkg == "internal/filterblock" {
+		return [][2]string{{"bloom", "bloom"}, {"internal/filterblock", "filterblock"}}
+	}
+	return [][2]string{{t.Pkg, path.Base(t.Pkg)}}
+}
 
 // kitImport rewrites the import of internal/filterblock in a copied file
 // to the copy's, on the same line, so that a mutant's position stays.
@@ -60,7 +82,7 @@ func kitImport(b []byte) []byte {
 // With diff, the module is a git repository of two commits, the packages
 // as at the merge base of diff and HEAD, then as now, so that gremlins'
 // diff against HEAD~1 there finds the lines changed in them.
-func kitModule(root, diff string) (string, error) {
+func kitModule(root, diff string, t target) (string, error) {
 	dir := filepath.Join(root, ".cache", "mutants", "kit")
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
@@ -71,7 +93,7 @@ func kitModule(root, diff string) (string, error) {
 		return "", err
 	}
 	files := map[string][]byte{"go.mod": []byte(gomod), "go.sum": sum}
-	for _, p := range kitPackages {
+	for _, p := range kitPackages(t) {
 		if err := os.MkdirAll(filepath.Join(dir, p[1]), 0o755); err != nil {
 			return "", err
 		}
@@ -89,7 +111,7 @@ func kitModule(root, diff string) (string, error) {
 		}
 		base = strings.TrimSpace(base)
 		var copied []string
-		for _, p := range kitPackages {
+		for _, p := range kitPackages(t) {
 			names, err := git(root, "ls-tree", "--name-only", base, p[0]+"/")
 			if err != nil {
 				return "", err
@@ -118,7 +140,7 @@ func kitModule(root, diff string) (string, error) {
 			}
 		}
 	}
-	for _, p := range kitPackages {
+	for _, p := range kitPackages(t) {
 		ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(p[0])))
 		if err != nil {
 			return "", err
@@ -184,12 +206,55 @@ func git(dir string, args ...string) (string, error) {
 const kitModulePath = "github.com/ldbcompat/ldbcompat/mutants/kit"
 
 // kitTest is the test of the copy of package pkg in the scratch module:
-// the kit on the copy of bloom, with every hook it can serve. ReadDB and WriteDB put the copy's policy
-// and filter block builder and reader around a minimal table reader and
-// writer (internal/tabledb), since bloom has no database of its own.
+// the kit on the copy, with every hook it can serve. For bloom,
+// ReadDB and WriteDB put the copy's policy and filter block builder and
+// reader around a minimal table reader and writer (internal/tabledb),
+// since bloom has no database of its own; for logfile, the copy's log
+// writer and reader serve WriteLog and ReadLog.
 func kitTest(pkg string) string {
+	if pkg == "logfile" {
+		return kitLogTestText
+	}
 	return strings.Replace(kitTestText, "package bloom_test", "package "+pkg+"_test", 1)
 }
+
+// kitLogTestText is kitTest's text for internal/logfile: its writer and
+// its reader, with checksums verified and nothing but records asked.
+const kitLogTestText = `package logfile_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/compat"
+	port "` + kitModulePath + `/logfile"
+)
+
+func TestKit(t *testing.T) {
+	compat.TestPort(t, compat.Port{
+		Name:      "logfile (mutated)",
+		NewPolicy: bloom.NewPolicy,
+		WriteLog:  func(recs [][]byte) ([]byte, error) { return port.WriteLog(recs), nil },
+		ReadLog: func(data []byte) ([][]byte, error) {
+			r := port.NewReader(bytes.NewReader(data), "log", port.Options{NoDiagnosis: true})
+			var recs [][]byte
+			for {
+				rec, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					return recs, nil
+				}
+				if err != nil {
+					return recs, err
+				}
+				recs = append(recs, bytes.Clone(rec.Data))
+			}
+		},
+	})
+}
+`
 
 // kitTestText is kitTest's text for bloom.
 const kitTestText = `package bloom_test
