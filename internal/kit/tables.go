@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/ldbcompat/ldbcompat"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
@@ -285,18 +284,4 @@ func CaseTable(name string) []byte {
 		return data
 	}
 	panic(noCase(name))
-}
-
-// TableCaseNames returns the names of the kit's table cases, clean and
-// damaged, sorted.
-func TableCaseNames() []string {
-	var out []string
-	for _, c := range cases.TableCases() {
-		out = append(out, c.Name)
-	}
-	for _, d := range cases.DamagedTables() {
-		out = append(out, d.Name)
-	}
-	sort.Strings(out)
-	return out
 }
