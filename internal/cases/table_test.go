@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"testing"
+
+	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
 // loadTableVectors reads the committed table vectors.
@@ -67,5 +69,34 @@ func TestDamagedTablesVerdict(t *testing.T) {
 	}
 	if corrupt == 0 || corrupt == len(DamagedTables()) {
 		t.Errorf("upstream reports %d of %d damaged tables corrupt: the set should hold both kinds", corrupt, len(DamagedTables()))
+	}
+}
+
+// TestSnappyTablesCompressed: upstream stored some data blocks of the
+// snappy cases compressed (the build links snappy), so that reading them
+// is checked.
+func TestSnappyTablesCompressed(t *testing.T) {
+	v := loadTableVectors(t)
+	compressed := 0
+	for _, c := range TableCases() {
+		if !c.Snappy {
+			continue
+		}
+		data, err := v.Table(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := table.OpenBytes(c.Name, data, int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range tb.Index() {
+			if data[e.Handle.Offset+e.Handle.Size] == table.SnappyCompression {
+				compressed++
+			}
+		}
+	}
+	if compressed == 0 {
+		t.Error("no data block of upstream's snappy tables is compressed")
 	}
 }
