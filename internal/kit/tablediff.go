@@ -285,7 +285,7 @@ func parseBlock(c []byte) (entries []blockEntry, restarts []uint32, ok bool) {
 			return entries, restarts, false
 		}
 		p += k
-		if e.shared > uint64(len(last)) || e.unshared+e.vlen > uint64(end-p) {
+		if e.shared > uint64(len(last)) || e.unshared > uint64(end-p) || e.vlen > uint64(end-p)-e.unshared {
 			return entries, restarts, false
 		}
 		e.key = append(append([]byte(nil), last[:e.shared]...), c[p:p+int(e.unshared)]...)
