@@ -53,12 +53,29 @@
 //     database the port writes holds the filter block upstream's
 //     TableBuilder writes for its keys and, live, upstream reads every key
 //     back.
-//   - "table bytes" (WriteTable): the port's table against upstream's
-//     TableBuilder on the same entries and options; a difference names
-//     the block, the entry and the field, and says whether upstream reads
-//     every entry of the port's table right.
-//   - "reads upstream's tables" (ReadTable): every entry of upstream's
-//     tables over an options matrix, and no wrong entry of damaged ones.
+//   - "table bytes" (WriteTable): the port's tables against upstream's
+//     TableBuilder (as a database runs it: internal keys, bloom filter over
+//     user keys) on the same entries, for block sizes 1 KiB to 64 KiB,
+//     restart intervals 1, 2, 16 and 32, bits/key 0 and 10, keys of 0 to
+//     64 KiB bytes, empty values and a value larger than a block: byte for
+//     byte without compression; with snappy, block by block after
+//     decompression. A difference names the block (data block n, filter,
+//     metaindex, index, footer), the entry and the field (shared or
+//     unshared length, value length, key bytes, restart array, index
+//     separator, metaindex entry, block handle, trailer checksum), and says
+//     whether upstream, checksums verified, still reads every entry of the
+//     port's table right: live, upstream's Table reads it; without the
+//     leveldb tag this module's table reader, which follows upstream's,
+//     does. Bytes upstream reads right (another restart interval,
+//     unshortened separators, an extra meta block) are a harmless layout
+//     difference.
+//   - "reads upstream's tables" (ReadTable): every entry, in order and
+//     nothing else, of upstream's tables over the same matrix, with and
+//     without snappy; and upstream's tables with a bit flipped in a data,
+//     index, metaindex or filter block or the footer, or cut short: where
+//     upstream, checksums verified, reports corruption, the port may fail
+//     or return fewer entries but no entry upstream did not write; where
+//     upstream still reads every entry, the port must too.
 //   - "log bytes" (WriteLog): the port's log of each case's records
 //     against upstream's log::Writer, byte for byte: empty records, a
 //     record ending exactly at a block's end, a block left with 1 to 8
@@ -113,10 +130,13 @@
 //
 // An input too long for a line is got by its case's name: CaseKeys,
 // CaseQuery, CaseFilter, CaseBlock and CaseCalls give the inputs of the
-// case suite, CaseKVs those of WriteDB, and UpstreamDB and UpstreamDBKeys
-// the databases upstream wrote and the keys ReadDB is asked:
+// case suite, CaseKVs those of WriteDB, CaseEntries and CaseTable those
+// of WriteTable and ReadTable, and UpstreamDB and UpstreamDBKeys the
+// databases upstream wrote and the keys ReadDB is asked:
 //
 //	NewPolicy(10).CreateFilter(compat.CaseKeys("bpk10/n100000"), compat.HexBytes(""))
+//	WriteTable(compat.CaseEntries("table/bs1024-r16-none-b10"), compat.TableOptions{BlockSize: 1024, RestartInterval: 16, Snappy: false, BitsPerKey: 10})
+//	ReadTable(compat.CaseTable("table/bs1024-r16-none-b10/damaged-data1-at7-bit3"))
 //	ReadDB(compat.UpstreamDB(t, "testdata/tables/b1-bs128-none"), 1, compat.UpstreamDBKeys("testdata/tables/b1-bs128-none"))
 //
 // A reproducer of the database checks may go on with a shell command (go

@@ -87,5 +87,5 @@ func WriteVectors(dir string, prov Provenance) error {
 			return fmt.Errorf("write vectors: %w", err)
 		}
 	}
-	return nil
+	return writeTableVectors(dir, prov)
 }

@@ -120,7 +120,7 @@ var kinds = [numKinds]struct {
 
 	kindTableFails:   {1, "the port cannot write the kit's table"},
 	kindTableLayout:  {6, "the port's tables are laid out otherwise than upstream's, but upstream reads every entry of them right: no wrong answers"},
-	kindTableBytes:   {3, "the port's tables are not upstream's bytes; whether upstream reads them right was not checked (run the kit with -tags leveldb)"},
+	kindTableBytes:   {3, "the port's tables are not upstream's bytes, and whether upstream reads them right could not be judged: upstream's behaviour on them is undefined, or they lie beyond the kit's table reader's memory bound"},
 	kindTableRefused: {1, "upstream cannot read the tables the port writes: with checksums verified (paranoid_checks, verify_checksums) it reports them corrupt, or it cannot open them"},
 	kindTableMissing: {2, "false negatives: upstream reads the port's tables without some of their entries, so the keys are lost"},
 	kindTableWrong:   {2, "upstream reads wrong values or extra entries from the port's tables"},

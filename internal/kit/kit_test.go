@@ -142,9 +142,10 @@ func (p tagPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
 // ReadDB gets each key from the newest version in any table whose filter
 // (built with readPolicy) says it may be in a data block, as upstream's
 // Table::InternalGet does; WriteDB writes one table with a filter block
-// built with writePolicy (none if it returns nil).
+// built with writePolicy (none if it returns nil). Its table hooks are
+// internal/table's writer and reader.
 func tablePort(readPolicy, writePolicy func(int) bloom.FilterPolicy) Port {
-	return Port{
+	return withTableHooks(Port{
 		Name:      "table",
 		NewPolicy: readPolicy,
 		ReadDB: func(dir string, bits int, keys [][]byte) ([]bool, error) {
@@ -153,7 +154,7 @@ func tablePort(readPolicy, writePolicy func(int) bloom.FilterPolicy) Port {
 		WriteDB: func(dir string, kvs [][2][]byte, bits int) error {
 			return tabledb.Write(dir, kvs, writePolicy(bits), nil)
 		},
-	}
+	})
 }
 
 // withLeftovers has p's WriteDB also leave table files that its MANIFEST

@@ -19,6 +19,10 @@
 //     the filter used, not found, or found but unreadable (why), in which
 //     case upstream silently reads without it.
 //   - Get is Table::InternalGet, filter included.
+//   - Writer is table/table_builder.cc as a database runs it (internal
+//     keys, index separators shortened by the internal key comparator,
+//     bloom filter over user keys): without compression its tables are
+//     upstream's bytes (TestWriterUpstream, build tag leveldb).
 //
 // FuzzUpstreamTable (build tag leveldb) checks all of it against upstream
 // through package cgo/upstream. Each error is a *base.Error naming the file,

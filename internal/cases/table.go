@@ -1,0 +1,274 @@
+package cases
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/ldbcompat/ldbcompat/internal/table"
+)
+
+// The table cases: sorted entries and the options a table is written with,
+// over the matrix the table properties check (block sizes 1 KiB to 64 KiB
+// and a value larger than a block, restart intervals 1, 2, 16 and 32, no
+// compression and snappy, user keys of 0 to 64 KiB bytes with every byte
+// value, empty values, no filter and 10 bits per key), and damaged copies
+// of upstream's tables.
+
+// TableCase is a table to write: internal keys in increasing order, their
+// values, and the options.
+type TableCase struct {
+	Name            string
+	Keys, Values    [][]byte
+	BlockSize       int
+	RestartInterval int
+	Snappy          bool
+	BitsPerKey      int // 0: no filter policy
+}
+
+// In returns the case's fingerprint.
+func (c TableCase) In() string {
+	snappy := uint64(0)
+	if c.Snappy {
+		snappy = 1
+	}
+	return new(fingerprint).list(c.Keys).list(c.Values).u64(uint64(c.BlockSize)).u64(uint64(c.RestartInterval)).
+		u64(snappy).u64(uint64(c.BitsPerKey)).String()
+}
+
+// DamagedTable is a copy of the table upstream writes for case Base,
+// damaged as Damage says.
+type DamagedTable struct {
+	Name   string
+	Base   string
+	Damage Damage
+}
+
+// Damage is a way to damage a table: flip one bit of a block or the
+// footer, or cut the file short.
+type Damage struct {
+	// Where is "data" (data block Block), "index", "metaindex", "filter",
+	// "footer" or "truncate".
+	Where string
+	Block int
+	// At is the byte flipped, from the start of the block (or footer); a
+	// negative At counts from the block's end, its trailer included. For
+	// "truncate" it is the number of bytes cut off the end.
+	At  int
+	Bit uint
+}
+
+// In returns the fingerprint of the damaged table's inputs.
+func (d DamagedTable) In(base TableCase) string {
+	return new(fingerprint).bytes([]byte(base.In())).bytes([]byte(d.Damage.Where)).
+		u64(uint64(d.Damage.Block)).u64(uint64(int64(d.Damage.At))).u64(uint64(d.Damage.Bit)).String()
+}
+
+// Apply returns a damaged copy of clean, the table upstream wrote for the
+// base case.
+func (d Damage) Apply(clean []byte) ([]byte, error) {
+	out := append([]byte(nil), clean...)
+	if d.Where == "truncate" {
+		if d.At <= 0 || d.At > len(out) {
+			return nil, fmt.Errorf("cannot cut %d bytes off a table of %d", d.At, len(out))
+		}
+		return out[:len(out)-d.At], nil
+	}
+	var start, end uint64
+	if d.Where == "footer" {
+		start, end = uint64(len(out)-table.FooterSize), uint64(len(out))
+	} else {
+		t, err := table.OpenBytes("clean", clean, int64(len(clean)))
+		if err != nil {
+			return nil, err
+		}
+		var h table.BlockHandle
+		ok := true
+		switch d.Where {
+		case "data":
+			ok = d.Block < len(t.Index())
+			if ok {
+				h = t.Index()[d.Block].Handle
+			}
+		case "index":
+			h = t.IndexHandle()
+		case "metaindex":
+			h = t.MetaindexHandle()
+		case "filter":
+			h, ok = t.FilterHandle()
+		default:
+			ok = false
+		}
+		if !ok {
+			return nil, fmt.Errorf("the table has no %s block %d to damage", d.Where, d.Block)
+		}
+		start, end = h.Offset, h.End()
+	}
+	p := int64(start) + int64(d.At)
+	if d.At < 0 {
+		p = int64(end) + int64(d.At)
+	}
+	if p < int64(start) || p >= int64(end) {
+		return nil, fmt.Errorf("byte %d lies outside the %s", d.At, d.Where)
+	}
+	out[p] ^= 1 << (d.Bit % 8)
+	return out, nil
+}
+
+// ikey makes an internal key of a value entry.
+func ikey(user []byte, seq uint64) []byte {
+	return binary.LittleEndian.AppendUint64(append([]byte(nil), user...), seq<<8|1)
+}
+
+// sortedEntries sorts user keys, drops duplicates and gives each an
+// internal key with sequence numbers counting down from 1000000.
+func sortedEntries(users [][]byte, value func(i int) []byte) (keys, values [][]byte) {
+	sort.Slice(users, func(i, j int) bool { return bytes.Compare(users[i], users[j]) < 0 })
+	for i, u := range users {
+		if i > 0 && bytes.Equal(u, users[i-1]) {
+			continue
+		}
+		keys = append(keys, ikey(u, uint64(1000000-len(keys))))
+		values = append(values, value(len(values)))
+	}
+	return keys, values
+}
+
+// tableName names a case by its options.
+func tableName(what string, bs, ri int, snappy bool, bits int) string {
+	comp := "none"
+	if snappy {
+		comp = "snappy"
+	}
+	n := fmt.Sprintf("table/bs%d-r%d-%s-b%d", bs, ri, comp, bits)
+	if what != "" {
+		n += "-" + what
+	}
+	return n
+}
+
+// TableCases returns the table cases, the same on every call.
+func TableCases() []TableCase {
+	var out []TableCase
+	add := func(what string, bs, ri int, snappy bool, bits int, keys, values [][]byte) {
+		out = append(out, TableCase{Name: tableName(what, bs, ri, snappy, bits), Keys: keys, Values: values,
+			BlockSize: bs, RestartInterval: ri, Snappy: snappy, BitsPerKey: bits})
+	}
+	// The options matrix without compression: 400 entries whose keys
+	// share prefixes, so that index separators shorten and restart
+	// points matter.
+	g := NewGen(71)
+	var users [][]byte
+	for i := 0; i < 400; i++ {
+		users = append(users, append([]byte(fmt.Sprintf("key%05d/", g.R.IntN(100000))), g.Bytes(g.R.IntN(12))...))
+	}
+	keys, values := sortedEntries(users, func(i int) []byte { return g.Bytes(g.R.IntN(40)) })
+	for _, bs := range []int{1024, 4096, 16384, 65536} {
+		for _, ri := range []int{1, 2, 16, 32} {
+			for _, bits := range []int{0, 10} {
+				add("", bs, ri, false, bits, keys, values)
+			}
+		}
+	}
+	// With snappy: small tables of compressible values, stored whole in
+	// the vectors since encoders differ.
+	g = NewGen(72)
+	users = nil
+	for i := 0; i < 60; i++ {
+		users = append(users, []byte(fmt.Sprintf("user/%06d", g.R.IntN(1000000))))
+	}
+	sk, sv := sortedEntries(users, func(i int) []byte {
+		return bytes.Repeat([]byte{byte('a' + i%26)}, 20+i%30)
+	})
+	for _, bs := range []int{1024, 4096} {
+		for _, ri := range []int{1, 2, 16, 32} {
+			add("", bs, ri, true, 10, sk, sv)
+		}
+	}
+	add("", 1024, 16, true, 0, sk, sv)
+	// User keys of 0 to 255 bytes, each byte value at every position
+	// somewhere, and keys of 1, 16 and 64 KiB; empty values.
+	g = NewGen(73)
+	users = [][]byte{{}}
+	for n := 1; n < 256; n++ {
+		k := make([]byte, n)
+		for j := range k {
+			k[j] = byte(n + j)
+		}
+		users = append(users, k)
+	}
+	for _, n := range []int{1 << 10, 16 << 10, 64 << 10} {
+		users = append(users, g.Bytes(n))
+	}
+	users = append(users, bytes.Repeat([]byte{0xff}, 40), []byte{0xff, 0xff, 0x00}, []byte{0x00, 0xff})
+	bk, bv := sortedEntries(users, func(int) []byte { return nil })
+	add("keys-empty-values", 1024, 16, false, 10, bk, bv)
+	add("keys-empty-values", 4096, 2, false, 0, bk, bv)
+	// The same user key at several sequence numbers (newest first), and
+	// a value larger than a block.
+	var mk, mv [][]byte
+	for i, u := range []string{"a", "apple", "apple", "apple", "b", "banana", "c"} {
+		mk = append(mk, ikey([]byte(u), uint64(100-i)))
+		mv = append(mv, []byte(u))
+	}
+	mv[4] = g.Bytes(100 << 10)
+	add("seqs-big-value", 1024, 16, false, 10, mk, mv)
+	add("seqs", 1024, 1, true, 0, mk[:4], mv[:4])
+	add("empty", 4096, 16, false, 10, nil, nil)
+	return out
+}
+
+// DamagedTables returns the damaged tables, the same on every call: one
+// bit flipped in each kind of block and in the footer, and files cut
+// short, of tables upstream writes with and without compression.
+func DamagedTables() []DamagedTable {
+	var out []DamagedTable
+	add := func(base string, d Damage) {
+		name := fmt.Sprintf("%s/damaged-%s%d-at%d-bit%d", base, d.Where, d.Block, d.At, d.Bit)
+		if d.Where == "truncate" {
+			name = fmt.Sprintf("%s/truncated-%d", base, d.At)
+		}
+		out = append(out, DamagedTable{Name: name, Base: base, Damage: d})
+	}
+	for _, base := range []string{tableName("", 1024, 16, false, 10), tableName("", 1024, 16, true, 10)} {
+		add(base, Damage{Where: "data", Block: 0, At: 0, Bit: 0})
+		add(base, Damage{Where: "data", Block: 1, At: 7, Bit: 3})
+		add(base, Damage{Where: "data", Block: 1, At: -5, Bit: 1}) // the type byte
+		add(base, Damage{Where: "data", Block: 2, At: -1, Bit: 7}) // the checksum
+		add(base, Damage{Where: "index", At: 3, Bit: 2})
+		add(base, Damage{Where: "index", At: -3, Bit: 0})
+		add(base, Damage{Where: "metaindex", At: 1, Bit: 0})
+		add(base, Damage{Where: "filter", At: 0, Bit: 5})
+		add(base, Damage{Where: "filter", At: -5, Bit: 0})
+		add(base, Damage{Where: "footer", At: 0, Bit: 0})
+		add(base, Damage{Where: "footer", At: 45, Bit: 4}) // the magic number
+		add(base, Damage{Where: "truncate", At: 1})
+		add(base, Damage{Where: "truncate", At: 48})
+	}
+	base := tableName("", 4096, 16, false, 0)
+	add(base, Damage{Where: "data", Block: 3, At: 100, Bit: 6})
+	add(base, Damage{Where: "metaindex", At: -2, Bit: 2})
+	add(base, Damage{Where: "truncate", At: 2000})
+	return out
+}
+
+// TableCaseNamed returns the table case named name.
+func TableCaseNamed(name string) (TableCase, bool) {
+	for _, c := range TableCases() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return TableCase{}, false
+}
+
+// DamagedTableNamed returns the damaged table named name.
+func DamagedTableNamed(name string) (DamagedTable, bool) {
+	for _, d := range DamagedTables() {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return DamagedTable{}, false
+}

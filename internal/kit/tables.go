@@ -1,0 +1,287 @@
+package kit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/ldbcompat/ldbcompat"
+	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
+)
+
+// The table properties: the tables Port.WriteTable writes, against
+// upstream's TableBuilder on the same entries (the golden vectors, or
+// upstream live), each difference judged by whether upstream still reads
+// every entry; and what Port.ReadTable reads of upstream's tables, clean
+// and damaged.
+
+// tableSource gives upstream's tables and reads: live through cgo, or
+// from the golden vectors with this module's reader judging.
+type tableSource struct {
+	live bool
+	vs   *cases.TableVectors
+}
+
+// newTableSource loads the table vectors, or says why it cannot.
+func newTableSource(cfg kitConfig) (tableSource, error) {
+	if cfg.live {
+		return tableSource{live: true}, nil
+	}
+	vs, err := cases.LoadTableVectors(ldbcompat.TestData, cases.VectorDir)
+	return tableSource{vs: vs}, err
+}
+
+// table returns the table upstream writes for c.
+func (s tableSource) table(c cases.TableCase) ([]byte, error) {
+	if s.live {
+		return liveTable(c)
+	}
+	return s.vs.Table(c)
+}
+
+// damaged returns the damaged table d and what upstream reads of it.
+func (s tableSource) damaged(d cases.DamagedTable) ([]byte, cases.TableVerdict, error) {
+	if !s.live {
+		return s.vs.Damaged(d)
+	}
+	base, _ := cases.TableCaseNamed(d.Base)
+	clean, err := liveTable(base)
+	if err != nil {
+		return nil, cases.TableVerdict{}, err
+	}
+	data, err := d.Damage.Apply(clean)
+	if err != nil {
+		return nil, cases.TableVerdict{}, err
+	}
+	entries, status, err := liveRead(data, base.BitsPerKey)
+	return data, cases.NewTableVerdict(status, entries), err
+}
+
+// judge reads the port's table data as upstream does, with checksums
+// verified: live upstream's Table, else internal/table. who names the
+// reader for the failure's detail.
+func (s tableSource) judge(data []byte, bits int) (entries [][2][]byte, status, who string, err error) {
+	// internal/table first: it tells the tables on which upstream's
+	// behaviour is undefined, which upstream must not be given.
+	entries, status, err = cases.RefRead(data)
+	who = "internal/table's reader (following upstream's table.cc, checksums verified)"
+	if err != nil || !s.live {
+		return entries, status, who, err
+	}
+	entries, status, err = liveRead(data, bits)
+	return entries, status, "upstream's Table (paranoid_checks, verify_checksums)", err
+}
+
+func tableOptions(c cases.TableCase) TableOptions {
+	return TableOptions{BlockSize: c.BlockSize, RestartInterval: c.RestartInterval, Snappy: c.Snappy, BitsPerKey: c.BitsPerKey}
+}
+
+func tableEntries(c cases.TableCase) []Entry {
+	out := make([]Entry, len(c.Keys))
+	for i := range c.Keys {
+		out[i] = Entry{Key: append([]byte(nil), c.Keys[i]...), Value: append([]byte(nil), c.Values[i]...)}
+	}
+	return out
+}
+
+func reproWriteTable(c cases.TableCase) string {
+	o := tableOptions(c)
+	return fmt.Sprintf("WriteTable(compat.CaseEntries(%q), compat.TableOptions{BlockSize: %d, RestartInterval: %d, Snappy: %v, BitsPerKey: %d})",
+		c.Name, o.BlockSize, o.RestartInterval, o.Snappy, o.BitsPerKey)
+}
+
+func reproReadTable(name string) string {
+	return fmt.Sprintf("ReadTable(compat.CaseTable(%q))", name)
+}
+
+func checkTableBytes(p Port, cfg kitConfig, res *results) {
+	src, err := newTableSource(cfg)
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	for _, c := range cases.TableCases() {
+		want, err := src.table(c)
+		if err != nil {
+			if errors.Is(err, cases.ErrNotRecovered) {
+				res.cannotCompare(PropTableBytes, c.Name)
+			}
+			res.suiteError(err.Error())
+			continue
+		}
+		res.compare(PropTableBytes, c.Name)
+		repro := reproWriteTable(c)
+		res.guard(PropTableBytes, c.Name, repro, func() {
+			got, err := p.WriteTable(tableEntries(c), tableOptions(c))
+			if err != nil {
+				res.fail(failure(PropTableBytes, c.Name, kindTableFails, "WriteTable fails: "+err.Error(), repro))
+				return
+			}
+			diff := diffTables(want, got, c.Snappy)
+			if diff == "" && !c.Snappy {
+				return
+			}
+			k, verdict := judgeTable(src, c, got)
+			switch {
+			case diff == "" && k == kindTableLayout:
+				return
+			case diff == "":
+				diff = "the blocks after decompression are upstream's"
+			}
+			res.fail(failure(PropTableBytes, c.Name, k, diff+"\n    "+verdict, repro))
+		})
+	}
+}
+
+// judgeTable reads the port's table for c as upstream does and returns
+// the kind of the failure: kindTableLayout when every entry reads back
+// right.
+func judgeTable(src tableSource, c cases.TableCase, got []byte) (failureKind, string) {
+	entries, status, who, err := src.judge(got, c.BitsPerKey)
+	if err != nil {
+		return kindTableBytes, fmt.Sprintf("whether upstream reads the port's table was not judged: %v", err)
+	}
+	if status != "" {
+		return kindTableRefused, fmt.Sprintf("%s reports %q (after %s of %d)", who, status, plural.Count(len(entries), "entry"), len(c.Keys))
+	}
+	if i, d := compareEntries(c, entries); d != "" {
+		k := kindTableWrong
+		if len(entries) < len(c.Keys) && i == len(entries) {
+			k = kindTableMissing
+		}
+		return k, fmt.Sprintf("%s reads it: %s", who, d)
+	}
+	return kindTableLayout, fmt.Sprintf("%s reads every entry of the port's table right", who)
+}
+
+// compareEntries compares the entries read with c's and describes the
+// first difference, at index i.
+func compareEntries(c cases.TableCase, got [][2][]byte) (int, string) {
+	for i := 0; i < len(got) && i < len(c.Keys); i++ {
+		if !bytes.Equal(got[i][0], c.Keys[i]) || !bytes.Equal(got[i][1], c.Values[i]) {
+			return i, fmt.Sprintf("entry %d is key %s value %s, written as key %s value %s", i, shortHex(got[i][0]), shortHex(got[i][1]), shortHex(c.Keys[i]), shortHex(c.Values[i]))
+		}
+	}
+	switch {
+	case len(got) < len(c.Keys):
+		return len(got), fmt.Sprintf("%s of %d, the first missing key %s", plural.Count(len(got), "entry"), len(c.Keys), shortHex(c.Keys[len(got)]))
+	case len(got) > len(c.Keys):
+		return len(c.Keys), fmt.Sprintf("%d entries where %d were written, the first extra key %s", len(got), len(c.Keys), shortHex(got[len(c.Keys)][0]))
+	}
+	return 0, ""
+}
+
+func checkReadTable(p Port, cfg kitConfig, res *results) {
+	src, err := newTableSource(cfg)
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	for _, c := range cases.TableCases() {
+		data, err := src.table(c)
+		if err != nil {
+			res.suiteError(err.Error())
+			continue
+		}
+		res.compare(PropReadTable, c.Name)
+		readClean(p, c, c.Name, data, "", res)
+	}
+	for _, d := range cases.DamagedTables() {
+		data, v, err := src.damaged(d)
+		if err != nil {
+			res.suiteError(err.Error())
+			continue
+		}
+		base, _ := cases.TableCaseNamed(d.Base)
+		res.compare(PropReadTable, d.Name)
+		if v.Status == "" {
+			// Upstream reads this damage past (a block it does not read,
+			// or reads without a check failing): the port must too.
+			readClean(p, base, d.Name, data, " (damaged where upstream, checksums verified, still reads every entry)", res)
+			continue
+		}
+		readDamaged(p, base, d.Name, data, v, res)
+	}
+}
+
+// readClean asks the port to read data, a table upstream wrote for c
+// (named name), and checks that it returns every entry.
+func readClean(p Port, c cases.TableCase, name string, data []byte, note string, res *results) {
+	repro := reproReadTable(name)
+	res.guard(PropReadTable, name, repro, func() {
+		got, err := p.ReadTable(data)
+		i, d := compareEntries(c, portEntries(got))
+		switch {
+		case d != "" && (i < len(got) || len(got) > len(c.Keys)):
+			res.fail(failure(PropReadTable, name, kindReadTableWrong, "the port's reader on upstream's table"+note+": "+d, repro))
+		case err != nil:
+			res.fail(failure(PropReadTable, name, kindReadTableFails, fmt.Sprintf("ReadTable fails on upstream's table%s after %s of %d: %v", note, plural.Count(len(got), "entry"), len(c.Keys), err), repro))
+		case d != "":
+			res.fail(failure(PropReadTable, name, kindReadTableMissing, "the port's reader on upstream's table"+note+": "+d, repro))
+		}
+	})
+}
+
+// readDamaged asks the port to read data, which upstream reports corrupt
+// (v), and checks that every entry it returns is one upstream wrote.
+func readDamaged(p Port, c cases.TableCase, name string, data []byte, v cases.TableVerdict, res *results) {
+	repro := reproReadTable(name)
+	written := map[string]bool{}
+	for i := range c.Keys {
+		written[string(c.Keys[i])+"\x00"+string(c.Values[i])] = true
+	}
+	res.guard(PropReadTable, name, repro, func() {
+		got, _ := p.ReadTable(data)
+		for i, e := range got {
+			if !written[string(e.Key)+"\x00"+string(e.Value)] {
+				res.fail(failure(PropReadTable, name, kindDamagedTableWrong, fmt.Sprintf("upstream reports the damaged table %q (returning %d of its %d entries); the port returns entry %d, key %s value %s, which upstream never wrote", v.Status, v.Entries, len(c.Keys), i, shortHex(e.Key), shortHex(e.Value)), repro))
+				return
+			}
+		}
+	})
+}
+
+func portEntries(es []Entry) [][2][]byte {
+	out := make([][2][]byte, len(es))
+	for i, e := range es {
+		out[i] = [2][]byte{e.Key, e.Value}
+	}
+	return out
+}
+
+// CaseEntries returns the entries the kit gives WriteTable in table case
+// name, as reproducers write them:
+// WriteTable(compat.CaseEntries("table/bs1024-r16-none-b10"), ...).
+func CaseEntries(name string) []Entry {
+	c, ok := cases.TableCaseNamed(name)
+	if !ok {
+		panic(noCase(name))
+	}
+	return tableEntries(c)
+}
+
+// CaseTable returns the table the kit gives ReadTable in case name:
+// upstream's table for a table case, or its damaged copy (this module's
+// writer recovers upstream's bytes from the golden vectors).
+func CaseTable(name string) []byte {
+	vs, err := cases.LoadTableVectors(ldbcompat.TestData, cases.VectorDir)
+	if err != nil {
+		panic(err)
+	}
+	if c, ok := cases.TableCaseNamed(name); ok {
+		data, err := vs.Table(c)
+		if err != nil {
+			panic(err)
+		}
+		return data
+	}
+	if d, ok := cases.DamagedTableNamed(name); ok {
+		data, _, err := vs.Damaged(d)
+		if err != nil {
+			panic(err)
+		}
+		return data
+	}
+	panic(noCase(name))
+}
