@@ -88,12 +88,16 @@ func CaseCalls(name string, b FilterBlockBuilder) [][]byte {
 }
 
 // CaseKVs returns the keys and values the kit gives WriteDB in database
-// case name, in the order it puts them.
+// case name, or WriteSynced in recovery case name, in the order it puts
+// them.
 func CaseKVs(name string) [][2][]byte {
 	for _, c := range cases.DBCases() {
 		if c.Name == name {
 			return c.KVs
 		}
+	}
+	if kvs := syncedKVs(name); kvs != nil {
+		return kvs
 	}
 	panic(fmt.Sprintf("compat: no database case named %q", name))
 }

@@ -1,0 +1,11 @@
+//go:build !leveldb
+
+package kit
+
+import "errors"
+
+// liveOpen stands for recovery_live.go's: without the leveldb tag there
+// is no upstream library to open a database with.
+func liveOpen(string, bool) ([]kv, error) {
+	return nil, errors.New("built without the leveldb tag")
+}
