@@ -142,6 +142,9 @@ func UpstreamDBKeys(name string) [][]byte {
 // cleanup removes).
 func upstreamDBNamed(name string) (upstreamDB, func(), error) {
 	nothing := func() {}
+	if db, cleanup, ok, err := recoveryDBNamed(name); ok {
+		return db, cleanup, err
+	}
 	if strings.HasPrefix(name, committedPrefix) {
 		tables := committedTables()
 		if tables == nil {

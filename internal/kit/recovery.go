@@ -27,6 +27,10 @@ const openModel = "upstream's DB::Open as this module models it (CURRENT, MANIFE
 // tag.
 const openLive = "upstream LevelDB 1.23's DB::Open, live through cgo, then a scan of every entry"
 
+// liveLogDBPrefix begins the name of every database upstream leaves in
+// its log live.
+const liveLogDBPrefix = "upstream-left "
+
 // kv is a key and its value.
 type kv struct{ key, value []byte }
 
@@ -36,6 +40,22 @@ type kv struct{ key, value []byte }
 // value, in key order. An error is upstream's refusal to open it, or a
 // table it cannot read.
 func modelOpen(dir string, paranoid bool) ([]kv, error) {
+	contents, err := modelContents(dir, paranoid)
+	if err != nil {
+		return nil, err
+	}
+	var out []kv
+	for _, d := range contents {
+		if d.live {
+			out = append(out, kv{d.key, d.value})
+		}
+	}
+	return out, nil
+}
+
+// modelContents returns each user key's newest version in the database
+// in dir once DB::Open recovers it, as modelOpen does, by key.
+func modelContents(dir string, paranoid bool) ([]dbKey, error) {
 	v, err := manifest.Read(dir)
 	if err != nil {
 		return nil, err
@@ -51,17 +71,12 @@ func modelOpen(dir string, paranoid bool) ([]kv, error) {
 	if missing := manifest.Missing(v, names); len(missing) > 0 {
 		return nil, fmt.Errorf("%s", manifest.MissingStatus(dir, missing))
 	}
-	type version struct {
-		seq   uint64
-		live  bool
-		value []byte
-	}
-	newest := map[string]version{}
-	put := func(key []byte, seq uint64, live bool, value []byte) {
+	newest := map[string]*dbKey{}
+	put := func(key []byte, seq uint64, live bool, value []byte, where func() string) {
 		if old, ok := newest[string(key)]; ok && old.seq > seq {
 			return
 		}
-		newest[string(key)] = version{seq, live, append([]byte(nil), value...)}
+		newest[string(key)] = &dbKey{key: append([]byte(nil), key...), seq: seq, live: live, where: where(), value: append([]byte(nil), value...)}
 	}
 	byNumber := map[uint64]string{}
 	for _, n := range names {
@@ -72,13 +87,15 @@ func modelOpen(dir string, paranoid bool) ([]kv, error) {
 	}
 	fsys := os.DirFS(dir)
 	for _, f := range v.Files {
-		t, err := openTable(fsys, byNumber[f.Number])
+		name := byNumber[f.Number]
+		t, err := openTable(fsys, name)
 		if err != nil {
 			return nil, fmt.Errorf("table %06d: %w", f.Number, err)
 		}
 		err = t.DataBlocks(func(b *table.DataBlock) error {
+			where := func() string { return fmt.Sprintf("%s, data block at offset %d", name, b.Handle.Offset) }
 			for _, e := range b.Entries {
-				put(e.Key.UserKey, e.Key.Seq, e.Key.Kind == table.KindValue, e.Value)
+				put(e.Key.UserKey, e.Key.Seq, e.Key.Kind == table.KindValue, e.Value, where)
 			}
 			return nil
 		})
@@ -95,15 +112,11 @@ func modelOpen(dir string, paranoid bool) ([]kv, error) {
 		if paranoid && rec.Paranoid.Failed {
 			return nil, fmt.Errorf("%s (paranoid_checks; at offset %d of %s)", rec.Paranoid.Status, rec.Paranoid.FailOffset, filepath.Base(path))
 		}
-		if err := replayLog(path, put); err != nil {
-			return nil, err
-		}
+		replayLog(path, put)
 	}
-	var out []kv
-	for k, ver := range newest {
-		if ver.live {
-			out = append(out, kv{[]byte(k), ver.value})
-		}
+	out := make([]dbKey, 0, len(newest))
+	for _, d := range newest {
+		out = append(out, *d)
 	}
 	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].key, out[j].key) < 0 })
 	return out, nil
@@ -114,17 +127,18 @@ func modelOpen(dir string, paranoid bool) ([]kv, error) {
 // every record the reader returns, a record under a batch header's 12
 // bytes dropped, a malformed batch applied up to its error. A log that
 // does not open is ignored, as MaybeIgnoreError ignores it.
-func replayLog(path string, put func(key []byte, seq uint64, live bool, value []byte)) error {
+func replayLog(path string, put func(key []byte, seq uint64, live bool, value []byte, where func() string)) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil
+		return
 	}
 	defer f.Close()
-	rd := logfile.NewReader(f, filepath.Base(path), logfile.Options{NoDiagnosis: true})
+	name := filepath.Base(path)
+	rd := logfile.NewReader(f, name, logfile.Options{NoDiagnosis: true})
 	for {
 		r, err := rd.Next()
 		if err == io.EOF {
-			return nil
+			return
 		}
 		if err != nil || len(r.Data) < logfile.BatchHeaderSize {
 			continue
@@ -134,8 +148,9 @@ func replayLog(path string, put func(key []byte, seq uint64, live bool, value []
 			continue
 		}
 		seq := b.Sequence
+		where := func() string { return fmt.Sprintf("%s, record at offset %d", name, r.Offset) }
 		_, _ = b.Iterate(func(op logfile.Op) {
-			put(op.Key, seq, op.Kind != logfile.OpDelete, op.Value)
+			put(op.Key, seq, op.Kind != logfile.OpDelete, op.Value, where)
 			seq++
 		})
 	}
