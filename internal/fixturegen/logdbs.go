@@ -55,7 +55,7 @@ func GenerateLogDB(dir, kind string, seed int64) (*fixtures.LogDBInfo, error) {
 	}
 	defer os.RemoveAll(work)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x6c64626c6f67))
-	info := &fixtures.LogDBInfo{Name: kind, LevelDBVersion: LevelDBVersion(), Arch: runtime.GOARCH, Generator: Generator}
+	info := &fixtures.LogDBInfo{Name: kind, Seed: seed, LevelDBVersion: LevelDBVersion(), Arch: runtime.GOARCH, Generator: Generator}
 	want := map[string][]byte{}
 	deleted := map[string]bool{}
 	var files map[string][]byte
