@@ -169,3 +169,38 @@ func TestSyncedPortMistakes(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncedPortFails: a WriteSynced that fails, returns no closeDB, or
+// whose close fails, fails the property with kindSyncedFails; one that
+// panics, with a panic; the kit goes on to the next case.
+func TestSyncedPortFails(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		write func(dir string, kvs [][2][]byte) (func() error, error)
+		kind  failureKind
+		cases int // failing cases
+	}{
+		{"fails", func(string, [][2][]byte) (func() error, error) { return nil, os.ErrPermission }, kindSyncedFails, 3},
+		{"no closeDB", func(string, [][2][]byte) (func() error, error) { return nil, nil }, kindSyncedFails, 3},
+		{"close fails", func(dir string, kvs [][2][]byte) (func() error, error) {
+			closeDB, err := syncedPort(syncEach).WriteSynced(dir, kvs)
+			return func() error { closeDB(); return os.ErrClosed }, err
+		}, kindSyncedFails, 3},
+		{"panics", func(string, [][2][]byte) (func() error, error) { panic("boom") }, kindPanic, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := bloomPort()
+			p.WriteSynced = c.write
+			r := check(p, kitConfig{endToEndOnly: true})
+			res, _ := r.Result(PropLogRecovered)
+			if res.Outcome != Fail || len(res.Failures) != c.cases {
+				t.Fatalf("%s: %s with %d failures, want %d:\n%s", PropLogRecovered, res.Outcome, len(res.Failures), c.cases, r)
+			}
+			for _, f := range res.Failures {
+				if f.Effect != c.kind.effect() {
+					t.Errorf("%s: effect %q, want %q", f.Case, f.Effect, c.kind.effect())
+				}
+			}
+		})
+	}
+}
