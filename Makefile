@@ -107,9 +107,10 @@ vectors: deps
 # Writes testdata/tables/ again through the C++ library (levigo): six small
 # databases with the options recorded beside each. compat's
 # TestCommittedFixturesReproduce fails when the committed ones drift.
+# testdata/logdbs/: three databases upstream left with their writes in the log.
 .PHONY: fixtures
 fixtures: deps
-	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/mkfixtures -build-info $(LEVELDB_OUT)/build-info -out testdata/tables
+	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/mkfixtures -build-info $(LEVELDB_OUT)/build-info -out testdata/tables -logdbs testdata/logdbs
 
 vectors-check: deps
 	$(LEVELDB_ENV); $(GO) run -tags leveldb ./internal/cmd/genvectors -build-info $(LEVELDB_OUT)/build-info -check

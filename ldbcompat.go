@@ -11,7 +11,10 @@ package ldbcompat
 import "embed"
 
 // TestData is the module's testdata directory: golden vectors under
-// testdata/vectors, fixture databases under testdata/tables.
+// testdata/vectors, fixture databases under testdata/tables, and
+// databases upstream left with their writes in the log under
+// testdata/logdbs.
 //
 //go:embed testdata/vectors testdata/tables
+//go:embed testdata/logdbs
 var TestData embed.FS

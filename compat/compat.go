@@ -172,7 +172,8 @@ func CaseBlock(name string) []byte { return kit.CaseBlock(name) }
 func CaseCalls(name string, b FilterBlockBuilder) [][]byte { return kit.CaseCalls(name, b) }
 
 // CaseKVs returns the keys and values the kit gives WriteDB in database
-// case name, in the order it puts them.
+// case name, or WriteSynced in recovery case name (such as
+// "synced/n1000"), in the order it puts them.
 func CaseKVs(name string) [][2][]byte { return kit.CaseKVs(name) }
 
 // UpstreamDB copies the database upstream wrote that the kit names name

@@ -98,11 +98,26 @@
 //     fails; on a damaged one only the records count. A record missing
 //     is a write upstream recovers and the port loses. Reproducer:
 //     ReadLog(compat.CaseLog(name)).
-//   - "upstream recovers the port's log" (WriteSynced): upstream opens a
-//     database the port left after synced writes, open or closed, and
-//     finds every write.
-//   - "recovers upstream's log" (ReadDB): the port finds every write of a
-//     database upstream left with its writes in the log.
+//   - "upstream recovers the port's log" (WriteSynced): the port puts,
+//     each with sync, 5 keys, 1000 small writes whose log spans several
+//     32 KiB blocks, and 8 values of 10 to 100 KiB (compat.CaseKVs of
+//     "synced/n5", "synced/n1000", "synced/large"); the kit copies the
+//     directory while the database is open, every file byte for byte,
+//     LOCK included, as a crash of the port's process leaves it (what
+//     the port handed the operating system, synced or not: a lost
+//     fsync is not seen), then calls closeDB and takes the closed
+//     directory too. Upstream's DB::Open must open each, with LevelDB's
+//     defaults and with paranoid_checks, and find every key with its
+//     value and no other: live through cgo under the leveldb tag, else
+//     as this module's MANIFEST, table and log readers model DB::Open
+//     (the logs DBImpl::Recover replays, read as RecoverLogFile does);
+//     a failure says which judged.
+//   - "recovers upstream's log" (ReadDB): the port reads databases
+//     LevelDB 1.23 left with their writes in the log alone, deletions
+//     among them: closed without compaction, copied while open after
+//     synced writes, and two logs to replay after a memtable switch
+//     (embedded, testdata/logdbs, and, under the leveldb tag, written
+//     afresh); it must find every live key and no deleted or absent one.
 //
 // Upstream's answers come from golden vectors that upstream LevelDB 1.23
 // generated and that this module embeds, so a plain `go test` needs

@@ -86,8 +86,9 @@ type dbKey struct {
 	value []byte
 }
 
-// dbContents reads every table of a database whose log is empty and
-// returns each user key's newest version, by key.
+// dbContents reads every table of a database and returns each user
+// key's newest version, by key; the logs too when one is not empty
+// (logContents).
 func dbContents(fsys fs.FS) ([]dbKey, error) {
 	ents, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -96,7 +97,7 @@ func dbContents(fsys fs.FS) ([]dbKey, error) {
 	for _, e := range ents {
 		if _, typ, _ := base.ParseFileName(e.Name()); typ == base.LogFile {
 			if info, err := e.Info(); err != nil || info.Size() != 0 {
-				return nil, fmt.Errorf("log %s is not empty: its contents are not known without replaying it", e.Name())
+				return logContents(fsys)
 			}
 		}
 	}

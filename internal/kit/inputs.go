@@ -88,12 +88,16 @@ func CaseCalls(name string, b FilterBlockBuilder) [][]byte {
 }
 
 // CaseKVs returns the keys and values the kit gives WriteDB in database
-// case name, in the order it puts them.
+// case name, or WriteSynced in recovery case name, in the order it puts
+// them.
 func CaseKVs(name string) [][2][]byte {
 	for _, c := range cases.DBCases() {
 		if c.Name == name {
 			return c.KVs
 		}
+	}
+	if kvs := syncedKVs(name); kvs != nil {
+		return kvs
 	}
 	panic(fmt.Sprintf("compat: no database case named %q", name))
 }
@@ -138,6 +142,9 @@ func UpstreamDBKeys(name string) [][]byte {
 // cleanup removes).
 func upstreamDBNamed(name string) (upstreamDB, func(), error) {
 	nothing := func() {}
+	if db, cleanup, ok, err := recoveryDBNamed(name); ok {
+		return db, cleanup, err
+	}
 	if strings.HasPrefix(name, committedPrefix) {
 		tables := committedTables()
 		if tables == nil {

@@ -61,7 +61,9 @@ type Port struct {
 	// ReadDB opens the database in dir, which upstream LevelDB wrote with a
 	// bloom filter of bitsPerKey bits per key, with the port's bloom filter
 	// enabled, and reports for each key whether Get finds it. dir is a copy
-	// that the port may change.
+	// that the port may change. Some of these databases hold their writes
+	// in their logs alone, as a close without compaction or a crash
+	// leaves them: the port must replay them, as DB::Open does.
 	ReadDB func(dir string, bitsPerKey int, keys [][]byte) (found []bool, err error)
 
 	// WriteTable writes a table holding entries, in order, with the
@@ -97,9 +99,11 @@ type Port struct {
 	// WriteSynced creates a database in the empty directory dir, puts
 	// kvs in order (keys are distinct), each with sync, and returns with
 	// the database still open and nothing compacted or flushed, the
-	// writes in its log. The kit copies dir as a crash would leave it,
-	// then calls closeDB and checks the closed directory too: upstream
-	// must open each and find every write.
+	// writes in its log. The kit copies dir, every file byte for byte,
+	// as a crash of the process would leave it, then calls closeDB and
+	// checks the closed directory too: upstream must open each, with
+	// LevelDB's defaults and with paranoid_checks, and find every write
+	// and nothing else.
 	WriteSynced func(dir string, kvs [][2][]byte) (closeDB func() error, err error)
 
 	// testHash, when set, replaces bloom.Hash in the TestHashFilter policy

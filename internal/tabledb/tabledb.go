@@ -7,18 +7,23 @@
 // Write writes one table (internal/table/tabletest's layout of
 // table/table_builder.cc) and a MANIFEST that lists it, which upstream
 // LevelDB opens; Read answers a Get of each key from the directory's
-// tables as upstream's does when the filter is used: a key the filter
-// rejects for its data block is not found there.
+// tables as upstream's does when the filter is used (a key the filter
+// rejects for its data block is not found there), and from the logs
+// DB::Open replays, as the kit's "recovers upstream's log" asks.
 package tabledb
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/logfile"
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
 	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
@@ -60,7 +65,7 @@ func Write(dir string, kvs [][2][]byte, p bloom.FilterPolicy, newBuilder func(bl
 // Read reports for each key whether a Get finds it in the tables of dir
 // (every *.ldb and *.sst file, newest version first), using the filter
 // block of policy p, read by newReader (package bloom's when nil), where
-// the table has one of p's name.
+// the table has one of p's name, or in the logs DB::Open replays.
 func Read(dir string, p bloom.FilterPolicy, newReader func(bloom.FilterPolicy, []byte) FilterBlockReader, keys [][]byte) ([]bool, error) {
 	if newReader == nil {
 		newReader = func(p bloom.FilterPolicy, c []byte) FilterBlockReader { return bloom.NewFilterBlockReader(p, c) }
@@ -111,9 +116,61 @@ func Read(dir string, p bloom.FilterPolicy, newReader func(bloom.FilterPolicy, [
 			return nil, err
 		}
 	}
+	// The logs hold the writes no table holds yet: DB::Open replays
+	// them into the memtable, which a Get reads before any table.
+	err = replayLogs(dir, ents, func(key []byte, seq uint64, live bool) {
+		if v, ok := newest[string(key)]; want[string(key)] && (!ok || v.seq < seq) {
+			newest[string(key)] = version{seq, live}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	found := make([]bool, len(keys))
 	for i, k := range keys {
 		found[i] = newest[string(k)].live
 	}
 	return found, nil
+}
+
+// replayLogs calls put with each op of the write batches in the logs of
+// dir, whose entries are ents, that DB::Open replays (db/db_impl.cc
+// DBImpl::Recover, RecoverLogFile): those LogsToReplay selects by the
+// MANIFEST's log numbers, or every log when the MANIFEST cannot be read.
+func replayLogs(dir string, ents []os.DirEntry, put func(key []byte, seq uint64, live bool)) error {
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	var logNumber, prevLogNumber uint64
+	if v, err := manifest.Read(dir); err == nil {
+		logNumber, prevLogNumber = v.LogNumber, v.PrevLogNumber
+	}
+	for _, n := range logfile.LogsToReplay(names, logNumber, prevLogNumber) {
+		name := fmt.Sprintf("%06d.log", n)
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue // MaybeIgnoreError: a log that does not open is skipped
+		}
+		rd := logfile.NewReader(bytes.NewReader(data), name, logfile.Options{NoDiagnosis: true})
+		for {
+			r, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil || len(r.Data) < logfile.BatchHeaderSize {
+				continue
+			}
+			b, err := logfile.NewBatch(r.Data)
+			if err != nil {
+				continue
+			}
+			seq := b.Sequence
+			_, _ = b.Iterate(func(op logfile.Op) {
+				put(op.Key, seq, op.Kind != logfile.OpDelete)
+				seq++
+			})
+		}
+	}
+	return nil
 }

@@ -6,7 +6,10 @@
 //
 // Usage:
 //
-//	go run -tags leveldb ./internal/cmd/mkfixtures [-build-info FILE] [-out testdata/tables]
+//	go run -tags leveldb ./internal/cmd/mkfixtures [-build-info FILE] [-out testdata/tables] [-logdbs testdata/logdbs]
+//
+// -logdbs also writes the databases upstream leaves with their writes in
+// the log (logdbs.go).
 //
 // -build-info names the build-info file docker/build-leveldb.sh wrote for
 // the LevelDB being linked; its tarball checksum and compiler are recorded
@@ -45,6 +48,7 @@ func main() {
 	keys := flag.Int("keys", 120, "new user keys per key range")
 	seed := flag.Int64("seed", 1, "content seed")
 	buildInfo := flag.String("build-info", "", "the build-info `file` docker/build-leveldb.sh wrote (provenance)")
+	logDBs := flag.String("logdbs", "", "also write the databases upstream leaves with their writes in the log into this `directory`, replaced as a whole")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: mkfixtures [flags]\n\nWrites LevelDB fixture databases through the C++ library.\n\n")
 		flag.PrintDefaults()
@@ -57,6 +61,12 @@ func main() {
 	if err := run(*out, *buildInfo, *keys, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "mkfixtures:", err)
 		os.Exit(1)
+	}
+	if *logDBs != "" {
+		if err := runLogDBs(*logDBs, *buildInfo, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "mkfixtures:", err)
+			os.Exit(1)
+		}
 	}
 }
 

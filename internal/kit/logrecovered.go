@@ -1,0 +1,250 @@
+package kit
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
+	"github.com/ldbcompat/ldbcompat/internal/plural"
+)
+
+// The check of PropLogRecovered: the port puts each case's writes with
+// sync and returns with its database open; the kit copies the directory,
+// every file byte for byte, as a crash of the port's process leaves it,
+// then closes the database; upstream opens the copy and the closed
+// directory, under LevelDB's defaults and with paranoid_checks, and must
+// find every write and nothing else.
+//
+// The copy keeps LOCK: a crash leaves the file (upstream's is empty, its
+// lock held by the process and gone with it), and DB::Open takes it
+// again. What the copy sees is what the port handed the operating system:
+// writes a port keeps in its own buffers are lost, as in a crash; writes
+// it never fsyncs are not, since no power is cut.
+
+// checkLogRecovered runs PropLogRecovered on p into res. It returns why
+// it was skipped, or "".
+func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
+	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
+	if err != nil {
+		res.suiteError(err.Error())
+		return ""
+	}
+	defer os.RemoveAll(tmp)
+	for i, c := range cases.SyncedCases() {
+		dir := filepath.Join(tmp, fmt.Sprintf("synced%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			res.suiteError(err.Error())
+			continue
+		}
+		write := fmt.Sprintf("dir := t.TempDir(); closeDB, err := WriteSynced(dir, compat.CaseKVs(%q))", c.Name)
+		verify := "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"
+		openName, closedName := c.Name+", copied while open", c.Name+", closed"
+		res.compare(PropLogRecovered, openName)
+		var closeDB func() error
+		res.guard(PropLogRecovered, openName, write, func() {
+			cl, err := p.WriteSynced(dir, c.KVs)
+			switch {
+			case err != nil:
+				res.fail(failure(PropLogRecovered, openName, kindSyncedFails, "port cannot put the synced writes: "+scrub(err, dir), write))
+			case cl == nil:
+				res.fail(failure(PropLogRecovered, openName, kindSyncedFails, "WriteSynced returned no closeDB", write))
+			default:
+				closeDB = cl
+			}
+		})
+		if closeDB == nil {
+			continue
+		}
+		crash := filepath.Join(tmp, fmt.Sprintf("crash%d", i))
+		if err := fixtures.CopyDir(crash, os.DirFS(dir)); err != nil {
+			res.suiteError(fmt.Sprintf("copying the open database: %v", err))
+		} else {
+			judgeSynced(c, crash, "the copy of the directory taken while the port's database was open", openName, write+verify, cfg, res)
+		}
+		res.compare(PropLogRecovered, closedName)
+		closed := false
+		closeRepro := write + "; closeDB()"
+		res.guard(PropLogRecovered, closedName, closeRepro, func() {
+			if err := closeDB(); err != nil {
+				res.fail(failure(PropLogRecovered, closedName, kindSyncedFails, "port cannot close the database after the synced writes: "+scrub(err, dir), closeRepro))
+				return
+			}
+			closed = true
+		})
+		if closed {
+			judgeSynced(c, dir, "the directory the port closed", closedName, closeRepro+verify, cfg, res)
+		}
+	}
+	return ""
+}
+
+// judgeSynced has upstream, live or as modelled, open the database in
+// dir, which the port left after case c's writes (what, for failures),
+// with LevelDB's defaults and with paranoid_checks, and records a failure
+// of case name when it does not find exactly c's writes.
+func judgeSynced(c cases.SyncedCase, dir, what, name, repro string, cfg kitConfig, res *results) {
+	judge := openModel
+	if cfg.live {
+		judge = openLive
+	}
+	type verdict struct {
+		text string
+		kind failureKind
+		key  []byte
+	}
+	var verdicts [2]*verdict // under the defaults, then paranoid_checks
+	for i, paranoid := range []bool{false, true} {
+		got, err := openUpstream(dir, paranoid, cfg.live)
+		if err != nil {
+			verdicts[i] = &verdict{"cannot open it: " + scrub(err, dir), kindSyncedOpen, nil}
+			continue
+		}
+		if d := diffKVs(c.KVs, got); !d.empty() {
+			verdicts[i] = &verdict{d.describe("the port synced"), d.kind(kindSyncedMissing, kindSyncedWrong), d.firstKey()}
+		}
+	}
+	var problems []string
+	var kinds []failureKind
+	var first []byte
+	switch def, par := verdicts[0], verdicts[1]; {
+	case def != nil && par != nil && def.text == par.text:
+		problems = append(problems, fmt.Sprintf("upstream opening %s (LevelDB's defaults, and paranoid_checks too) %s", what, def.text))
+		kinds, first = append(kinds, def.kind), def.key
+	default:
+		for i, v := range verdicts {
+			if v == nil {
+				continue
+			}
+			mode := "LevelDB's defaults"
+			if i == 1 {
+				mode = "paranoid_checks"
+			}
+			problems = append(problems, fmt.Sprintf("upstream opening %s (%s) %s", what, mode, v.text))
+			kinds = append(kinds, v.kind)
+			if first == nil {
+				first = v.key
+			}
+		}
+	}
+	if len(problems) == 0 {
+		return
+	}
+	sort.SliceStable(kinds, func(i, j int) bool { return kinds[i].severity() < kinds[j].severity() })
+	if first != nil {
+		repro += fmt.Sprintf("; then upstream's DB::Get of compat.HexBytes(%q)", hex.EncodeToString(first))
+	}
+	res.fail(failure(PropLogRecovered, name, kinds[0], "judged by "+judge+": "+strings.Join(problems, "; "), repro))
+}
+
+// openUpstream returns what upstream finds in the database in dir after
+// DB::Open: live through cgo on a copy (DB::Open writes), else as
+// modelOpen models it.
+func openUpstream(dir string, paranoid, live bool) ([]kv, error) {
+	if !live {
+		return modelOpen(dir, paranoid)
+	}
+	cp, err := os.MkdirTemp("", "ldbcompat-open-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(cp)
+	if err := fixtures.CopyDir(cp, os.DirFS(dir)); err != nil {
+		return nil, err
+	}
+	got, err := liveOpen(cp, paranoid)
+	if err != nil {
+		return nil, fmt.Errorf("%s", strings.ReplaceAll(err.Error(), cp, dir))
+	}
+	return got, nil
+}
+
+// kvDiff is how the keys and values a database holds differ from the
+// writes put into it.
+type kvDiff struct {
+	want                  int
+	missing, wrong, extra [][]byte // keys, in order
+}
+
+// diffKVs compares got, a database's contents, with want, the distinct
+// keys written with their values.
+func diffKVs(want [][2][]byte, got []kv) kvDiff {
+	d := kvDiff{want: len(want)}
+	have := make(map[string][]byte, len(got))
+	for _, e := range got {
+		have[string(e.key)] = e.value
+	}
+	wanted := make(map[string]bool, len(want))
+	for _, w := range want {
+		wanted[string(w[0])] = true
+		v, ok := have[string(w[0])]
+		switch {
+		case !ok:
+			d.missing = append(d.missing, w[0])
+		case !bytes.Equal(v, w[1]):
+			d.wrong = append(d.wrong, w[0])
+		}
+	}
+	for _, e := range got {
+		if !wanted[string(e.key)] {
+			d.extra = append(d.extra, e.key)
+		}
+	}
+	for _, l := range [][][]byte{d.missing, d.wrong, d.extra} {
+		sort.Slice(l, func(i, j int) bool { return bytes.Compare(l[i], l[j]) < 0 })
+	}
+	return d
+}
+
+func (d kvDiff) empty() bool { return len(d.missing)+len(d.wrong)+len(d.extra) == 0 }
+
+// describe says how d differs: misses, other values, extra keys, each
+// with its first key; written says who wrote the keys.
+func (d kvDiff) describe(written string) string {
+	var parts []string
+	if n := len(d.missing); n > 0 {
+		parts = append(parts, fmt.Sprintf("misses %d of the %s %s (first: key %x)", n, plural.Count(d.want, "key"), written, d.missing[0]))
+	}
+	if n := len(d.wrong); n > 0 {
+		parts = append(parts, fmt.Sprintf("returns another value for %s (first: key %x)", plural.Count(n, "key"), d.wrong[0]))
+	}
+	if n := len(d.extra); n > 0 {
+		parts = append(parts, fmt.Sprintf("finds %s never written (first: key %x)", plural.Count(n, "key"), d.extra[0]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kind is missing when d misses keys, else wrong.
+func (d kvDiff) kind(missing, wrong failureKind) failureKind {
+	if len(d.missing) > 0 {
+		return missing
+	}
+	return wrong
+}
+
+// firstKey is the key a reproducer asks of upstream: the first missing,
+// else the first with another value, else the first extra one.
+func (d kvDiff) firstKey() []byte {
+	for _, l := range [][][]byte{d.missing, d.wrong, d.extra} {
+		if len(l) > 0 {
+			return l[0]
+		}
+	}
+	return nil
+}
+
+// syncedKVs returns the writes of recovery case name, nil if there is
+// none of that name.
+func syncedKVs(name string) [][2][]byte {
+	for _, c := range cases.SyncedCases() {
+		if c.Name == name {
+			return c.KVs
+		}
+	}
+	return nil
+}

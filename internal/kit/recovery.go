@@ -1,0 +1,157 @@
+package kit
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/ldbcompat/ldbcompat/internal/base"
+	"github.com/ldbcompat/ldbcompat/internal/logfile"
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
+	"github.com/ldbcompat/ldbcompat/internal/table"
+)
+
+// Follows db/db_impl.cc DBImpl::Recover and RecoverLogFile, db/version_set.cc
+// VersionSet::Recover and db/db_impl.cc DBImpl::Get, as far as what a
+// database holds after DB::Open: the recovery properties judge by it when
+// no upstream library is linked.
+
+// openModel names the judge of a database's contents when no upstream
+// library is linked, for failure details.
+const openModel = "upstream's DB::Open as this module models it (CURRENT, MANIFEST, live tables, then the logs DBImpl::Recover replays, read as RecoverLogFile reads them)"
+
+// openLive names the judge of a database's contents under the leveldb
+// tag.
+const openLive = "upstream LevelDB 1.23's DB::Open, live through cgo, then a scan of every entry"
+
+// liveLogDBPrefix begins the name of every database upstream leaves in
+// its log live.
+const liveLogDBPrefix = "upstream-left "
+
+// kv is a key and its value.
+type kv struct{ key, value []byte }
+
+// modelOpen returns what upstream LevelDB 1.23 finds in the database in
+// dir once DB::Open recovers it, with paranoid_checks as paranoid (the
+// other options LevelDB's defaults): every live key with its newest
+// value, in key order. An error is upstream's refusal to open it, or a
+// table it cannot read.
+func modelOpen(dir string, paranoid bool) ([]kv, error) {
+	contents, err := modelContents(dir, paranoid)
+	if err != nil {
+		return nil, err
+	}
+	var out []kv
+	for _, d := range contents {
+		if d.live {
+			out = append(out, kv{d.key, d.value})
+		}
+	}
+	return out, nil
+}
+
+// modelContents returns each user key's newest version in the database
+// in dir once DB::Open recovers it, as modelOpen does, by key.
+func modelContents(dir string, paranoid bool) ([]dbKey, error) {
+	v, err := manifest.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	if missing := manifest.Missing(v, names); len(missing) > 0 {
+		return nil, fmt.Errorf("%s", manifest.MissingStatus(dir, missing))
+	}
+	newest := map[string]*dbKey{}
+	put := func(key []byte, seq uint64, live bool, value []byte, where func() string) {
+		if old, ok := newest[string(key)]; ok && old.seq > seq {
+			return
+		}
+		newest[string(key)] = &dbKey{key: append([]byte(nil), key...), seq: seq, live: live, where: where(), value: append([]byte(nil), value...)}
+	}
+	byNumber := map[uint64]string{}
+	for _, n := range names {
+		// TableCache::FindTable opens NNNNNN.ldb, else NNNNNN.sst.
+		if num, typ, ok := base.ParseFileName(n); ok && typ == base.TableFile && (byNumber[num] == "" || filepath.Ext(n) == ".ldb") {
+			byNumber[num] = n
+		}
+	}
+	fsys := os.DirFS(dir)
+	for _, f := range v.Files {
+		name := byNumber[f.Number]
+		t, err := openTable(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("table %06d: %w", f.Number, err)
+		}
+		err = t.DataBlocks(func(b *table.DataBlock) error {
+			where := func() string { return fmt.Sprintf("%s, data block at offset %d", name, b.Handle.Offset) }
+			for _, e := range b.Entries {
+				put(e.Key.UserKey, e.Key.Seq, e.Key.Kind == table.KindValue, e.Value, where)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("table %06d: %w", f.Number, err)
+		}
+	}
+	for _, n := range logfile.LogsToReplay(names, v.LogNumber, v.PrevLogNumber) {
+		path := filepath.Join(dir, fmt.Sprintf("%06d.log", n)) // db/filename.cc LogFileName
+		rec, err := logfile.RecoverFile(path, logfile.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if paranoid && rec.Paranoid.Failed {
+			return nil, fmt.Errorf("%s (paranoid_checks; at offset %d of %s)", rec.Paranoid.Status, rec.Paranoid.FailOffset, filepath.Base(path))
+		}
+		replayLog(path, put)
+	}
+	out := make([]dbKey, 0, len(newest))
+	for _, d := range newest {
+		out = append(out, *d)
+	}
+	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].key, out[j].key) < 0 })
+	return out, nil
+}
+
+// replayLog applies the write batches of the log at path to put, as
+// RecoverLogFile inserts them into the memtable under LevelDB's defaults:
+// every record the reader returns, a record under a batch header's 12
+// bytes dropped, a malformed batch applied up to its error. A log that
+// does not open is ignored, as MaybeIgnoreError ignores it.
+func replayLog(path string, put func(key []byte, seq uint64, live bool, value []byte, where func() string)) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	name := filepath.Base(path)
+	rd := logfile.NewReader(f, name, logfile.Options{NoDiagnosis: true})
+	for {
+		r, err := rd.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil || len(r.Data) < logfile.BatchHeaderSize {
+			continue
+		}
+		b, err := logfile.NewBatch(r.Data)
+		if err != nil {
+			continue
+		}
+		seq := b.Sequence
+		where := func() string { return fmt.Sprintf("%s, record at offset %d", name, r.Offset) }
+		_, _ = b.Iterate(func(op logfile.Op) {
+			put(op.Key, seq, op.Kind != logfile.OpDelete, op.Value, where)
+			seq++
+		})
+	}
+}
