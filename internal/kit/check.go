@@ -33,7 +33,21 @@ import (
 // so.
 func TestPort(t *testing.T, p Port) {
 	t.Helper()
-	r := Check(p)
+	testReport(t, Check(p))
+}
+
+// TestPortEndToEnd is TestPort without the case suite of the bloom filter
+// and filter block: the database, table and log properties only. Mutation
+// testing of a port's table and log code runs it, where the bloom suite
+// would only add time to every mutant.
+func TestPortEndToEnd(t *testing.T, p Port) {
+	t.Helper()
+	testReport(t, check(p, kitConfig{tables: committedTables(), live: Live, endToEndOnly: true}))
+}
+
+// testReport fails t, property by property, as r says.
+func testReport(t *testing.T, r Report) {
+	t.Helper()
 	t.Logf("%s against %s", r.Port, r.Upstream)
 	if r.LiveNotRun != "" {
 		t.Logf("live part not run: %s", r.LiveNotRun)

@@ -45,6 +45,17 @@ var logOutside = []outside{
 	{File: "seek_other.go", Why: logSeekWhy},
 }
 
+// tableOutside is the code of internal/table beyond a port's table writer
+// and its reader of every entry: point lookups, filters, the checksum
+// accounting and file access are verify's, which internal/table's own
+// tests judge (the table targets).
+var tableOutside = []outside{
+	{File: "get.go", Why: tableGetWhy},
+	{File: "filter.go", Why: tableGetWhy},
+	{File: "checksum.go", Why: tableChecksumWhy},
+	{File: "file.go", Why: tableFileWhy},
+}
+
 // Why code lies outside the kit's judgement.
 const (
 	legacyWhy  = "the policy of LevelDB v1.4 to v1.17 (NewLegacyPolicy, its signed-char hash), which 1.23 ignores and the kit does not check: a port is checked for 1.23's filter"
@@ -54,6 +65,10 @@ const (
 	logRecoverWhy  = "what verify makes of a log's records (RecoverLogFile's batches, sequence gaps, the walk dump prints), beyond the records a port's reader returns: logfile's own tests judge it"
 	logDiagnoseWhy = "verify's account of dropped bytes (the flipped bit, the records lost in them), which a port's reader does not give: logfile's own tests judge it"
 	logSeekWhy     = "skipping a sparse file's holes, a reader of files on disk; the kit hands ReadLog bytes"
+
+	tableGetWhy      = "point lookups through the index and the filter (Table.Get), which ReadTable, a scan of every entry, does not make: internal/table's own tests and the database properties judge them"
+	tableChecksumWhy = "verify's account of checksum failures under LevelDB's defaults (which block, which bit flipped), beyond the error a port's reader returns"
+	tableFileWhy     = "opening and mapping table files on disk; the kit hands ReadTable bytes"
 )
 
 // kitPackages returns the packages of this module the scratch module of
@@ -212,11 +227,64 @@ const kitModulePath = "github.com/ldbcompat/ldbcompat/mutants/kit"
 // since bloom has no database of its own; for logfile, the copy's log
 // writer and reader serve WriteLog and ReadLog.
 func kitTest(pkg string) string {
-	if pkg == "logfile" {
+	switch pkg {
+	case "logfile":
 		return kitLogTestText
+	case "table":
+		return kitTableTestText
 	}
 	return strings.Replace(kitTestText, "package bloom_test", "package "+pkg+"_test", 1)
 }
+
+// kitTableTestText is kitTest's text for internal/table: its writer, with
+// package bloom's policy, and its reader scanning every entry, checksums
+// verified.
+const kitTableTestText = `package table_test
+
+import (
+	"testing"
+
+	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
+	port "` + kitModulePath + `/table"
+)
+
+func TestKit(t *testing.T) {
+	kit.TestPortEndToEnd(t, compat.Port{
+		Name:      "table (mutated)",
+		NewPolicy: bloom.NewPolicy,
+		WriteTable: func(entries []compat.Entry, o compat.TableOptions) ([]byte, error) {
+			wo := port.WriterOptions{BlockSize: o.BlockSize, RestartInterval: o.RestartInterval, Snappy: o.Snappy}
+			if o.BitsPerKey > 0 {
+				wo.Policy = bloom.NewPolicy(o.BitsPerKey)
+			}
+			w, err := port.NewWriter(wo)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range entries {
+				if err := w.Add(e.Key, e.Value); err != nil {
+					return nil, err
+				}
+			}
+			return w.Finish(), nil
+		},
+		ReadTable: func(contents []byte) ([]compat.Entry, error) {
+			tb, err := port.OpenBytes("table", contents, int64(len(contents)))
+			if err != nil {
+				return nil, err
+			}
+			var out []compat.Entry
+			err = tb.Scan(func(e port.ScanEntry) error {
+				out = append(out, compat.Entry{Key: append([]byte(nil), e.Key...), Value: append([]byte(nil), e.Value...)})
+				return nil
+			})
+			return out, err
+		},
+	})
+}
+`
 
 // kitLogTestText is kitTest's text for internal/logfile: its writer and
 // its reader, with checksums verified and nothing but records asked.
@@ -230,11 +298,12 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/internal/kit"
 	port "` + kitModulePath + `/logfile"
 )
 
 func TestKit(t *testing.T) {
-	compat.TestPort(t, compat.Port{
+	kit.TestPortEndToEnd(t, compat.Port{
 		Name:      "logfile (mutated)",
 		NewPolicy: bloom.NewPolicy,
 		WriteLog:  func(recs [][]byte) ([]byte, error) { return port.WriteLog(recs), nil },
