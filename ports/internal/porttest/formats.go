@@ -23,9 +23,10 @@ type FormatsOptions struct {
 	// NoUpstreamTables: the port's table reader refuses the tables
 	// upstream wrote (testdata/tables).
 	NoUpstreamTables string
-	// NoUpstreamDB: upstream cannot open the database WriteSynced leaves
-	// (another format of database).
-	NoUpstreamDB string
+	// UpstreamOpen is the status upstream's DB::Open gives the database
+	// WriteSynced leaves, when it refuses it ("" for OK): the test checks
+	// that it still does.
+	UpstreamOpen string
 }
 
 // TableOptions is the options matrix of Formats' table checks: block

@@ -59,12 +59,7 @@ func upstreamChecks(t *testing.T, p compat.Port, o FormatsOptions) {
 		})
 	}
 	if p.WriteSynced != nil {
-		t.Run("upstream recovers WriteSynced's log", func(t *testing.T) {
-			if o.NoUpstreamDB != "" {
-				t.Skip(o.NoUpstreamDB)
-			}
-			upstreamRecovers(t, p)
-		})
+		t.Run("upstream recovers WriteSynced's log", func(t *testing.T) { upstreamRecovers(t, p, o.UpstreamOpen) })
 	}
 }
 
@@ -94,7 +89,10 @@ func upstreamReadsTables(t *testing.T, p compat.Port) {
 	}
 }
 
-func upstreamRecovers(t *testing.T, p compat.Port) {
+// upstreamRecovers has upstream open what WriteSynced left, copied while
+// open and closed: it must find every write, or refuse to open with the
+// status refused when that is set.
+func upstreamRecovers(t *testing.T, p compat.Port, refused string) {
 	dir := t.TempDir()
 	kvs := syncedKVs()
 	closeDB, err := p.WriteSynced(dir, kvs)
@@ -113,6 +111,12 @@ func upstreamRecovers(t *testing.T, p compat.Port) {
 		s, err := upstream.OpenScan(d.dir, false)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if refused != "" {
+			if s.OpenStatus != refused {
+				t.Errorf("%s: upstream's DB::Open gives %q, want %q", d.what, s.OpenStatus, refused)
+			}
+			continue
 		}
 		if s.OpenStatus != "" || s.ScanStatus != "" {
 			t.Errorf("%s: upstream's DB::Open %q, scan %q", d.what, s.OpenStatus, s.ScanStatus)
