@@ -12,6 +12,11 @@
 //   - filter block builder: unexported, and its table writer picks the
 //     data block offsets itself, so the suite's builder calls cannot be
 //     replayed;
+//   - WriteTable and ReadTable: leveldb/table's Writer and Reader, with
+//     the adapter's copies of the internal key comparer and filter that
+//     the database wraps its options in (unexported types);
+//   - WriteLog and ReadLog: leveldb/journal, as the database writes and
+//     recovers its journal; WriteSynced: DB.Put with WriteOptions.Sync;
 //   - ReadDB and WriteDB: leveldb.OpenFile with Options.Filter set.
 package btcsuitegoleveldb
 

@@ -10,6 +10,11 @@
 //   - filter block builder: unexported, and its table writer picks the
 //     data block offsets itself, so the arbitrary builder calls of the suite
 //     cannot be replayed (the end-to-end write check covers the builder);
+//   - WriteTable and ReadTable: leveldb/table's Writer and Reader, with
+//     the adapter's copies of the internal key comparer and filter that
+//     the database wraps its options in (unexported types);
+//   - WriteLog and ReadLog: leveldb/journal, as the database writes and
+//     recovers its journal; WriteSynced: DB.Put with WriteOptions.Sync;
 //   - ReadDB and WriteDB: leveldb.OpenFile with Options.Filter set.
 //
 // The ports module builds it with the newest syndtr/goleveldb; the modules

@@ -32,12 +32,17 @@ func UserKey(k []byte) []byte {
 	return k[:len(k)-TagLen]
 }
 
-// tag returns the tag of k, 0 when k is shorter than a tag.
-func tag(k []byte) uint64 {
+// Tag returns the tag of k, 0 when k is shorter than a tag.
+func Tag(k []byte) uint64 {
 	if len(k) < TagLen {
 		return 0
 	}
 	return binary.LittleEndian.Uint64(k[len(k)-TagLen:])
+}
+
+// Make returns the internal key of user and tag, in new memory.
+func Make(user []byte, tag uint64) []byte {
+	return binary.LittleEndian.AppendUint64(append(make([]byte, 0, len(user)+TagLen), user...), tag)
 }
 
 // Compare orders internal keys as InternalKeyComparator over the bytewise
@@ -47,7 +52,7 @@ func Compare(a, b []byte) int {
 	if c := bytes.Compare(UserKey(a), UserKey(b)); c != 0 {
 		return c
 	}
-	ta, tb := tag(a), tag(b)
+	ta, tb := Tag(a), Tag(b)
 	switch {
 	case ta > tb:
 		return -1

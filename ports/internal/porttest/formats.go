@@ -20,13 +20,18 @@ import (
 // FormatsOptions say what Formats may not expect of a port, each with the
 // reason a test states when it skips the check.
 type FormatsOptions struct {
-	// NoUpstreamTables: the port's table reader refuses the tables
-	// upstream wrote (testdata/tables).
-	NoUpstreamTables string
+	// TablesRefused is the error with which the port's table reader
+	// refuses every table upstream wrote (testdata/tables), when it does
+	// ("" when it reads them): the test checks that it still does.
+	TablesRefused string
 	// UpstreamOpen is the status upstream's DB::Open gives the database
-	// WriteSynced leaves, when it refuses it ("" for OK): the test checks
-	// that it still does.
+	// WriteSynced leaves, with its directory as DIR, when it refuses it
+	// ("" for OK): the test checks that it still does.
 	UpstreamOpen string
+	// UpstreamFindsNone: upstream opens the database WriteSynced leaves
+	// but finds none of its writes (it cannot read the port's log): the
+	// test checks that it still finds none.
+	UpstreamFindsNone bool
 }
 
 // TableOptions is the options matrix of Formats' table checks: block
@@ -107,12 +112,7 @@ func Formats(t *testing.T, p compat.Port, o FormatsOptions) {
 		t.Run("WriteTable", func(t *testing.T) { writeTables(t, p) })
 	}
 	if p.ReadTable != nil {
-		t.Run("ReadTable", func(t *testing.T) {
-			if o.NoUpstreamTables != "" {
-				t.Skip(o.NoUpstreamTables)
-			}
-			readUpstreamTables(t, p)
-		})
+		t.Run("ReadTable", func(t *testing.T) { readUpstreamTables(t, p, o.TablesRefused) })
 	}
 	if p.WriteLog != nil {
 		t.Run("WriteLog", func(t *testing.T) { writeLog(t, p) })
@@ -174,8 +174,10 @@ func sameEntries(t *testing.T, what string, got, want []compat.Entry) {
 	}
 }
 
-// readUpstreamTables reads every table of the databases upstream wrote.
-func readUpstreamTables(t *testing.T, p compat.Port) {
+// readUpstreamTables reads every table of the databases upstream wrote:
+// the port reads every entry, or refuses the table with the error refused
+// when that is set.
+func readUpstreamTables(t *testing.T, p compat.Port, refused string) {
 	dbs, err := adapt.Committed()
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +194,13 @@ func readUpstreamTables(t *testing.T, p compat.Port) {
 				t.Fatalf("%s: internal/table: %v", path.Join(db.Dir, ti.File), err)
 			}
 			got, err := p.ReadTable(data)
+			if refused != "" {
+				if err == nil || err.Error() != refused || len(got) > 0 {
+					t.Errorf("%s: ReadTable gives %d entries and error %v, want none and %q", path.Join(db.Dir, ti.File), len(got), err, refused)
+				}
+				n++
+				continue
+			}
 			if err != nil {
 				t.Errorf("%s: ReadTable: %v", path.Join(db.Dir, ti.File), err)
 			}

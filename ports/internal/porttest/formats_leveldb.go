@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
@@ -59,7 +60,7 @@ func upstreamChecks(t *testing.T, p compat.Port, o FormatsOptions) {
 		})
 	}
 	if p.WriteSynced != nil {
-		t.Run("upstream recovers WriteSynced's log", func(t *testing.T) { upstreamRecovers(t, p, o.UpstreamOpen) })
+		t.Run("upstream recovers WriteSynced's log", func(t *testing.T) { upstreamRecovers(t, p, o) })
 	}
 }
 
@@ -90,9 +91,8 @@ func upstreamReadsTables(t *testing.T, p compat.Port) {
 }
 
 // upstreamRecovers has upstream open what WriteSynced left, copied while
-// open and closed: it must find every write, or refuse to open with the
-// status refused when that is set.
-func upstreamRecovers(t *testing.T, p compat.Port, refused string) {
+// open and closed: it must find every write, or what o says of the port.
+func upstreamRecovers(t *testing.T, p compat.Port, o FormatsOptions) {
 	dir := t.TempDir()
 	kvs := syncedKVs()
 	closeDB, err := p.WriteSynced(dir, kvs)
@@ -112,9 +112,15 @@ func upstreamRecovers(t *testing.T, p compat.Port, refused string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if refused != "" {
-			if s.OpenStatus != refused {
-				t.Errorf("%s: upstream's DB::Open gives %q, want %q", d.what, s.OpenStatus, refused)
+		if o.UpstreamOpen != "" {
+			if got := strings.ReplaceAll(s.OpenStatus, d.dir, "DIR"); got != o.UpstreamOpen {
+				t.Errorf("%s: upstream's DB::Open gives %q, want %q", d.what, got, o.UpstreamOpen)
+			}
+			continue
+		}
+		if o.UpstreamFindsNone {
+			if s.OpenStatus != "" || len(s.Keys) > 0 {
+				t.Errorf("%s: upstream's DB::Open gives %q and finds %d keys, want it to open and find none", d.what, s.OpenStatus, len(s.Keys))
 			}
 			continue
 		}
