@@ -67,7 +67,7 @@ func readTable(contents []byte) ([]compat.Entry, error) {
 	}
 	r, err := sstable.NewReader(rd, sstable.ReaderOptions{})
 	if err != nil {
-		rd.Close()
+		// NewReader has closed rd.
 		return nil, err
 	}
 	defer r.Close()
