@@ -28,6 +28,13 @@ type FormatsOptions struct {
 	// WriteSynced leaves, with its directory as DIR, when it refuses it
 	// ("" for OK): the test checks that it still does.
 	UpstreamOpen string
+	// SameBlocks: WriteTable, on the entries of each table upstream wrote
+	// without compression (testdata/tables) and with its options (snappy
+	// encoders legitimately differ), writes upstream's data
+	// blocks, filter block and index block byte for byte: all but the
+	// metaindex and the footer, which hold the filter's name (another
+	// property). The test checks that it does.
+	SameBlocks bool
 	// UpstreamFindsNone: upstream opens the database WriteSynced leaves
 	// but finds none of its writes (it cannot read the port's log): the
 	// test checks that it still finds none.
@@ -113,6 +120,9 @@ func Formats(t *testing.T, p compat.Port, o FormatsOptions) {
 	}
 	if p.ReadTable != nil {
 		t.Run("ReadTable", func(t *testing.T) { readUpstreamTables(t, p, o.TablesRefused) })
+	}
+	if p.WriteTable != nil && o.SameBlocks {
+		t.Run("WriteTable upstream's blocks", func(t *testing.T) { sameBlocks(t, p) })
 	}
 	if p.WriteTable != nil && p.ReadTable != nil {
 		t.Run("ReadTable damaged", func(t *testing.T) { readDamagedTables(t, p) })
@@ -370,4 +380,69 @@ func readDamagedLog(t *testing.T, p compat.Port) {
 			}
 		}
 	}
+}
+
+// sameBlocks writes the entries of each table upstream wrote without
+// compression with the options it was written with (a database's: restart
+// interval 16) and compares the blocks but the metaindex.
+func sameBlocks(t *testing.T, p compat.Port) {
+	dbs, err := adapt.Committed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, db := range dbs {
+		if db.Info.Compression != "none" {
+			continue
+		}
+		o := compat.TableOptions{BlockSize: db.Info.EffectiveBlockSize, RestartInterval: 16, Snappy: db.Info.Compression == "snappy", BitsPerKey: db.Info.BitsPerKey}
+		for _, ti := range db.Info.Tables {
+			name := path.Join(db.Dir, ti.File)
+			want, err := fs.ReadFile(db.FS, ti.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, err := scanTable(want)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got, err := p.WriteTable(entries, o)
+			if err != nil {
+				t.Fatalf("%s: WriteTable(%+v): %v", name, o, err)
+			}
+			wt, err := table.OpenBytes(name, want, int64(len(want)))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			gt, err := table.OpenBytes("port.ldb", got, int64(len(got)))
+			if err != nil {
+				t.Fatalf("%s: the port's table: %v", name, err)
+			}
+			wm, gm := wt.MetaindexHandle().Offset, gt.MetaindexHandle().Offset
+			if i := firstDiff(got[:gm], want[:wm]); i >= 0 {
+				t.Errorf("%s: the port's data and filter blocks (%d bytes) differ from upstream's (%d bytes) at byte %d", name, gm, wm, i)
+			}
+			wi, gi := wt.IndexHandle(), gt.IndexHandle()
+			if i := firstDiff(got[gi.Offset:gi.End()], want[wi.Offset:wi.End()]); i >= 0 {
+				t.Errorf("%s: the port's index block (%d bytes) differs from upstream's (%d bytes) at byte %d", name, gi.Size, wi.Size, i)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no uncompressed table upstream wrote")
+	}
+}
+
+// firstDiff returns the first offset at which a and b differ, or -1.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
 }

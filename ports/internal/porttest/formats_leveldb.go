@@ -31,8 +31,8 @@ func upstreamChecks(t *testing.T, p compat.Port, o FormatsOptions) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(data, upstream.WriteLog(recs)) {
-				t.Logf("the port's log differs from upstream's log::Writer's on the same records (the kit judges the difference)")
+			if want := upstream.WriteLog(recs); !bytes.Equal(data, want) {
+				t.Errorf("the port's log (%d bytes) differs from upstream's log::Writer's on the same records (%d bytes) from byte %d", len(data), len(want), firstDiff(data, want))
 			}
 			lr, err := upstream.ReadLog(data)
 			if err != nil {
