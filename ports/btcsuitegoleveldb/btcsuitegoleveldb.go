@@ -12,12 +12,22 @@
 //   - filter block builder: unexported, and its table writer picks the
 //     data block offsets itself, so the suite's builder calls cannot be
 //     replayed;
+//   - WriteTable and ReadTable: leveldb/table's Writer and Reader, with
+//     the adapter's copies of the internal key comparer and filter that
+//     the database wraps its options in (unexported types);
+//   - WriteLog and ReadLog: leveldb/journal, as the database writes and
+//     recovers its journal; WriteSynced: DB.Put with WriteOptions.Sync;
 //   - ReadDB and WriteDB: leveldb.OpenFile with Options.Filter set.
 package btcsuitegoleveldb
 
 import (
+	"bytes"
+	"io"
+
 	"github.com/btcsuite/goleveldb/leveldb"
+	"github.com/btcsuite/goleveldb/leveldb/comparer"
 	"github.com/btcsuite/goleveldb/leveldb/filter"
+	"github.com/btcsuite/goleveldb/leveldb/journal"
 	"github.com/btcsuite/goleveldb/leveldb/opt"
 	"github.com/btcsuite/goleveldb/leveldb/storage"
 	"github.com/btcsuite/goleveldb/leveldb/table"
@@ -25,6 +35,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+	"github.com/ldbcompat/ldbcompat/ports/internal/ikey"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
 	"github.com/ldbcompat/ldbcompat/ports/internal/syndtrapi"
 )
@@ -61,5 +72,26 @@ var api = &syndtrapi.API[filter.Filter, filter.FilterGenerator, filter.Buffer, *
 			return err
 		}, nil
 	},
-	ErrNotFound: leveldb.ErrNotFound,
+	ErrNotFound:  leveldb.ErrNotFound,
+	UserComparer: comparer.DefaultComparer,
+	NewTableWriter: func(w io.Writer, cmp ikey.Syndtr, f filter.Filter, o compat.TableOptions) syndtrapi.TableWriter {
+		c := opt.NoCompression
+		if o.Snappy {
+			c = opt.SnappyCompression
+		}
+		return table.NewWriter(w, &opt.Options{Comparer: cmp, Filter: f, BlockSize: o.BlockSize, BlockRestartInterval: o.RestartInterval, Compression: c})
+	},
+	OpenTableIter: func(contents []byte, cmp ikey.Syndtr) (syndtrapi.Iterator, error) {
+		t, err := table.NewReader(bytes.NewReader(contents), int64(len(contents)), storage.FileDesc{Type: storage.TypeTable, Num: 1}, nil, util.NewBufferPool(4096), &opt.Options{Comparer: cmp, Strict: opt.DefaultStrict})
+		if err != nil {
+			return nil, err
+		}
+		return t.NewIterator(nil, nil), nil
+	},
+	NewLogWriter: func(w io.Writer) syndtrapi.LogWriter { return journal.NewWriter(w) },
+	NewLogReader: func(r io.Reader) syndtrapi.LogReader { return journal.NewReader(r, nil, false, true) },
+	OpenSynced: func(dir string, writeBuffer int) (*leveldb.DB, error) {
+		return leveldb.OpenFile(dir, &opt.Options{ErrorIfExist: true, WriteBuffer: writeBuffer})
+	},
+	Sync: &opt.WriteOptions{Sync: true},
 }

@@ -16,6 +16,10 @@
 //     only for "fullfilter." blocks and refuses tables without a
 //     "rocksdb.properties" block, which LevelDB does not write, so not even
 //     a table made around the block can be put to it;
+//   - WriteTable and ReadTable: its sstable writer in LevelDB's table
+//     format, and its sstable reader; WriteLog and ReadLog: package
+//     record's Writer (LevelDB's log format, which pebble's own WAL is
+//     not) and Reader; WriteSynced: DB.Set with pebble.Sync;
 //   - ReadDB and WriteDB: pebble.Open and DB.Get; DB.Set, DB.Flush and
 //     DB.Compact. Pebble creates stores at its most compatible format
 //     major version (pebble.FormatMinSupported, the default), whose tables
@@ -52,23 +56,34 @@ const entryOverhead = 64
 
 // Notes say how each property is reached, or why it is not.
 var Notes = map[kit.Property]string{
-	kit.PropName:        `bloom.FilterPolicy(bits).Name(); pebble's table writer stores the filter under "fullfilter." and that name`,
-	kit.PropHash:        "not exported: bloom's hash function is unexported (read in its source, not measured: it adds the 1 to 3 tail bytes sign-extended, as RocksDB does, where LevelDB 1.18 and later add them unsigned)",
-	kit.PropFilterBytes: "bloom.FilterPolicy(bits).NewWriter(pebble.TableFilter): AddKey, Finish(dst); the only filter type pebble has is one filter per table, in RocksDB's full-filter format (cache-line blocked bits, then 1 byte of probe count and 4 of line count)",
-	kit.PropKeyMayMatch: `bloom.FilterPolicy(bits).MayContain(pebble.TableFilter, filter, key); pebble's table reader calls it only on "fullfilter." blocks, never on a LevelDB filter, so its panics on upstream's filters below happen only to a program that hands it one`,
-	kit.PropBlockBytes:  "does not exist: pebble writes no LevelDB filter block (a filter per 2 KiB of data block offsets and an offset array), only one whole-table filter",
-	kit.PropReader:      `does not exist: pebble's table reader (sstable.NewReader) looks up only "fullfilter."+name, and it refuses every table without a "rocksdb.properties" block, which LevelDB never writes ("did not read any value for the properties block in the meta index"), so not even a table made around the block can be put to it`,
-	kit.PropReadDB:      "pebble.Open with Options{ErrorIfNotExists: true, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
-	kit.PropWriteDB:     "pebble.Open with Options{ErrorIfExists: true, DisableAutomaticCompactions: true, L0StopWritesThreshold: math.MaxInt32, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)} at the default (and oldest) format major version, DB.Set, DB.Flush after every 64 KiB put, DB.Compact of the whole key range, DB.Close; no option makes a pebble DB write LevelDB's table format",
+	kit.PropName:         `bloom.FilterPolicy(bits).Name(); pebble's table writer stores the filter under "fullfilter." and that name`,
+	kit.PropHash:         "not exported: bloom's hash function is unexported (read in its source, not measured: it adds the 1 to 3 tail bytes sign-extended, as RocksDB does, where LevelDB 1.18 and later add them unsigned)",
+	kit.PropFilterBytes:  "bloom.FilterPolicy(bits).NewWriter(pebble.TableFilter): AddKey, Finish(dst); the only filter type pebble has is one filter per table, in RocksDB's full-filter format (cache-line blocked bits, then 1 byte of probe count and 4 of line count)",
+	kit.PropKeyMayMatch:  `bloom.FilterPolicy(bits).MayContain(pebble.TableFilter, filter, key); pebble's table reader calls it only on "fullfilter." blocks, never on a LevelDB filter, so its panics on upstream's filters below happen only to a program that hands it one`,
+	kit.PropBlockBytes:   "does not exist: pebble writes no LevelDB filter block (a filter per 2 KiB of data block offsets and an offset array), only one whole-table filter",
+	kit.PropReader:       `does not exist: pebble's table reader (sstable.NewReader) looks up only "fullfilter."+name, and it refuses every table without a "rocksdb.properties" block, which LevelDB never writes ("did not read any value for the properties block in the meta index"), so not even a table made around the block can be put to it`,
+	kit.PropReadDB:       "pebble.Open with Options{ErrorIfNotExists: true, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
+	kit.PropWriteDB:      "pebble.Open with Options{ErrorIfExists: true, DisableAutomaticCompactions: true, L0StopWritesThreshold: math.MaxInt32, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)} at the default (and oldest) format major version, DB.Set, DB.Flush after every 64 KiB put, DB.Compact of the whole key range, DB.Close; no option makes a pebble DB write LevelDB's table format",
+	kit.PropTableBytes:   "sstable.NewRawWriter with sstable.WriterOptions{TableFormat: sstable.TableFormatLevelDB, BlockSize, BlockRestartInterval, Compression: sstable.SnappyCompression or sstable.NoCompression, FilterPolicy: bloom.FilterPolicy(bits) (none for 0 bits)}, RawWriter.Add of each entry's user key and trailer (pebble's trailer is LevelDB's tag), RawWriter.Close; pebble orders and shortens keys itself with pebble.DefaultComparer, and writes its filter as a whole-table \"fullfilter.\" block in every format",
+	kit.PropReadTable:    "sstable.NewMemReader with sstable.ReaderOptions{} (pebble verifies every block's checksum), Reader.NewIter(sstable.NoTransforms, nil, nil, sstable.AssertNoBlobHandles): First, Next, InternalKV.Value; it refuses a table without a \"rocksdb.properties\" block, which LevelDB never writes",
+	kit.PropLogBytes:     "record.NewWriter: Writer.Next and Write for each record, Writer.Close. It writes LevelDB's log format; pebble's database writes its WAL with record.LogWriter instead, in the recyclable format (a header of 11 bytes with the log number, chunk types 5 to 8), which upstream's log::Reader does not read",
+	kit.PropReadLog:      "record.NewReader(r, 0), Reader.Next and reading each record to its end, stopping at the first error, as pebble's WAL replay does (a torn tail ends the log; a damaged chunk is corruption that fails the open)",
+	kit.PropLogRecovered: "pebble.Open with Options{ErrorIfExists: true, DisableAutomaticCompactions: true, MemTableSize: above the kit's writes} at the default format major version, DB.Set with pebble.Sync, DB.Close when the kit asks. The directory is pebble's, not LevelDB's: no CURRENT file (marker files name the MANIFEST), a WAL in the recyclable format, an OPTIONS file",
+	kit.PropRecoversLog:  "pebble.Open with Options{ErrorIfNotExists: true, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get (the ReadDB hook)",
 }
 
 // Port returns pebble described as a compat.Port.
 func Port() compat.Port {
 	return compat.Port{
-		Name:      Module,
-		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return Policy{pbloom.FilterPolicy(bitsPerKey)} },
-		ReadDB:    readDB,
-		WriteDB:   writeDB,
+		Name:        Module,
+		NewPolicy:   func(bitsPerKey int) bloom.FilterPolicy { return Policy{pbloom.FilterPolicy(bitsPerKey)} },
+		ReadDB:      readDB,
+		WriteDB:     writeDB,
+		WriteTable:  writeTable,
+		ReadTable:   readTable,
+		WriteLog:    writeLog,
+		ReadLog:     readLog,
+		WriteSynced: writeSynced,
 	}
 }
 

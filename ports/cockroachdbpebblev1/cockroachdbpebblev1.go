@@ -14,6 +14,10 @@
 //   - Hash: not exported (bloom's hash function is unexported);
 //   - filter block builder and reader: pebble v1 has none for LevelDB's
 //     filter block; its table reader looks only for "fullfilter." blocks;
+//   - WriteTable and ReadTable: its sstable writer in LevelDB's table
+//     format, and its sstable reader; WriteLog and ReadLog: package
+//     record's Writer (LevelDB's log format, which pebble's own WAL is
+//     not) and Reader; WriteSynced: DB.Set with pebble.Sync;
 //   - ReadDB and WriteDB: pebble.Open and DB.Get; DB.Set, DB.Flush and
 //     DB.Compact. A DB writes its tables at its format major version's
 //     table format (sstable.TableFormatRocksDBv2 at the default,
@@ -49,23 +53,34 @@ const entryOverhead = 64
 
 // Notes say how each property is reached, or why it is not.
 var Notes = map[kit.Property]string{
-	kit.PropName:        `bloom.FilterPolicy(bits).Name(); pebble's table writer stores the filter under "fullfilter." and that name, with sstable.TableFormatLevelDB too`,
-	kit.PropHash:        "not exported: bloom's hash function is unexported (read in its source, not measured: it adds the 1 to 3 tail bytes sign-extended, as RocksDB does, where LevelDB 1.18 and later add them unsigned)",
-	kit.PropFilterBytes: "bloom.FilterPolicy(bits).NewWriter(pebble.TableFilter): AddKey, Finish(dst); pebble v1's only filter type is one filter per table, in RocksDB's full-filter format (cache-line blocked bits, then 1 byte of probe count and 4 of line count)",
-	kit.PropKeyMayMatch: `bloom.FilterPolicy(bits).MayContain(pebble.TableFilter, filter, key); pebble's table reader calls it only on "fullfilter." blocks, never on a LevelDB filter, so its answers on upstream's filters below matter only to a program that hands it one`,
-	kit.PropBlockBytes:  "does not exist: pebble v1 writes no LevelDB filter block (a filter per 2 KiB of data block offsets and an offset array), only one whole-table filter, with sstable.TableFormatLevelDB too",
-	kit.PropReader:      `does not exist: pebble v1's table reader looks up only "fullfilter."+name, so it never reads a LevelDB filter block`,
-	kit.PropReadDB:      "pebble.Open with Options{ErrorIfNotExists: true, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
-	kit.PropWriteDB:     "pebble.Open with Options{ErrorIfExists: true, DisableAutomaticCompactions: true, L0StopWritesThreshold: math.MaxInt32, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)} at the default format major version (FormatMostCompatible, whose tables are sstable.TableFormatRocksDBv2), DB.Set, DB.Flush after every 64 KiB put, DB.Compact of the whole key range, DB.Close",
+	kit.PropName:         `bloom.FilterPolicy(bits).Name(); pebble's table writer stores the filter under "fullfilter." and that name, with sstable.TableFormatLevelDB too`,
+	kit.PropHash:         "not exported: bloom's hash function is unexported (read in its source, not measured: it adds the 1 to 3 tail bytes sign-extended, as RocksDB does, where LevelDB 1.18 and later add them unsigned)",
+	kit.PropFilterBytes:  "bloom.FilterPolicy(bits).NewWriter(pebble.TableFilter): AddKey, Finish(dst); pebble v1's only filter type is one filter per table, in RocksDB's full-filter format (cache-line blocked bits, then 1 byte of probe count and 4 of line count)",
+	kit.PropKeyMayMatch:  `bloom.FilterPolicy(bits).MayContain(pebble.TableFilter, filter, key); pebble's table reader calls it only on "fullfilter." blocks, never on a LevelDB filter, so its answers on upstream's filters below matter only to a program that hands it one`,
+	kit.PropBlockBytes:   "does not exist: pebble v1 writes no LevelDB filter block (a filter per 2 KiB of data block offsets and an offset array), only one whole-table filter, with sstable.TableFormatLevelDB too",
+	kit.PropReader:       `does not exist: pebble v1's table reader looks up only "fullfilter."+name, so it never reads a LevelDB filter block`,
+	kit.PropReadDB:       "pebble.Open with Options{ErrorIfNotExists: true, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
+	kit.PropWriteDB:      "pebble.Open with Options{ErrorIfExists: true, DisableAutomaticCompactions: true, L0StopWritesThreshold: math.MaxInt32, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)} at the default format major version (FormatMostCompatible, whose tables are sstable.TableFormatRocksDBv2), DB.Set, DB.Flush after every 64 KiB put, DB.Compact of the whole key range, DB.Close",
+	kit.PropTableBytes:   "sstable.NewWriter with sstable.WriterOptions{TableFormat: sstable.TableFormatLevelDB, BlockSize, BlockRestartInterval, Compression: sstable.SnappyCompression or sstable.NoCompression, FilterPolicy: bloom.FilterPolicy(bits) (none for 0 bits)}, Writer.Add of each entry's user key and trailer (pebble's trailer is LevelDB's tag), Writer.Close; pebble orders and shortens keys itself with pebble.DefaultComparer, and writes its filter as a whole-table \"fullfilter.\" block in every format",
+	kit.PropReadTable:    "sstable.NewReader over sstable.NewSimpleReadable of an in-memory vfs file, with sstable.ReaderOptions{} (pebble verifies every block's checksum), Reader.NewIter(nil, nil): First, Next, LazyValue.Value",
+	kit.PropLogBytes:     "record.NewWriter: Writer.Next and Write for each record, Writer.Close. It writes LevelDB's log format; pebble's database writes its WAL with record.LogWriter instead, in the recyclable format (a header of 11 bytes with the log number, chunk types 5 to 8), which upstream's log::Reader does not read",
+	kit.PropReadLog:      "record.NewReader(r, 0), Reader.Next and reading each record to its end, stopping at the first error, as pebble v1's WAL replay does (it takes an invalid or zeroed chunk for the log's end)",
+	kit.PropLogRecovered: "pebble.Open with Options{ErrorIfExists: true, DisableAutomaticCompactions: true, MemTableSize: above the kit's writes} at the default format major version, DB.Set with pebble.Sync, DB.Close when the kit asks. The directory is pebble's, not LevelDB's: a WAL in the recyclable format (upstream's log::Reader reads each of its records as a checksum mismatch), pebble's fields in the MANIFEST, an OPTIONS file",
+	kit.PropRecoversLog:  "pebble.Open with Options{ErrorIfNotExists: true, Levels[0].FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get (the ReadDB hook)",
 }
 
 // Port returns pebble v1 described as a compat.Port.
 func Port() compat.Port {
 	return compat.Port{
-		Name:      Module,
-		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return Policy{pbloom.FilterPolicy(bitsPerKey)} },
-		ReadDB:    readDB,
-		WriteDB:   writeDB,
+		Name:        Module,
+		NewPolicy:   func(bitsPerKey int) bloom.FilterPolicy { return Policy{pbloom.FilterPolicy(bitsPerKey)} },
+		ReadDB:      readDB,
+		WriteDB:     writeDB,
+		WriteTable:  writeTable,
+		ReadTable:   readTable,
+		WriteLog:    writeLog,
+		ReadLog:     readLog,
+		WriteSynced: writeSynced,
 	}
 }
 

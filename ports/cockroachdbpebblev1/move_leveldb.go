@@ -205,7 +205,7 @@ func openPebbleTable(path string, bitsPerKey int) (*sstable.Reader, error) {
 	p := pbloom.FilterPolicy(bitsPerKey)
 	r, err := sstable.NewReader(rd, sstable.ReaderOptions{Filters: map[string]sstable.FilterPolicy{p.Name(): p}})
 	if err != nil {
-		rd.Close()
+		// NewReader has closed rd: closing it again panics.
 		return nil, err
 	}
 	return r, nil

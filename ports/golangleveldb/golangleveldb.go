@@ -9,6 +9,12 @@
 //     table made around the block by ports/internal/sstcraft;
 //   - filter block builder: unexported, and table.Writer picks the data
 //     block offsets itself, so the suite's builder calls cannot be replayed;
+//   - WriteTable and ReadTable: table.NewWriter and table.NewReader with
+//     the options its database gives them: a copy of its unexported
+//     internal key comparer (which never shortens index separators) and
+//     the filter policy as it is, over whole internal keys;
+//   - WriteLog and ReadLog: package record, as the database writes and
+//     recovers its log; WriteSynced: DB.Set with Sync;
 //   - ReadDB and WriteDB: leveldb.Open with db.Options.FilterPolicy set.
 //     The database has no CompactRange or flush call, but Open writes the
 //     log it finds to a level-0 table: WriteDB puts the keys in batches of
@@ -52,6 +58,14 @@ var Notes = map[kit.Property]string{
 	kit.PropReadDB:      "leveldb.Open with db.Options{FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get",
 	kit.PropWriteDB:     "leveldb.Open with db.Options{FilterPolicy: bloom.FilterPolicy(bits)}, DB.Set, and DB.Close and leveldb.Open again after every 64 KiB put (no flush or CompactRange call exists; Open writes the log to a table)",
 	kit.PropFilterBytes: "bloom.FilterPolicy(bits).AppendFilter",
+	kit.PropTableBytes: "table.NewWriter with db.Options{Comparer, FilterPolicy: bloom.FilterPolicy(bits) (none for 0 bits), BlockSize, BlockRestartInterval, Compression: db.SnappyCompression or db.NoCompression}, Writer.Set, Writer.Close, as the database writes its tables: " +
+		"Comparer is the adapter's copy of the database's unexported internalKeyComparer, whose AppendSeparator never shortens (the index holds each block's last key), " +
+		"and the database hands the filter policy whole internal keys, as the adapter does (upstream's InternalFilterPolicy filters user keys)",
+	kit.PropReadTable:    "table.NewReader with db.Options{Comparer: the adapter's copy of the database's internalKeyComparer, VerifyChecksums: true}, Reader.Find(nil, nil): Next, Key, Value, then Close's error",
+	kit.PropLogBytes:     "record.NewWriter; for each record Writer.Next, Write and Flush, as the database writes a batch with sync; Writer.Close",
+	kit.PropReadLog:      "record.NewReader, Reader.Next and reading each record to its end, stopping at the first error, as the database's recovery does (it fails to open there; it never calls Reader.Recover)",
+	kit.PropLogRecovered: "leveldb.Open with db.Options{ErrorIfDBExists: true, WriteBufferSize: above the kit's writes, so that no memtable is flushed}, DB.Set with db.WriteOptions{Sync: true}; DB.Close when the kit asks",
+	kit.PropRecoversLog:  "leveldb.Open with db.Options{FilterPolicy: bloom.FilterPolicy(bits)}, DB.Get (the ReadDB hook); Open replays the log into a level-0 table",
 }
 
 // Port returns golang/leveldb described as a compat.Port.
@@ -62,8 +76,13 @@ func Port() compat.Port {
 		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) compat.FilterBlockReader {
 			return &tableReader{p: asPolicy(p), contents: contents, byOffset: map[uint64]*table.Reader{}, reads: map[uint64]*sstcraft.Reads{}}
 		},
-		ReadDB:  readDB,
-		WriteDB: writeDB,
+		ReadDB:      readDB,
+		WriteDB:     writeDB,
+		WriteTable:  writeTable,
+		ReadTable:   readTable,
+		WriteLog:    writeLog,
+		ReadLog:     readLog,
+		WriteSynced: writeSynced,
 	}
 }
 

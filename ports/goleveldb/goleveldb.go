@@ -10,6 +10,11 @@
 //   - filter block builder: unexported, and its table writer picks the
 //     data block offsets itself, so the arbitrary builder calls of the suite
 //     cannot be replayed (the end-to-end write check covers the builder);
+//   - WriteTable and ReadTable: leveldb/table's Writer and Reader, with
+//     the adapter's copies of the internal key comparer and filter that
+//     the database wraps its options in (unexported types);
+//   - WriteLog and ReadLog: leveldb/journal, as the database writes and
+//     recovers its journal; WriteSynced: DB.Put with WriteOptions.Sync;
 //   - ReadDB and WriteDB: leveldb.OpenFile with Options.Filter set.
 //
 // The ports module builds it with the newest syndtr/goleveldb; the modules
@@ -19,8 +24,14 @@
 package goleveldb
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+
 	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/comparer"
 	"github.com/syndtr/goleveldb/leveldb/filter"
+	"github.com/syndtr/goleveldb/leveldb/journal"
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/storage"
 	"github.com/syndtr/goleveldb/leveldb/table"
@@ -28,6 +39,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+	"github.com/ldbcompat/ldbcompat/ports/internal/ikey"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
 	"github.com/ldbcompat/ldbcompat/ports/internal/syndtrapi"
 )
@@ -64,5 +76,43 @@ var api = &syndtrapi.API[filter.Filter, filter.FilterGenerator, filter.Buffer, *
 			return err
 		}, nil
 	},
-	ErrNotFound: leveldb.ErrNotFound,
+	ErrNotFound:  leveldb.ErrNotFound,
+	UserComparer: comparer.DefaultComparer,
+	NewTableWriter: func(w io.Writer, cmp ikey.Syndtr, f filter.Filter, o compat.TableOptions) syndtrapi.TableWriter {
+		c := opt.NoCompression
+		if o.Snappy {
+			c = opt.SnappyCompression
+		}
+		return newTableWriter(w, &opt.Options{Comparer: cmp, Filter: f, BlockSize: o.BlockSize, BlockRestartInterval: o.RestartInterval, Compression: c})
+	},
+	OpenTableIter: func(contents []byte, cmp ikey.Syndtr) (syndtrapi.Iterator, error) {
+		t, err := table.NewReader(bytes.NewReader(contents), int64(len(contents)), storage.FileDesc{Type: storage.TypeTable, Num: 1}, nil, util.NewBufferPool(4096), &opt.Options{Comparer: cmp, Strict: opt.DefaultStrict})
+		if err != nil {
+			return nil, err
+		}
+		return t.NewIterator(nil, nil), nil
+	},
+	NewLogWriter: func(w io.Writer) syndtrapi.LogWriter { return journal.NewWriter(w) },
+	NewLogReader: func(r io.Reader) syndtrapi.LogReader { return journal.NewReader(r, nil, false, true) },
+	OpenSynced: func(dir string, writeBuffer int) (*leveldb.DB, error) {
+		return leveldb.OpenFile(dir, &opt.Options{ErrorIfExist: true, WriteBuffer: writeBuffer})
+	},
+	Sync: &opt.WriteOptions{Sync: true},
+}
+
+// newTableWriter calls table.NewWriter(w, o), with no buffer pool, whose
+// parameters differ between the versions and forks this package is built
+// with: (w, o, pool, size) in syndtr's and informalsystems' fork, (w, o,
+// pool) in vechain's fork.
+func newTableWriter(w io.Writer, o *opt.Options) *table.Writer {
+	switch nw := any(table.NewWriter).(type) {
+	case func(io.Writer, *opt.Options, *util.BufferPool, int) *table.Writer:
+		return nw(w, o, nil, 0)
+	case func(io.Writer, *opt.Options, *util.BufferPool) *table.Writer:
+		return nw(w, o, nil)
+	case func(io.Writer, *opt.Options) *table.Writer:
+		return nw(w, o)
+	}
+	// Unreachable for the versions built: a new signature needs a case.
+	panic(fmt.Sprintf("goleveldb adapter: table.NewWriter has an unknown signature %T", table.NewWriter))
 }

@@ -9,6 +9,9 @@
 //   - Hash: internal (internal/hash), not reachable;
 //   - filter block builder and reader: internal (internal/table/filter),
 //     and so is its table reader, so neither can be reached;
+//   - table writer and reader, log writer and reader: internal
+//     (internal/table, internal/record), not reachable;
+//   - WriteSynced: leveldb.Open, DB.Put with WriteOptions.Sync;
 //   - ReadDB and WriteDB: leveldb.Open with Options.Filter set; DB.Get;
 //     DB.Put and DB.CompactRange over every key, which writes the memtable
 //     to a table and compacts.
@@ -31,23 +34,30 @@ const Module = "github.com/kezhuw/leveldb"
 
 // Notes say how each property is reached, or why it is not.
 var Notes = map[kit.Property]string{
-	kit.PropName:        "leveldb.NewBloomFilter(bits).Name()",
-	kit.PropHash:        "internal: its hash is in internal/hash, which other modules cannot import",
-	kit.PropFilterBytes: "leveldb.NewBloomFilter(bits).Append(buf, keys), into a bytes.Buffer holding dst",
-	kit.PropKeyMayMatch: "leveldb.NewBloomFilter(bits).Contains(filter, key)",
-	kit.PropBlockBytes:  "internal: the filter block writer is in internal/table/filter, and its table writer too",
-	kit.PropReader:      "internal: the filter block reader is in internal/table/filter, and the table reader that calls it in internal/table; only DB.Get reaches it (see reads upstream's DBs)",
-	kit.PropReadDB:      "leveldb.Open with Options{Filter: leveldb.NewBloomFilter(bits)}, DB.Get",
-	kit.PropWriteDB:     "leveldb.Open with Options{CreateIfMissing: true, ErrorIfExists: true, Filter: leveldb.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(nil, nil), DB.Close",
+	kit.PropName:         "leveldb.NewBloomFilter(bits).Name()",
+	kit.PropHash:         "internal: its hash is in internal/hash, which other modules cannot import",
+	kit.PropFilterBytes:  "leveldb.NewBloomFilter(bits).Append(buf, keys), into a bytes.Buffer holding dst",
+	kit.PropKeyMayMatch:  "leveldb.NewBloomFilter(bits).Contains(filter, key)",
+	kit.PropBlockBytes:   "internal: the filter block writer is in internal/table/filter, and its table writer too",
+	kit.PropReader:       "internal: the filter block reader is in internal/table/filter, and the table reader that calls it in internal/table; only DB.Get reaches it (see reads upstream's DBs)",
+	kit.PropReadDB:       "leveldb.Open with Options{Filter: leveldb.NewBloomFilter(bits)}, DB.Get",
+	kit.PropWriteDB:      "leveldb.Open with Options{CreateIfMissing: true, ErrorIfExists: true, Filter: leveldb.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(nil, nil), DB.Close",
+	kit.PropTableBytes:   "internal: the table writer is in internal/table, which other modules cannot import; only the database writes tables (see upstream reads its DBs)",
+	kit.PropReadTable:    "internal: the table reader is in internal/table; only DB.Get and iterators reach it (see reads upstream's DBs)",
+	kit.PropLogBytes:     "internal: the log writer is in internal/record, which other modules cannot import; only DB.Put and DB.Write reach it (see upstream recovers the port's log)",
+	kit.PropReadLog:      "internal: the log reader is in internal/record; only leveldb.Open's recovery reaches it (see recovers upstream's log)",
+	kit.PropLogRecovered: "leveldb.Open with Options{CreateIfMissing: true, ErrorIfExists: true, WriteBufferSize: above the kit's writes, so that no memtable is flushed}, DB.Put with WriteOptions{Sync: true}; DB.Close when the kit asks",
+	kit.PropRecoversLog:  "leveldb.Open with Options{Filter: leveldb.NewBloomFilter(bits)}, DB.Get (the ReadDB hook)",
 }
 
 // Port returns kezhuw/leveldb described as a compat.Port.
 func Port() compat.Port {
 	return compat.Port{
-		Name:      Module,
-		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return Policy{leveldb.NewBloomFilter(bitsPerKey)} },
-		ReadDB:    readDB,
-		WriteDB:   writeDB,
+		Name:        Module,
+		NewPolicy:   func(bitsPerKey int) bloom.FilterPolicy { return Policy{leveldb.NewBloomFilter(bitsPerKey)} },
+		ReadDB:      readDB,
+		WriteDB:     writeDB,
+		WriteSynced: writeSynced,
 	}
 }
 
@@ -101,4 +111,18 @@ func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
 		return err
 	}
 	return db.Close()
+}
+
+func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
+	db, err := leveldb.Open(dir, &leveldb.Options{CreateIfMissing: true, ErrorIfExists: true, WriteBufferSize: adapt.WriteBufferFor(kvs)})
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range kvs {
+		if err := db.Put(kv[0], kv[1], &leveldb.WriteOptions{Sync: true}); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return db.Close, nil
 }

@@ -26,11 +26,38 @@ var columns = map[kit.Property]string{
 	kit.PropReader:      "filter block reader",
 	kit.PropReadDB:      "reads upstream's DBs",
 	kit.PropWriteDB:     "upstream reads its DBs",
+	// The properties of the second table (formatProps).
+	kit.PropTableBytes:   "table bytes",
+	kit.PropReadTable:    "reads upstream's tables",
+	kit.PropLogBytes:     "log bytes",
+	kit.PropReadLog:      "reads upstream's logs",
+	kit.PropLogRecovered: "upstream recovers its log",
+	kit.PropRecoversLog:  "recovers upstream's log",
+}
+
+// formatProps are the properties of tables, logs and recovery, which the
+// report puts in a second table (implementation and version, then these),
+// so that neither is too wide to read; the others are in the first.
+var formatProps = map[kit.Property]bool{
+	kit.PropTableBytes: true, kit.PropReadTable: true, kit.PropLogBytes: true,
+	kit.PropReadLog: true, kit.PropLogRecovered: true, kit.PropRecoversLog: true,
 }
 
 // endToEnd are the properties measured on real databases: their findings
 // are what users see, and come first among equally harmful ones.
-var endToEnd = map[kit.Property]bool{kit.PropReadDB: true, kit.PropWriteDB: true}
+var endToEnd = map[kit.Property]bool{kit.PropReadDB: true, kit.PropWriteDB: true, kit.PropLogRecovered: true, kit.PropRecoversLog: true}
+
+// tableProps returns the properties of the first table (second false) or
+// the second, in report order.
+func tableProps(second bool) []kit.Property {
+	var out []kit.Property
+	for _, p := range kit.Properties() {
+		if formatProps[p] == second {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // name is how the report names a row: the module whose code it checks,
 // and the version.
@@ -48,6 +75,18 @@ func anchor(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// rowLink is a table's first cell of r: its module, linked to its section.
+func rowLink(r row.Row) string { return fmt.Sprintf("[%s](#%s)", r.Path(), anchor(name(r))) }
+
+// version is a table's version cell of r.
+func version(r row.Row) string {
+	v := "`" + r.At() + "`"
+	if r.Fork != "" {
+		v += fmt.Sprintf(" (replaces `%s`)", r.Module)
+	}
+	return v
 }
 
 // link is a markdown link to r's section.
@@ -293,7 +332,6 @@ func collect(rows []row.Row) []*finding {
 
 func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 	var b bytes.Buffer
-	props := kit.Properties()
 	fs := collect(rows)
 	findingsOf := make([][]int, len(rows))
 	for n, f := range fs {
@@ -321,19 +359,12 @@ func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 	}
 
 	b.WriteString("| implementation | version | who runs it |")
-	for _, p := range props {
+	first := tableProps(false)
+	for _, p := range first {
 		fmt.Fprintf(&b, " %s |", columns[p])
 	}
-	b.WriteString("\n|---|---|---|")
-	for range props {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(first)) + "\n")
 	for _, r := range rows {
-		version := "`" + r.At() + "`"
-		if r.Fork != "" {
-			version += fmt.Sprintf(" (replaces `%s`)", r.Module)
-		}
 		var who []string
 		for _, u := range usersOf(r, uf) {
 			who = append(who, u.text(false))
@@ -341,8 +372,23 @@ func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 		if len(who) == 0 {
 			who = []string{"none recorded"}
 		}
-		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s |", r.Path(), anchor(name(r)), version, strings.Join(who, "<br>"))
-		for _, p := range props {
+		fmt.Fprintf(&b, "| %s | %s | %s |", rowLink(r), version(r), strings.Join(who, "<br>"))
+		for _, p := range first {
+			c, _ := r.Result(p)
+			fmt.Fprintf(&b, " %s |", cell(c))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nTables, logs and recovery: the tables and logs each implementation writes, against upstream's `TableBuilder` and `log::Writer` on the same input, and whether it reads upstream's; whether upstream recovers the writes an implementation synced and left in its log, and whether it recovers the writes upstream left in its log.\n\n")
+	b.WriteString("| implementation | version |")
+	second := tableProps(true)
+	for _, p := range second {
+		fmt.Fprintf(&b, " %s |", columns[p])
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(second)) + "\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s |", rowLink(r), version(r))
+		for _, p := range second {
 			c, _ := r.Result(p)
 			fmt.Fprintf(&b, " %s |", cell(c))
 		}
@@ -350,7 +396,8 @@ func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 	}
 	b.WriteString("\nEffects, in short: a different filter *name* makes upstream ignore the implementation's filters (slower, never wrong); ")
 	b.WriteString("a different *hash*, filter *bytes* or *reader* answer can make one side report present keys missing (false negatives: data that is there reads as absent); a *panic* is a crash. ")
-	b.WriteString("The cells name the harm: **false negatives** (measured: present keys read as missing), **wrong answers**, **crash**, **errors** (cannot open, read or write), **bytes differ** (may lose keys, depending on the difference), **false negatives on damaged data** (only on data upstream never writes), **slower** (no wrong answers).\n")
+	b.WriteString("A table or log laid out otherwise than upstream's is harmless when upstream still reads every entry and record right, and harmful when it does not; a reader that returns less than upstream's from the same table or log, or a database whose synced writes upstream does not find, loses data. ")
+	b.WriteString("The cells name the harm: **false negatives** (measured: present keys read as missing), **wrong answers**, **crash**, **errors** (cannot open, read or write), **bytes differ** (may lose keys, depending on the difference), **false negatives on damaged data** (only on data upstream never writes), **slower** (no wrong answers), **harmless layout** (bytes laid out otherwise than upstream's, which upstream reads right).\n")
 
 	renderRowless(&b, rows, uf)
 

@@ -118,3 +118,40 @@ func TestTidyModCache(t *testing.T) {
 		t.Errorf("tidy keeps a path that varies:\n%s", got)
 	}
 }
+
+// TestTables: every property has a heading, in one of the two tables of
+// the report, and each row of a table has as many cells as its heading.
+func TestTables(t *testing.T) {
+	r := row.Row{Module: "example.com/db", Version: "v1.0.0"}
+	for _, p := range kit.Properties() {
+		if columns[p] == "" {
+			t.Errorf("property %q has no column heading", p)
+		}
+		r.Results = append(r.Results, row.Result{Property: p, Outcome: kit.Pass, Cases: 1})
+	}
+	out := string(render([]row.Row{r, r}, &users.File{}, nil))
+	headings := 0
+	cells := 0
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "| implementation |"):
+			headings++
+			cells = strings.Count(line, "|")
+			for _, p := range tableProps(headings == 2) {
+				if !strings.Contains(line, "| "+columns[p]+" |") {
+					t.Errorf("heading %d lacks %q: %s", headings, columns[p], line)
+				}
+			}
+		case strings.HasPrefix(line, "| [example.com/db]"):
+			if n := strings.Count(line, "|"); n != cells {
+				t.Errorf("a row of table %d has %d bars, its heading %d: %s", headings, n, cells, line)
+			}
+		}
+	}
+	if headings != 2 {
+		t.Errorf("the report has %d tables, want 2", headings)
+	}
+	if n := len(tableProps(false)) + len(tableProps(true)); n != len(kit.Properties()) {
+		t.Errorf("the tables have %d properties, the kit %d", n, len(kit.Properties()))
+	}
+}

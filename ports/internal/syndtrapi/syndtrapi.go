@@ -19,11 +19,13 @@ package syndtrapi
 
 import (
 	"errors"
+	"io"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+	"github.com/ldbcompat/ldbcompat/ports/internal/ikey"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
 )
 
@@ -91,6 +93,35 @@ type API[F Filter[G], G Generator[B], B Buffer, D DB[RO, WO, R], RO, WO, R any] 
 	// the table reader's Find (errors.ErrNotFound, which leveldb and table
 	// export again, in every module of the family).
 	ErrNotFound error
+
+	// UserComparer is comparer.DefaultComparer, which the database wraps
+	// in its internal key comparer.
+	UserComparer ikey.UserComparer
+
+	// NewTableWriter is table.NewWriter of w with opt.Options{Comparer:
+	// cmp, Filter: f (nil for none), BlockSize, BlockRestartInterval and
+	// Compression (opt.SnappyCompression or opt.NoCompression) from o}.
+	NewTableWriter func(w io.Writer, cmp ikey.Syndtr, f F, o compat.TableOptions) TableWriter
+
+	// OpenTableIter opens the table in contents with table.NewReader and
+	// opt.Options{Comparer: cmp, Strict: opt.DefaultStrict} (which verifies
+	// block checksums) and returns Reader.NewIterator(nil, nil).
+	OpenTableIter func(contents []byte, cmp ikey.Syndtr) (Iterator, error)
+
+	// NewLogWriter is journal.NewWriter.
+	NewLogWriter func(w io.Writer) LogWriter
+
+	// NewLogReader is journal.NewReader(r, nil, false, true): not strict
+	// and verifying checksums, as the database reads its journals with
+	// opt.DefaultStrict.
+	NewLogReader func(r io.Reader) LogReader
+
+	// OpenSynced is leveldb.OpenFile of dir with opt.Options{ErrorIfExist:
+	// true, WriteBuffer: writeBuffer}.
+	OpenSynced func(dir string, writeBuffer int) (D, error)
+
+	// Sync is &opt.WriteOptions{Sync: true}.
+	Sync WO
 }
 
 // FindFiltered is the note on the filter block reader of a module whose
@@ -102,14 +133,29 @@ const FindFiltered = "through table.NewReader and Reader.Find(key, filtered=true
 // property whose way differs from module to module (FindFiltered for most).
 func Notes(reader string) map[kit.Property]string {
 	return map[kit.Property]string{
-		kit.PropHash:        "leveldb/util.Hash",
-		kit.PropBlockBytes:  "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
-		kit.PropReader:      reader,
-		kit.PropReadDB:      "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Get",
-		kit.PropWriteDB:     "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(util.Range{})",
-		kit.PropFilterBytes: "filter.NewBloomFilter(bits).NewGenerator(): Add, Generate",
+		kit.PropHash:         "leveldb/util.Hash",
+		kit.PropBlockBytes:   "not reachable: the filter block writer is unexported and table.Writer chooses data block offsets itself",
+		kit.PropReader:       reader,
+		kit.PropReadDB:       "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Get",
+		kit.PropWriteDB:      "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Put, DB.CompactRange(util.Range{})",
+		kit.PropFilterBytes:  "filter.NewBloomFilter(bits).NewGenerator(): Add, Generate",
+		kit.PropTableBytes:   TableBytesNote,
+		kit.PropReadTable:    ReadTableNote,
+		kit.PropLogBytes:     "journal.NewWriter; for each record Writer.Next, Write and Flush, as the database writes each batch; Writer.Close",
+		kit.PropReadLog:      "journal.NewReader(r, nil, strict=false, checksum=true), as the database reads its journals with the default opt.DefaultStrict (StrictJournalChecksum without StrictJournal); Reader.Next and reading each record to its end, skipping a record cut short by corruption (io.ErrUnexpectedEOF) and going on, as the database's recovery does",
+		kit.PropLogRecovered: "leveldb.OpenFile with opt.Options{ErrorIfExist: true, WriteBuffer: above the kit's writes, so that no memtable is flushed}, DB.Put with opt.WriteOptions{Sync: true}; DB.Close when the kit asks",
+		kit.PropRecoversLog:  "leveldb.OpenFile with opt.Options{Filter: filter.NewBloomFilter(bits)}, DB.Get (the ReadDB hook)",
 	}
 }
+
+// TableBytesNote says how the adapter reaches the table writer.
+const TableBytesNote = "table.NewWriter with opt.Options{Comparer, Filter, BlockSize, BlockRestartInterval, Compression: opt.SnappyCompression or opt.NoCompression}, Writer.Append, Writer.Close. " +
+	"Comparer and Filter are the adapter's copies of what the database passes, whose types are unexported: " +
+	"its iComparer over comparer.DefaultComparer (user keys bytewise, then sequence and type descending; Separator and Successor shorten the user key and append the largest sequence number, as leveldb's InternalKeyComparator) " +
+	"and its iFilter over filter.NewBloomFilter(bits) (the filter over user keys)"
+
+// ReadTableNote says how the adapter reaches the table reader.
+const ReadTableNote = "table.NewReader with opt.Options{Comparer: the adapter's copy of the database's iComparer, Strict: opt.DefaultStrict (block checksums verified)}, Reader.NewIterator(nil, nil): Next, Key, Value, then Error; no filter (a scan does not consult it)"
 
 // Port returns the module named module described as a compat.Port, through
 // the functions a binds.
@@ -121,8 +167,13 @@ func (a *API[F, G, B, D, RO, WO, R]) Port(module string) compat.Port {
 		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) compat.FilterBlockReader {
 			return adapt.NewBlockReader(p.Name(), contents, a.openTable(a.asFilter(p)), a.notFound)
 		},
-		ReadDB:  a.readDB,
-		WriteDB: a.writeDB,
+		ReadDB:      a.readDB,
+		WriteDB:     a.writeDB,
+		WriteTable:  a.writeTable,
+		ReadTable:   a.readTable,
+		WriteLog:    a.writeLog,
+		ReadLog:     a.readLog,
+		WriteSynced: a.writeSynced,
 	}
 }
 

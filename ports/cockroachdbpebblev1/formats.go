@@ -1,0 +1,148 @@
+package cockroachdbpebblev1
+
+import (
+	"bytes"
+	"errors"
+	"io"
+
+	"github.com/cockroachdb/pebble"
+	pbloom "github.com/cockroachdb/pebble/bloom"
+	"github.com/cockroachdb/pebble/record"
+	"github.com/cockroachdb/pebble/sstable"
+	"github.com/cockroachdb/pebble/vfs"
+
+	"github.com/ldbcompat/ldbcompat/compat"
+	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+	"github.com/ldbcompat/ldbcompat/ports/internal/ikey"
+)
+
+// writeTable writes entries with sstable.NewWriter in LevelDB's table
+// format, splitting each internal key into its user key and trailer
+// (pebble's trailer is LevelDB's tag: sequence number << 8 | kind, and
+// kinds 0 and 1 are LevelDB's deletion and value).
+func writeTable(entries []compat.Entry, o compat.TableOptions) ([]byte, error) {
+	wo := sstable.WriterOptions{TableFormat: sstable.TableFormatLevelDB, BlockSize: o.BlockSize, BlockRestartInterval: o.RestartInterval, Compression: sstable.NoCompression}
+	if o.Snappy {
+		wo.Compression = sstable.SnappyCompression
+	}
+	if o.BitsPerKey > 0 {
+		wo.FilterPolicy = pbloom.FilterPolicy(o.BitsPerKey)
+	}
+	f := &adapt.MemWritable{}
+	w := sstable.NewWriter(f, wo)
+	for _, e := range entries {
+		if err := w.Add(sstable.InternalKey{UserKey: ikey.UserKey(e.Key), Trailer: ikey.Tag(e.Key)}, e.Value); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return f.Buf.Bytes(), nil
+}
+
+// readTable reads every entry with sstable.NewReader over an in-memory
+// file and an iterator without bounds; pebble verifies every block's
+// checksum.
+func readTable(contents []byte) ([]compat.Entry, error) {
+	fs := vfs.NewMem()
+	f, err := fs.Create("000001.ldb")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(contents); err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	if f, err = fs.Open("000001.ldb"); err != nil {
+		return nil, err
+	}
+	rd, err := sstable.NewSimpleReadable(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r, err := sstable.NewReader(rd, sstable.ReaderOptions{})
+	if err != nil {
+		// NewReader has closed rd.
+		return nil, err
+	}
+	defer r.Close()
+	it, err := r.NewIter(nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []compat.Entry
+	for k, lv := it.First(); k != nil; k, lv = it.Next() {
+		v, _, err := lv.Value(nil)
+		if err != nil {
+			it.Close()
+			return out, err
+		}
+		out = append(out, compat.Entry{Key: ikey.Make(k.UserKey, k.Trailer), Value: bytes.Clone(v)})
+	}
+	return out, it.Close()
+}
+
+// writeLog writes records with record.NewWriter, which writes LevelDB's
+// log format (pebble's database writes its WAL with record.LogWriter
+// instead, in the recyclable format, whose headers hold the log number).
+func writeLog(records [][]byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w := record.NewWriter(&buf)
+	for _, rec := range records {
+		rw, err := w.Next()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := rw.Write(rec); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// readLog reads records with record.NewReader until the first error, as
+// pebble v1's WAL replay ends at one.
+func readLog(contents []byte) ([][]byte, error) {
+	r := record.NewReader(bytes.NewReader(contents), 0)
+	var out [][]byte
+	for {
+		rr, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		rec, err := io.ReadAll(rr)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, rec)
+	}
+}
+
+// writeSynced opens a new store at the default format major version with a
+// memtable above the kit's writes and automatic compactions off, and sets
+// each key with pebble.Sync.
+func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
+	o := &pebble.Options{Logger: quiet{}, ErrorIfExists: true, DisableAutomaticCompactions: true, MemTableSize: uint64(adapt.WriteBufferFor(kvs))}
+	d, err := pebble.Open(dir, o)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range kvs {
+		if err := d.Set(kv[0], kv[1], pebble.Sync); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
+	return d.Close, nil
+}
