@@ -242,6 +242,10 @@ func damagedLogCases() []LogCase {
 	add("type-eof", "record 1's type set to 5 (the reader's end of file), checksum fixed", base, set(1, 6, 5), fix(1))
 	add("type-bad", "record 1's type set to 6 (the reader's bad record), checksum fixed", base, set(1, 6, 6), fix(1))
 	add("type-zero", "record 1's header zeroed (type 0, length 0: preallocated space)", base, LogEdit{Op: EditFill, Frag: 1, Len: H})
+	// A type 0 record is preallocated space only when its length is 0,
+	// whatever its checksum; one with data is an unknown type.
+	add("type-zero-checksum", "record 2 (empty) given type 0, checksum fixed: preallocated space with a checksum that matches", base, set(2, 6, 0), fix(2))
+	add("type-zero-data", "record 1's type set to 0, checksum fixed: type 0 with data, an unknown type", base, set(1, 6, 0), fix(1))
 	add("middle-first", "the FIRST fragment of record 4 made FULL, checksum fixed", base, set(4, 6, 1), fix(4))
 	add("lost-middle", "the MIDDLE fragment of record 8 made LAST, checksum fixed", base, set(10, 6, 4), fix(10))
 	add("zeroed-block", "the second block zeroed", base, LogEdit{Op: EditFill, Frag: -1, Off: B, Len: B})

@@ -43,6 +43,26 @@ var logOutside = []outside{
 	{File: "diagnose.go", Why: logDiagnoseWhy},
 	{File: "seek_linux.go", Why: logSeekWhy},
 	{File: "seek_other.go", Why: logSeekWhy},
+	{Func: "(*Reader).skipHole", Why: logSeekWhy},
+	{Func: "(*Reader).readPhysical", Text: "r.zeros", Why: logSeekWhy},
+	{Func: "NewReader", Text: "opts.Type == base.NoFile", Why: logTypeWhy},
+	{Func: "TypeString", Why: logReportWhy},
+	{Func: "(*Reader).Next", Text: "inFragment && r.scratchLen > 0", Why: logReportWhy},
+	{Func: "(*Reader).Next", Text: "zeros := r.hType == TypeZero", Why: logReportWhy},
+	{Func: "(*Reader).Next", Text: "d.Start, d.Bytes, d.Records =", Why: logReportWhy},
+	{Func: "(*Reader).readPhysical", Text: "r.hType, r.hLen = -1, 0", Why: logReportWhy},
+	{Func: "(*Reader).readPhysical", Text: "typ == TypeBad && r.opts.OnSkip != nil", Why: logReportWhy},
+	{Func: "(*Reader).readPhysical", Text: "r.opts.OnSkip(Skip{Kind: SkipBadType", Why: logReportWhy},
+	{Func: "(*Reader).readPhysical", Text: `status == ""`, Why: logIOWhy},
+	{Func: "(*Reader).readPhysical", Text: `status = "IO error: "`, Why: logIOWhy},
+	{Func: "(*Reader).readPhysical", Text: "Status: status, Err: err", Why: logIOWhy},
+	{Func: "(*Reader).readPhysical", Text: "at = r.end - int64(len(r.buf))", Why: logOffsetWhy},
+	{Func: "NewReader", Text: "End{Pending: -1}", Why: logEndWhy},
+	{Func: "(*Reader).readPhysical", Text: "r.ended.Offset = r.end - int64(len(r.buf))", Why: logEndWhy},
+	{Func: "(*Reader).readPhysical", Text: "if len(r.buf) > 0 {", Why: logEndWhy},
+	{Func: "(*Reader).readPhysical", Text: "if typ == TypeEOF {", Why: logEndWhy},
+	{Func: "(*Reader).finish", Why: logEndWhy},
+	{Func: "(*Reader).assemble", Text: "r.scratchLen <= r.opts.MaxRecord", Why: logMaxWhy},
 }
 
 // tableOutside is the code of internal/table beyond a port's table writer
@@ -65,6 +85,12 @@ const (
 	logRecoverWhy  = "what verify makes of a log's records (RecoverLogFile's batches, sequence gaps, the walk dump prints), beyond the records a port's reader returns: logfile's own tests judge it"
 	logDiagnoseWhy = "verify's account of dropped bytes (the flipped bit, the records lost in them), which a port's reader does not give: logfile's own tests judge it"
 	logSeekWhy     = "skipping a sparse file's holes, a reader of files on disk; the kit hands ReadLog bytes"
+	logReportWhy   = "what the reader reports to OnDrop (upstream's Reporter: a drop's bytes, type, status) and OnSkip (what upstream skips unreported), not the records it returns, all ReadLog gives: logfile's live tests hold the reports to upstream's"
+	logEndWhy      = "how reading ended (End: where, a torn tail, a type 5 marker, a pending record), verify's account once the records are returned: logfile's own tests judge it"
+	logOffsetWhy   = "a physical record's offset (Record.Offset, upstream's LastRecordOffset, and the reports'), which ReadLog does not return: logfile's live tests hold it to upstream's"
+	logIOWhy       = "the report of a read that fails, which bytes in memory (all the kit hands ReadLog) never do: verify's fault tests fail reads"
+	logTypeWhy     = "the file type the reader's errors name (a log or a MANIFEST), which ReadLog's records do not show"
+	logMaxWhy      = "the most the reader holds of one record (Options.MaxRecord, 256 MiB by default), a bound of this reader that upstream does not have, far past the kit's records"
 
 	tableGetWhy      = "point lookups through the index and the filter (Table.Get), which ReadTable, a scan of every entry, does not make: internal/table's own tests and the database properties judge them"
 	tableChecksumWhy = "verify's account of checksum failures under LevelDB's defaults (which block, which bit flipped), beyond the error a port's reader returns"

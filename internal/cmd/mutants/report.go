@@ -311,7 +311,10 @@ func (r *report) markdown() string {
 					continue
 				}
 				what := funcName(o.Func)
-				if o.Text != "" {
+				switch {
+				case o.File != "":
+					what = "`" + o.File + "`"
+				case o.Text != "":
 					what = fmt.Sprintf("the lines of %s holding `%s`", what, o.Text)
 				}
 				fmt.Fprintf(&b, "- %s in %s: %s\n", plural.Count(n, "mutant"), what, o.Why)
