@@ -410,7 +410,7 @@ func diffBatch(t *testing.T, data []byte) {
 	if err != nil {
 		got.Status = err.(*logfile.BatchError).Status()
 	}
-	if diff := cmp.Diff(*up, got, cmpopts.EquateEmpty()); diff != "" {
+	if diff := quickDiff(*up, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Fatalf("batch %x: (-upstream +got):\n%s", data, diff)
 	}
 }
