@@ -91,6 +91,21 @@ test2json=$(go env GOTOOLDIR)/test2json
 mapfile -t pkgs < <(cross go list -tags leveldb \
 	-f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ./...)
 [ ${#pkgs[@]} -gt 0 ] || die "go list found no package with tests"
+# The slowest under qemu first (docs/testing.md has their times), so that
+# the others fill the other cores meanwhile instead of one of them running
+# alone at the end.
+first=(internal/kit internal/table cmd/ldbcompat internal/verify internal/cases internal/logfile)
+ordered=()
+for f in "${first[@]}"; do
+	for line in "${pkgs[@]}"; do
+		[ "${line%% *}" = "github.com/ldbcompat/ldbcompat/$f" ] && ordered+=("$line")
+	done
+done
+for line in "${pkgs[@]}"; do
+	rel=${line%% *}
+	case " ${first[*]} " in *" ${rel#github.com/ldbcompat/ldbcompat/} "*) ;; *) ordered+=("$line") ;; esac
+done
+pkgs=("${ordered[@]}")
 
 say "LevelDB $(sed -n 's/^leveldb_version: //p' "$build_info") for linux/arm64, snappy $snappy; cross-compiling ${#pkgs[@]} test packages and genvectors"
 t0=$(date +%s)
@@ -109,7 +124,7 @@ say "cross-compiled in $(($(date +%s) - t0))s${build_failed[*]:+; FAILED to buil
 
 # Run each binary from its package's directory, as go test does, at most
 # $jobs at a time (most tests use one core, and qemu-user is CPU-bound),
-# each into its own events file, joined in package order afterwards.
+# each into its own events file, joined afterwards.
 # test2json exits with the binary's status: a package whose binary failed
 # (a test failed, it crashed or it was killed) is remembered, since
 # gotestsum, reading a file, exits 0 whatever the events say. test2json's
