@@ -14,8 +14,8 @@
 #      libsnappy (LEVELDB_SNAPPY, see build-leveldb.sh).
 #   3. For every package with tests: GOARCH=arm64 CGO_ENABLED=1 go test -c
 #      -tags leveldb into .cache/compat-arm64/; then the test binaries run,
-#      one at a time, from their package's directory (tests read testdata
-#      relative to it) under `timeout -s KILL $COMPAT_ARM64_TIMEOUT qemu-aarch64`,
+#      as many at a time as there are cores, from their package's directory
+#      (tests read testdata relative to it) under `timeout -s KILL $COMPAT_ARM64_TIMEOUT qemu-aarch64`,
 #      through `go tool test2json`, into .cache/compat-arm64/events.json,
 #      which gotestsum reads (tools/gotestsum.sh --raw-command) to print the
 #      summary: a line per package, every skipped test, the output of every
@@ -27,6 +27,7 @@
 #
 # Environment:
 #   COMPAT_ARM64_TIMEOUT  seconds allowed for each test binary (900)
+#   COMPAT_ARM64_JOBS     test binaries run at once (default: nproc)
 #   QEMU_AARCH64          the emulator (default: qemu-aarch64 -L
 #                         /usr/aarch64-linux-gnu on a non-arm64 host)
 #   LEVELDB_SNAPPY        passed on to build-leveldb.sh
@@ -49,6 +50,7 @@ die() {
 
 start=$(date +%s)
 per_test_timeout=${COMPAT_ARM64_TIMEOUT:-900}
+jobs=${COMPAT_ARM64_JOBS:-$(nproc)}
 out="$root/.cache/compat-arm64"
 
 case "$(uname -m)" in
@@ -79,7 +81,7 @@ fi
 # The native helpers, built first so that a cross-compile error is not
 # mistaken for theirs.
 mkdir -p "$out"
-rm -f "$out"/*.test "$out"/genvectors "$out"/*.json
+rm -f "$out"/*.test "$out"/genvectors "$out"/*.json "$out"/*.events "$out"/*.log "$out"/*.rc
 "$here/gotestsum.sh" --version >&2
 test2json=$(go env GOTOOLDIR)/test2json
 [ -x "$test2json" ] || go build -o "$out/test2json.host" cmd/test2json
@@ -89,6 +91,21 @@ test2json=$(go env GOTOOLDIR)/test2json
 mapfile -t pkgs < <(cross go list -tags leveldb \
 	-f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' ./...)
 [ ${#pkgs[@]} -gt 0 ] || die "go list found no package with tests"
+# The slowest under qemu first (docs/testing.md has their times), so that
+# the others fill the other cores meanwhile instead of one of them running
+# alone at the end.
+first=(internal/kit internal/table cmd/ldbcompat internal/verify internal/cases internal/logfile)
+ordered=()
+for f in "${first[@]}"; do
+	for line in "${pkgs[@]}"; do
+		[ "${line%% *}" = "github.com/ldbcompat/ldbcompat/$f" ] && ordered+=("$line")
+	done
+done
+for line in "${pkgs[@]}"; do
+	rel=${line%% *}
+	case " ${first[*]} " in *" ${rel#github.com/ldbcompat/ldbcompat/} "*) ;; *) ordered+=("$line") ;; esac
+done
+pkgs=("${ordered[@]}")
 
 say "LevelDB $(sed -n 's/^leveldb_version: //p' "$build_info") for linux/arm64, snappy $snappy; cross-compiling ${#pkgs[@]} test packages and genvectors"
 t0=$(date +%s)
@@ -105,28 +122,44 @@ cross go build -tags leveldb -o "$out/genvectors" ./internal/cmd/genvectors ||
 	build_failed+=(github.com/ldbcompat/ldbcompat/internal/cmd/genvectors)
 say "cross-compiled in $(($(date +%s) - t0))s${build_failed[*]:+; FAILED to build: ${build_failed[*]}}"
 
-# Run each binary from its package's directory, as go test does. test2json
-# exits with the binary's status: a package whose binary failed (a test
-# failed, it crashed or it was killed) is remembered, since gotestsum,
-# reading a file, exits 0 whatever the events say. test2json's own
-# messages (not JSON, which gotestsum refuses) go to a log of their own.
-say "running under ${qemu[*]:-the host (arm64)}, at most ${per_test_timeout}s per package"
+# Run each binary from its package's directory, as go test does, at most
+# $jobs at a time (most tests use one core, and qemu-user is CPU-bound),
+# each into its own events file, joined afterwards.
+# test2json exits with the binary's status: a package whose binary failed
+# (a test failed, it crashed or it was killed) is remembered, since
+# gotestsum, reading a file, exits 0 whatever the events say. test2json's
+# own messages (not JSON, which gotestsum refuses) go to a log of their own.
+say "running under ${qemu[*]:-the host (arm64)}, at most ${per_test_timeout}s per package, $jobs at a time"
+run_one() { # pkg dir name
+	local t1 rc=0
+	t1=$(date +%s)
+	(cd "$2" && "$test2json" -t -p "$1" \
+		timeout -s KILL "$per_test_timeout" ${qemu[@]+"${qemu[@]}"} "$out/$3.test" \
+		-test.v=test2json -test.count=1 -test.timeout="$((per_test_timeout - 30))s") \
+		>"$out/$3.events" 2>"$out/$3.log" || rc=$?
+	echo "$rc" >"$out/$3.rc"
+	say "  $1: $(($(date +%s) - t1))s"
+}
+names=()
+for line in "${pkgs[@]}"; do
+	pkg=${line%% *}
+	name=$(printf '%s' "${pkg#github.com/ldbcompat/ldbcompat}" | sed 's|^/||; s|/|_|g')
+	name=${name:-root}
+	[ -x "$out/$name.test" ] || continue
+	names+=("$pkg $name")
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+	run_one "$pkg" "${line#* }" "$name" &
+done
+wait
 : >"$out/events.json"
 : >"$out/test2json.log"
 run_failed=()
-for line in "${pkgs[@]}"; do
-	pkg=${line%% *}
-	dir=${line#* }
-	name=$(printf '%s' "${pkg#github.com/ldbcompat/ldbcompat}" | sed 's|^/||; s|/|_|g')
-	name=${name:-root}
-	bin="$out/$name.test"
-	[ -x "$bin" ] || continue
-	t1=$(date +%s)
-	(cd "$dir" && "$test2json" -t -p "$pkg" \
-		timeout -s KILL "$per_test_timeout" ${qemu[@]+"${qemu[@]}"} "$bin" \
-		-test.v=test2json -test.count=1 -test.timeout="$((per_test_timeout - 30))s") \
-		>>"$out/events.json" 2>>"$out/test2json.log" || run_failed+=("$pkg")
-	say "  $pkg: $(($(date +%s) - t1))s"
+for entry in ${names[@]+"${names[@]}"}; do
+	pkg=${entry% *}
+	name=${entry#* }
+	cat "$out/$name.events" >>"$out/events.json"
+	cat "$out/$name.log" >>"$out/test2json.log"
+	[ "$(cat "$out/$name.rc")" = 0 ] || run_failed+=("$pkg")
 done
 if [ -s "$out/test2json.log" ]; then
 	say "test2json said:"

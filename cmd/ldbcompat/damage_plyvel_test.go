@@ -90,13 +90,7 @@ type plyvelRead struct {
 // writes lost), exit 0 for the intact database and non-zero for each
 // damaged one, under both option sets.
 func TestDamageAsPlyvelSeesIt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping in -short mode: writes 200,000 keys through plyvel")
-	}
-	if out, err := exec.Command(debianPython, "-c", "import plyvel").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import plyvel (on Debian or Ubuntu: apt-get install python3-plyvel): %v: %s",
-			debianPython, err, strings.TrimSpace(string(out)))
-	}
+	needPlyvel(t, "writes 200,000 keys through plyvel")
 	tmp := t.TempDir()
 	script := filepath.Join(tmp, "damage.py")
 	writeFile(t, script, []byte(plyvelDamage))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,18 +9,13 @@ import (
 )
 
 func runDump(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	paranoid := fs.Bool("paranoid", false, "follow upstream opened with paranoid checks (default: LevelDB's default options)")
+	fs, asJSON, paranoid := commandFlags("dump")
 	samples := fs.Int("samples", 10000, "absent keys to query per table")
 	seed := fs.Uint64("seed", 1, "seed for the absent keys")
 	perFilter := fs.Bool("filters", false, "print a row for every filter (the JSON always has them)")
-	paths, ok := parseFlags(fs, args, stdout, stderr)
-	if !ok {
-		return exitUsage
-	}
+	paths, code := parseFlags(fs, args, stdout, stderr)
 	if paths == nil {
-		return exitOK // --help
+		return code // a usage error, or --help
 	}
 	if *samples < 0 {
 		fmt.Fprintf(stderr, "ldbcompat dump: --samples must not be negative\nRun 'ldbcompat help dump' for usage.\n")
@@ -47,9 +41,9 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(rest) == 0 {
 		if *asJSON {
-			return writeJSON(stderr, js.Write(stdout, buildInfo(), sum, logCode), logCode)
+			return written(stderr, "the JSON", js.Write(stdout, buildInfo(), sum, logCode), logCode)
 		}
-		return writeText(stderr, text.WriteErr(), logCode)
+		return written(stderr, "the report", text.WriteErr(), logCode)
 	}
 	items := resolve(rest, stderr)
 	prog := newProgress(stderr, "dumped", countTables(items))
@@ -69,9 +63,9 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		text.Dump(it, d)
 	})
 	prog.finish()
-	code := max(sum.ExitCode(), logCode)
+	code = max(sum.ExitCode(), logCode)
 	if *asJSON {
-		return writeJSON(stderr, js.Write(stdout, buildInfo(), sum, code), code)
+		return written(stderr, "the JSON", js.Write(stdout, buildInfo(), sum, code), code)
 	}
-	return writeText(stderr, text.WriteErr(), code)
+	return written(stderr, "the report", text.WriteErr(), code)
 }

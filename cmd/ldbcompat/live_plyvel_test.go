@@ -20,6 +20,19 @@ import (
 // debianPython is Debian's Python, the one python3-plyvel installs into.
 const debianPython = "/usr/bin/python3"
 
+// needPlyvel skips the test with -short (saying what it does: does) and
+// where debianPython cannot import plyvel.
+func needPlyvel(t *testing.T, does string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping in -short mode: " + does)
+	}
+	if out, err := exec.Command(debianPython, "-c", "import plyvel").CombinedOutput(); err != nil {
+		t.Skipf("skipping: %s cannot import plyvel (on Debian or Ubuntu: apt-get install python3-plyvel): %v: %s",
+			debianPython, err, strings.TrimSpace(string(out)))
+	}
+}
+
 // plyvelWriter keeps writing into the database at argv[1] through plyvel
 // (Debian's C++ LevelDB 1.23) until its stdin is closed: batches of puts
 // and deletes, with a 64 KiB write buffer (so memtables are flushed and
@@ -105,13 +118,7 @@ type writerCounts struct {
 // Debian's C++ LevelDB, keeps writing to, flushing and compacting all
 // along: ten runs in a row must each exit 0, every table read verifying.
 func TestVerifyWhilePlyvelWrites(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipping in -short mode: builds the CLI and runs a plyvel writer")
-	}
-	if out, err := exec.Command(debianPython, "-c", "import plyvel").CombinedOutput(); err != nil {
-		t.Skipf("skipping: %s cannot import plyvel (on Debian or Ubuntu: apt-get install python3-plyvel): %v: %s",
-			debianPython, err, strings.TrimSpace(string(out)))
-	}
+	needPlyvel(t, "builds the CLI and runs a plyvel writer")
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "ldbcompat")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

@@ -232,11 +232,19 @@ var helpFor = map[string]string{
 	"help":    "Usage: ldbcompat help [COMMAND]\n\nhelp prints the usage, or a command's.\n",
 }
 
+// commandFlags is the flag set of verify or dump with the flags both take.
+func commandFlags(name string) (fs *flag.FlagSet, asJSON, paranoid *bool) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
+	asJSON = fs.Bool("json", false, "print JSON")
+	paranoid = fs.Bool("paranoid", false, "follow upstream opened with paranoid checks (default: LevelDB's default options)")
+	return fs, asJSON, paranoid
+}
+
 // parseFlags parses fs's flags wherever they appear among args and returns
-// the other arguments. It reports usage errors on stderr; for -h or
-// --help it prints the command's help on stdout and returns no paths and
-// true.
-func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]string, bool) {
+// the other arguments. It reports usage errors on stderr and returns no
+// paths and exitUsage; for -h or --help it prints the command's help on
+// stdout and returns no paths and exitOK.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]string, int) {
 	fs.SetOutput(io.Discard)
 	// Everything after "--" is a path, even if it starts with "-".
 	var rest []string
@@ -252,10 +260,10 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]st
 			if errors.Is(err, flag.ErrHelp) {
 				text, _ := help(fs.Name())
 				fmt.Fprint(stdout, text)
-				return nil, true
+				return nil, exitOK
 			}
 			fmt.Fprintf(stderr, "ldbcompat %s: %v\nRun 'ldbcompat help %s' for usage.\n", fs.Name(), err, fs.Name())
-			return nil, false
+			return nil, exitUsage
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -267,7 +275,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]st
 	paths = append(paths, rest...)
 	if len(paths) == 0 {
 		fmt.Fprintf(stderr, "ldbcompat %s: no PATH given\nRun 'ldbcompat help %s' for usage.\n", fs.Name(), fs.Name())
-		return nil, false
+		return nil, exitUsage
 	}
-	return paths, true
+	return paths, exitOK
 }

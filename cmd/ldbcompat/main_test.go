@@ -415,33 +415,44 @@ func TestVerifyTampered(t *testing.T) {
 	path := firstTable(t, dir)
 	orig, _ := os.ReadFile(path)
 	blockOff, fileOff := tamper(t, path)
+	want := fmt.Sprintf("%s: mismatch: leveldb.BuiltinBloomFilter2, bits/key 10, k 6, ", path)
+	v := verifyFirstDifference(t, dir, path, want, blockOff, fileOff, int(orig[fileOff]^0x10), int(orig[fileOff]))
+	if tb := v.Tables[0]; v.Summary.Verdicts["mismatch"] != 1 || tb.FalseNegatives == nil || tb.FalseNegatives.Keys != tb.Keys {
+		t.Errorf("JSON %+v, summary %+v", tb, v.Summary)
+	}
+}
+
+// verifyFirstDifference runs verify, text and JSON, on dir, where the filter
+// block of the table at path first differs from the one rebuilt at byte
+// blockOff (file offset fileOff), stored against rebuilt, and checks what
+// both say of it; want starts the table's line. It returns the JSON.
+func verifyFirstDifference(t *testing.T, dir, path, want string, blockOff int, fileOff uint64, stored, rebuilt int) verifyJSON {
+	t.Helper()
 	code, stdout, stderr := runCmd(t, "verify", dir)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 	}
-	want := fmt.Sprintf("%s: mismatch: leveldb.BuiltinBloomFilter2, bits/key 10, k 6, ", path)
 	if !strings.Contains(stdout, want) {
 		t.Errorf("output lacks %q:\n%s", want, stdout)
 	}
-	stored, rebuilt := int(orig[fileOff]^0x10), int(orig[fileOff])
-	diff := fmt.Sprintf("first difference at filter block byte %d: stored 0x%02x, rebuilt 0x%02x (file offset %d)", blockOff, stored, rebuilt, fileOff)
+	diff := fmt.Sprintf("; first difference at filter block byte %d: stored 0x%02x, rebuilt 0x%02x (file offset %d); ",
+		blockOff, stored, rebuilt, fileOff)
 	if !strings.Contains(stdout, diff) {
 		t.Errorf("output lacks %q:\n%s", diff, stdout)
 	}
 	if !strings.Contains(stdout, "3 tables: 2 ok, 1 mismatch\n") {
 		t.Errorf("summary wrong:\n%s", stdout)
 	}
-
 	code, v, _ := verifyJSONOf(t, path)
 	if code != 1 || len(v.Tables) != 1 {
-		t.Fatalf("exit %d, %+v", code, v)
+		t.Fatalf("JSON: exit %d, %+v", code, v)
 	}
 	tb := v.Tables[0]
-	if tb.Verdict != "mismatch" || tb.Diff == nil || tb.Diff.Offset != blockOff || tb.Diff.Stored != stored || tb.Diff.Rebuilt != rebuilt ||
-		tb.DiffFileOffset == nil || *tb.DiffFileOffset != fileOff || v.Summary.Verdicts["mismatch"] != 1 ||
-		tb.FalseNegatives == nil || tb.FalseNegatives.Keys != tb.Keys {
-		t.Errorf("JSON %+v, diff %+v", tb, tb.Diff)
+	if tb.Verdict != "mismatch" || tb.Diff == nil || tb.Diff.Offset != blockOff || tb.Diff.Stored != stored ||
+		tb.Diff.Rebuilt != rebuilt || tb.DiffFileOffset == nil || *tb.DiffFileOffset != fileOff {
+		t.Errorf("JSON: %+v, diff %+v; want offset %d (file offset %d)", tb, tb.Diff, blockOff, fileOff)
 	}
+	return v
 }
 
 // TestVerifyErrors covers paths that are not tables or databases (an error

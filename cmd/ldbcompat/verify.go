@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -9,15 +8,10 @@ import (
 )
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	paranoid := fs.Bool("paranoid", false, "follow upstream opened with paranoid checks (default: LevelDB's default options)")
-	paths, ok := parseFlags(fs, args, stdout, stderr)
-	if !ok {
-		return exitUsage
-	}
+	fs, asJSON, paranoid := commandFlags("verify")
+	paths, code := parseFlags(fs, args, stdout, stderr)
 	if paths == nil {
-		return exitOK // --help
+		return code // a usage error, or --help
 	}
 	items := resolve(paths, stderr)
 	var js verify.VerifyJSON
@@ -37,30 +31,20 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		text.Item(it, rep)
 	})
 	prog.finish()
-	code := sum.ExitCode()
+	code = sum.ExitCode()
 	if *asJSON {
-		return writeJSON(stderr, js.Write(stdout, buildInfo(), sum, code), code)
+		return written(stderr, "the JSON", js.Write(stdout, buildInfo(), sum, code), code)
 	}
 	text.Line(stdout, sum.String())
-	return writeText(stderr, text.WriteErr(), code)
+	return written(stderr, "the report", text.WriteErr(), code)
 }
 
-// writeText returns code, or exitPath when err, from writing the report to
-// stdout (a full disk, a closed pipe), is not nil: a report that did not
-// reach its reader is no verdict.
-func writeText(stderr io.Writer, err error, code int) int {
+// written returns code, or exitPath when err, from writing what (the report
+// or the JSON) to stdout (a full disk, a closed pipe), is not nil: a report
+// that did not reach its reader is no verdict.
+func written(stderr io.Writer, what string, err error, code int) int {
 	if err != nil {
-		fmt.Fprintf(stderr, "ldbcompat: writing the report: %v\n", err)
-		return max(code, exitPath)
-	}
-	return code
-}
-
-// writeJSON returns code, or exitPath when err, from writing the JSON to
-// stdout, is not nil.
-func writeJSON(stderr io.Writer, err error, code int) int {
-	if err != nil {
-		fmt.Fprintf(stderr, "ldbcompat: writing the JSON: %v\n", err)
+		fmt.Fprintf(stderr, "ldbcompat: writing %s: %v\n", what, err)
 		return max(code, exitPath)
 	}
 	return code

@@ -119,12 +119,17 @@ func TestFarFilterOffsets(t *testing.T) {
 			}
 			// The reader treats the damage as "may match", as upstream
 			// does, and allocates nothing for it.
-			got = alloctest.Allocated(func() {
-				rd := bloom.NewFilterBlockReader(bloom.NewPolicy(10), tc.contents)
-				for i := uint64(0); i < 64; i++ {
-					rd.KeyMayMatch(i<<11, []byte("c000001"))
-				}
-			})
+			// The least of three runs: another goroutine's allocation
+			// (the test runner's) once pushed one run over the bound.
+			got = ^uint64(0)
+			for run := 0; run < 3; run++ {
+				got = min(got, alloctest.Allocated(func() {
+					rd := bloom.NewFilterBlockReader(bloom.NewPolicy(10), tc.contents)
+					for i := uint64(0); i < 64; i++ {
+						rd.KeyMayMatch(i<<11, []byte("c000001"))
+					}
+				}))
+			}
 			if got > 4<<10 {
 				t.Errorf("a reader and 64 queries allocated %d bytes", got)
 			}

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
@@ -37,18 +35,18 @@ func TestOpenBytesReusing(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: OpenBytes: %v", f.name(), err)
 		}
-		if diff := cmp.Diff(want.Index(), got.Index()); diff != "" {
+		if diff := quickDiff(want.Index(), got.Index()); diff != "" {
 			t.Errorf("%s: Index() (-fresh +reusing):\n%s", f.name(), diff)
 		}
-		if diff := cmp.Diff(want.Metaindex(), got.Metaindex()); diff != "" {
+		if diff := quickDiff(want.Metaindex(), got.Metaindex()); diff != "" {
 			t.Errorf("%s: Metaindex() (-fresh +reusing):\n%s", f.name(), diff)
 		}
 		wantKeys, wantHs, wantErr := keysByDataKeys(want)
 		gotKeys, gotHs, gotErr := keysByDataKeys(got)
-		if diff := cmp.Diff(wantKeys, gotKeys); diff != "" || wantErr != gotErr {
+		if diff := quickDiff(wantKeys, gotKeys); diff != "" || wantErr != gotErr {
 			t.Errorf("%s: DataKeys (-fresh +reusing):\n%s\nerrors %v, %v", f.name(), diff, wantErr, gotErr)
 		}
-		if diff := cmp.Diff(wantHs, gotHs); diff != "" {
+		if diff := quickDiff(wantHs, gotHs); diff != "" {
 			t.Errorf("%s: data block handles (-fresh +reusing):\n%s", f.name(), diff)
 		}
 		if b, err := got.ReadBlock(got.IndexHandle(), "index block"); err == nil && b.Compression == table.SnappyCompression {

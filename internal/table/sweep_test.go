@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
@@ -202,7 +200,7 @@ func TestBitFlipSweep(t *testing.T) {
 				continue
 			}
 			if out.err == nil {
-				if diff := cmp.Diff(undamaged.res, out.res); diff != "" {
+				if diff := quickDiff(undamaged.res, out.res); diff != "" {
 					t.Errorf("%s: read without error, but its answer differs from the undamaged table's (-undamaged +got):\n%s", what, diff)
 				}
 				counts["same answer"]++

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/klauspost/compress/snappy"
 
@@ -594,7 +593,7 @@ func diffMode(t *testing.T, dir, path string, in tableInput, o table.Options) {
 			return
 		}
 		if pi == 0 {
-			if diff := cmp.Diff(up.Entries, entries, cmpopts.EquateEmpty()); diff != "" {
+			if diff := quickDiff(up.Entries, entries, cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("%s: scan entries (ours %v, upstream %q) (-upstream +got):\n%s", repro, scanErr, up.ScanStatus, diff)
 			}
 			if got := upstream.Reword(base.StatusOf(scanErr)); got != up.ScanStatus || (scanErr == nil) != (up.ScanStatus == "") {
@@ -609,7 +608,7 @@ func diffMode(t *testing.T, dir, path string, in tableInput, o table.Options) {
 				t.Fatalf("%s: policy %q: Get(%x): %v, without upstream's status", repro, policy, lookups[i], w.Err)
 			}
 		}
-		if diff := cmp.Diff(up.Gets, gets, cmpopts.EquateEmpty()); diff != "" {
+		if diff := quickDiff(up.Gets, gets, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("%s: policy %q (filter %s, %v): Get of %x (-upstream +got):\n%s", repro, policy, filter.Use, filter.Err, lookups, diff)
 		}
 	}

@@ -112,9 +112,9 @@ func (d *document[T]) add(it Item, table func() T) {
 		d.byDB[it.Database] = db
 		d.Databases = append(d.Databases, db)
 	case it.PathErr != nil:
-		d.PathErrors = append(d.PathErrors, pathErrorJSON{Path: it.Path, PathHex: hexName(it.Path), Error: it.PathErr.Error()})
+		d.PathErrors = append(d.PathErrors, pathErrorJSON{pathJSON: pathOf(it.Path), Error: it.PathErr.Error()})
 	case it.Note != "":
-		d.Notes = append(d.Notes, noteJSON{Path: it.Path, PathHex: hexName(it.Path), Note: it.Note})
+		d.Notes = append(d.Notes, noteJSON{pathJSON: pathOf(it.Path), Note: it.Note})
 	case it.Table.DB != nil && d.byDB[it.Table.DB] != nil:
 		db := d.byDB[it.Table.DB]
 		db.Tables = append(db.Tables, table())
@@ -160,10 +160,7 @@ func summaryOf(s Summary) summaryJSON {
 
 // logJSON is a LogReport under one option set.
 type logJSON struct {
-	Path    string `json:"path"`
-	PathHex string `json:"path_hex,omitempty"`
-	Link    string `json:"link,omitempty"` // where a symbolic link leads
-	LinkHex string `json:"link_hex,omitempty"`
+	fileJSON
 	Number  uint64 `json:"number"`
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail"`
@@ -200,7 +197,7 @@ type logDropJSON struct {
 
 // logOf converts l to its JSON form under the option set mode.
 func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
-	j := logJSON{Path: l.Path, PathHex: hexName(l.Path), Link: l.Link, LinkHex: hexName(l.Link), Number: l.Number, Verdict: string(v), Detail: l.detailIn(mode, v), Options: mode.Name(),
+	j := logJSON{fileJSON: fileOf(l.Path, l.Link), Number: l.Number, Verdict: string(v), Detail: l.detailIn(mode, v), Options: mode.Name(),
 		Error: errText(l.Err), DropList: []logDropJSON{}}
 	r := l.Recovery
 	if r == nil {
@@ -247,24 +244,41 @@ func logsOf(d *Database) []logJSON {
 	return out
 }
 
+// pathJSON is a path, and its bytes in hex when it is not UTF-8 (hexName);
+// encoding/json writes its fields as the embedding struct's own.
+type pathJSON struct {
+	Path    string `json:"path"`
+	PathHex string `json:"path_hex,omitempty"`
+}
+
+func pathOf(path string) pathJSON { return pathJSON{Path: path, PathHex: hexName(path)} }
+
+// fileJSON is a file's path and, for a symbolic link, where it leads.
+type fileJSON struct {
+	pathJSON
+	Link    string `json:"link,omitempty"`
+	LinkHex string `json:"link_hex,omitempty"`
+}
+
+func fileOf(path, link string) fileJSON {
+	return fileJSON{pathJSON: pathOf(path), Link: link, LinkHex: hexName(link)}
+}
+
 // pathErrorJSON is a path that could not be examined.
 type pathErrorJSON struct {
-	Path    string `json:"path"`
-	PathHex string `json:"path_hex,omitempty"` // see hexName
-	Error   string `json:"error"`
+	pathJSON
+	Error string `json:"error"`
 }
 
 // noteJSON is a remark about a path.
 type noteJSON struct {
-	Path    string `json:"path"`
-	PathHex string `json:"path_hex,omitempty"`
-	Note    string `json:"note"`
+	pathJSON
+	Note string `json:"note"`
 }
 
 // databaseJSON is a Database.
 type databaseJSON struct {
-	Path    string `json:"path"`
-	PathHex string `json:"path_hex,omitempty"`
+	pathJSON
 	// Opened tells whether upstream opens the database; Status is
 	// upstream's status when it does not, Error ours (file and offset).
 	Opened bool   `json:"opened"`
@@ -296,7 +310,7 @@ type databaseJSON struct {
 }
 
 func databaseOf(d *Database) databaseJSON {
-	j := databaseJSON{Path: d.Dir, PathHex: hexName(d.Dir), ManifestHex: hexName(d.Manifest), ComparatorHex: hexName(d.Comparator), Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest, CurrentLink: d.CurrentLink, CurrentLinkHex: hexName(d.CurrentLink), ManifestLink: d.ManifestLink, ManifestLinkHex: hexName(d.ManifestLink),
+	j := databaseJSON{pathJSON: pathOf(d.Dir), ManifestHex: hexName(d.Manifest), ComparatorHex: hexName(d.Comparator), Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest, CurrentLink: d.CurrentLink, CurrentLinkHex: hexName(d.CurrentLink), ManifestLink: d.ManifestLink, ManifestLinkHex: hexName(d.ManifestLink),
 		Comparator: d.Comparator, DefaultStatus: d.DefaultStatus, LiveTables: d.Live,
 		MissingTables: d.Missing, Detail: d.Detail(), Logs: logsOf(d)}
 	if j.MissingTables == nil {
@@ -310,10 +324,7 @@ func databaseOf(d *Database) databaseJSON {
 
 // tableJSON is one table of `verify --json`: a TableReport.
 type tableJSON struct {
-	Path    string `json:"path"`
-	PathHex string `json:"path_hex,omitempty"`
-	Link    string `json:"link,omitempty"` // where a symbolic link leads
-	LinkHex string `json:"link_hex,omitempty"`
+	fileJSON
 	// Verdict is a Verdict, or "skipped" for a file that was not
 	// examined.
 	Verdict string `json:"verdict"`
@@ -525,7 +536,7 @@ type fprJSON struct {
 
 // tableOf converts rep to its form in `verify --json`.
 func tableOf(rep *TableReport) tableJSON {
-	j := tableJSON{Path: rep.Path, PathHex: hexName(rep.Path), Link: rep.Link, LinkHex: hexName(rep.Link), OtherFiltersHex: hexNames(rep.OtherFilters), Verdict: rep.verdictName(), Detail: rep.Detail(),
+	j := tableJSON{fileJSON: fileOf(rep.Path, rep.Link), OtherFiltersHex: hexNames(rep.OtherFilters), Verdict: rep.verdictName(), Detail: rep.Detail(),
 		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.UnusableErr), OtherFilters: rep.OtherFilters,
 		Error: errText(rep.Err)}
 	if f := rep.Live; f != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
-	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
@@ -168,14 +167,7 @@ func TestTableOptionSetsAgreeWithUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := table.Open("t", bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fh, ok := tb.FilterHandle()
-	if !ok {
-		t.Fatal("no filter block")
-	}
+	fh := filterHandleOf(t, data)
 	for _, tc := range []struct {
 		name   string
 		damage func(b []byte)

@@ -169,14 +169,7 @@ func TestDamageAgreesWithUpstream(t *testing.T) {
 	table7 := "000007.ldb"
 	// The filter block of table 7 and its first filter, from its format.
 	layout := func(t *testing.T, data []byte) (block []byte, blockOff int, first [2]int) {
-		tb, err := table.Open("t", bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fh, ok := tb.FilterHandle()
-		if !ok {
-			t.Fatal("no filter block")
-		}
+		fh := filterHandleOf(t, data)
 		block = data[fh.Offset : fh.Offset+fh.Size]
 		n := len(block)
 		arr := int(binary.LittleEndian.Uint32(block[n-5:]))
@@ -490,4 +483,18 @@ func checkContent(t *testing.T, d upstreamDB, all []upstream.TableEntry) {
 		t.Errorf("upstream reads %d live keys; %d expected", len(live), len(d.expect))
 	}
 	t.Logf("content: %d live keys, %d deleted, as recorded", len(live), len(d.other.Expect.Deleted))
+}
+
+// filterHandleOf is the handle of the filter block of the table data.
+func filterHandleOf(t *testing.T, data []byte) table.BlockHandle {
+	t.Helper()
+	tb, err := table.Open("t", bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, ok := tb.FilterHandle()
+	if !ok {
+		t.Fatal("no filter block")
+	}
+	return fh
 }
