@@ -64,11 +64,17 @@
 //     unshared length, value length, key bytes, restart array, index
 //     separator, metaindex entry, block handle, trailer checksum), and says
 //     whether upstream, checksums verified, still reads every entry of the
-//     port's table right: live, upstream's Table reads it; without the
-//     leveldb tag this module's table reader, which follows upstream's,
-//     does. Bytes upstream reads right (another restart interval,
+//     port's table right, in a full scan and by looking each key up as a
+//     database's Get does (Table::InternalGet: index seek, the bloom
+//     filter of the case's bits/key on the user key, block seek): live,
+//     upstream's Table and TableCache do; without the leveldb tag this
+//     module's table reader, which follows upstream's, does. A key the
+//     lookup does not find (a filter over other keys, an index separator
+//     smaller than its block's last key) is a false negative. Bytes
+//     upstream reads and finds right (another restart interval,
 //     unshortened separators, an extra meta block) are a harmless layout
-//     difference.
+//     difference; a filter upstream does not consult (none, or under
+//     another name than filter.leveldb.BuiltinBloomFilter2) is slower.
 //   - "reads upstream's tables" (ReadTable): every entry, in order and
 //     nothing else, of upstream's tables over the same matrix, with and
 //     without snappy; and upstream's tables with a bit flipped in a data,

@@ -119,10 +119,10 @@ var kinds = [numKinds]struct {
 	kindUpstreamValue:  {2, "upstream's Get returns wrong values from the databases the port writes"},
 
 	kindTableFails:   {1, "the port cannot write the kit's table"},
-	kindTableLayout:  {6, "the port's tables are laid out otherwise than upstream's, but upstream reads every entry of them right: no wrong answers"},
+	kindTableLayout:  {6, "the port's tables are laid out otherwise than upstream's, but upstream reads every entry of them right, in a scan and by a lookup of each key: no wrong answers"},
 	kindTableBytes:   {3, "the port's tables are not upstream's bytes, and whether upstream reads them right could not be judged: upstream's behaviour on them is undefined, or they lie beyond the kit's table reader's memory bound"},
 	kindTableRefused: {1, "upstream cannot read the tables the port writes: with checksums verified (paranoid_checks, verify_checksums) it reports them corrupt, or it cannot open them"},
-	kindTableMissing: {2, "false negatives: upstream reads the port's tables without some of their entries, so the keys are lost"},
+	kindTableMissing: {2, "false negatives: upstream reads the port's tables without some of their entries, or its Get does not find them (a filter that rejects them, an index separator that sends the seek past their block), so the keys are lost"},
 	kindTableWrong:   {2, "upstream reads wrong values or extra entries from the port's tables"},
 
 	kindReadTableFails:    {1, "the port cannot read tables upstream writes"},

@@ -71,8 +71,10 @@ type Port struct {
 	// in a database (internal keys ordered by the bytewise comparator's
 	// InternalKeyComparator, index separators shortened by it, the bloom
 	// filter over user keys), and returns the table's bytes. The kit
-	// compares them with upstream's TableBuilder on the same input and,
-	// under the leveldb tag, has upstream's Table read every entry back.
+	// compares them with upstream's TableBuilder on the same input and
+	// has upstream (under the leveldb tag, else this module's reader,
+	// which follows it) read every entry back in a scan and look every
+	// key up as a database's Get does, through the filter and the index.
 	WriteTable func(entries []Entry, o TableOptions) ([]byte, error)
 
 	// ReadTable opens the table in contents, which upstream wrote, with

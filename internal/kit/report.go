@@ -38,7 +38,7 @@ const (
 	// every key of them.
 	PropWriteDB Property = "writes databases upstream reads"
 	// PropTableBytes: Port.WriteTable writes upstream's table bytes, or
-	// a table upstream reads every entry of.
+	// a table upstream reads every entry of and finds every key in.
 	PropTableBytes Property = "table bytes"
 	// PropReadTable: Port.ReadTable reads every entry of upstream's
 	// tables, and no wrong entry of damaged ones.

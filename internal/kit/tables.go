@@ -134,9 +134,9 @@ func checkTableBytes(p Port, cfg kitConfig, res *results) {
 	}
 }
 
-// judgeTable reads the port's table for c as upstream does and returns
-// the kind of the failure: kindTableLayout when every entry reads back
-// right.
+// judgeTable reads the port's table for c as upstream does, in a scan and
+// by a lookup of every key, and returns the kind of the failure:
+// kindTableLayout when every entry reads back right both ways.
 func judgeTable(src tableSource, c cases.TableCase, got []byte) (failureKind, string) {
 	entries, status, who, err := src.judge(got, c.BitsPerKey)
 	if err != nil {
@@ -152,7 +152,12 @@ func judgeTable(src tableSource, c cases.TableCase, got []byte) (failureKind, st
 		}
 		return k, fmt.Sprintf("%s reads it: %s", who, d)
 	}
-	return kindTableLayout, fmt.Sprintf("%s reads every entry of the port's table right", who)
+	// A scan reads neither the filter nor the separators: look every key
+	// up as a database's Get does.
+	if k, d := src.judgeLookups(c, got); k != kindTableLayout {
+		return k, d
+	}
+	return kindTableLayout, fmt.Sprintf("%s reads every entry of the port's table right, and its lookups find every key", who)
 }
 
 // compareEntries compares the entries read with c's and describes the

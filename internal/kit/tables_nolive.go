@@ -16,3 +16,5 @@ var errNoLive = errors.New("the kit was built without the leveldb tag: upstream 
 func liveTable(cases.TableCase) ([]byte, error) { return nil, errNoLive }
 
 func liveRead([]byte, int) ([][2][]byte, string, error) { return nil, "", errNoLive }
+
+func liveGets([]byte, [][]byte, int) ([]keyGet, error) { return nil, errNoLive }

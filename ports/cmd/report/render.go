@@ -396,8 +396,8 @@ func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 	}
 	b.WriteString("\nEffects, in short: a different filter *name* makes upstream ignore the implementation's filters (slower, never wrong); ")
 	b.WriteString("a different *hash*, filter *bytes* or *reader* answer can make one side report present keys missing (false negatives: data that is there reads as absent); a *panic* is a crash. ")
-	b.WriteString("A table or log laid out otherwise than upstream's is harmless when upstream still reads every entry and record right, and harmful when it does not; a reader that returns less than upstream's from the same table or log, or a database whose synced writes upstream does not find, loses data. ")
-	b.WriteString("The cells name the harm: **false negatives** (measured: present keys read as missing), **wrong answers**, **crash**, **errors** (cannot open, read or write), **bytes differ** (may lose keys, depending on the difference), **false negatives on damaged data** (only on data upstream never writes), **slower** (no wrong answers), **harmless layout** (bytes laid out otherwise than upstream's, which upstream reads right).\n")
+	b.WriteString("A table or log laid out otherwise than upstream's is harmless when upstream still reads every entry and record right (and its Get, through the table's filter and index, finds every key), and harmful when it does not; a reader that returns less than upstream's from the same table or log, or a database whose synced writes upstream does not find, loses data. ")
+	b.WriteString("The cells name the harm: **false negatives** (measured: present keys read as missing), **wrong answers**, **crash**, **errors** (cannot open, read or write), **bytes differ** (may lose keys, depending on the difference), **false negatives on damaged data** (only on data upstream never writes), **slower** (no wrong answers), **harmless layout** (bytes laid out otherwise than upstream's, which upstream reads and finds right).\n")
 
 	renderRowless(&b, rows, uf)
 
