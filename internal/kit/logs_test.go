@@ -166,7 +166,7 @@ func TestLogZerosForEmptyFirst(t *testing.T) {
 		}
 	}
 	judge := "package logfile's reader (which follows upstream's log::Reader"
-	if Live {
+	if liveRan() {
 		judge = "upstream's log::Reader (live"
 	}
 	if !strings.Contains(f.Detail, judge) {

@@ -52,3 +52,8 @@ func allPass(p Port) map[Property]Outcome {
 	}
 	return m
 }
+
+// liveRan tells whether the kit's live part runs in this test binary:
+// built with the leveldb tag against a release it compares with (v1.18 or
+// later).
+func liveRan() bool { return Live && liveNotRun() == "" }

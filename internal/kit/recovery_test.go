@@ -159,7 +159,7 @@ func TestSyncedPortMistakes(t *testing.T) {
 				t.Errorf("first failure does not say %q:\n%s", c.want, d)
 			}
 			judge := openModel
-			if Live {
+			if liveRan() {
 				judge = openLive
 			}
 			if d := res.Failures[0].Detail; !strings.HasPrefix(d, "judged by "+judge) {
