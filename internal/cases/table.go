@@ -215,8 +215,47 @@ func TableCases() []TableCase {
 	mv[4] = g.Bytes(100 << 10)
 	add("seqs-big-value", 1024, 16, false, 10, mk, mv)
 	add("seqs", 1024, 1, true, 0, mk[:4], mv[:4])
+	// Block size 0: every entry a block of its own.
+	add("seqs", 0, 16, false, 0, mk[:4], mv[:4])
 	add("empty", 4096, 16, false, 10, nil, nil)
+	// One-byte user keys two apart, a block each: the separator raises
+	// the start key's last byte and would be no shorter, so upstream
+	// keeps the start key (InternalKeyComparator::FindShortestSeparator).
+	var ok, ov [][]byte
+	for c := byte('a'); c <= 'y'; c += 2 {
+		ok = append(ok, ikey([]byte{c}, uint64(c)))
+		ov = append(ov, g.Bytes(700))
+	}
+	add("short-keys", 1024, 16, false, 0, ok, ov)
+	sk, sv = snappyMix()
+	add("snappy-mix", 16384, 1, true, 0, sk, sv)
+	add("snappy-mix", 4096, 16, true, 0, sk, sv)
 	return out
+}
+
+// snappyMix returns entries whose values make upstream's snappy emit
+// every element its compressor writes: literals of 1 to 200 bytes (long
+// ones take 1 or 2 extra length bytes), runs of a period of 1 to 9 bytes
+// (copies that overlap their source) and phrases repeated from up to a
+// block back (copies with 1- and 2-byte offsets).
+func snappyMix() (keys, values [][]byte) {
+	g := NewGen(74)
+	var phrases [][]byte
+	for i := 0; i < 12; i++ {
+		phrases = append(phrases, g.Bytes(20+6*i))
+	}
+	var users [][]byte
+	for i := 0; i < 150; i++ {
+		users = append(users, []byte(fmt.Sprintf("mix/%04d", i*7)))
+	}
+	return sortedEntries(users, func(i int) []byte {
+		v := g.Bytes(1 + i*37%200)
+		period := g.Bytes(1 + i%9)
+		for n := 8 + i*13%90; n > 0; n-- {
+			v = append(v, period[n%len(period)])
+		}
+		return append(v, phrases[i*5%len(phrases)]...)
+	})
 }
 
 // DamagedTables returns the damaged tables, the same on every call: one
