@@ -202,6 +202,10 @@ func TableCases() []TableCase {
 		users = append(users, g.Bytes(n))
 	}
 	users = append(users, bytes.Repeat([]byte{0xff}, 40), []byte{0xff, 0xff, 0x00}, []byte{0x00, 0xff})
+	// 16376 zero bytes after the empty key: an entry sharing nothing
+	// whose 16384-byte internal key has the varint 80 80 01, so that its
+	// first three bytes are 00 80 80 (DecodeEntry's slow path).
+	users = append(users, make([]byte, 16376))
 	bk, bv := sortedEntries(users, func(int) []byte { return nil })
 	add("keys-empty-values", 1024, 16, false, 10, bk, bv)
 	add("keys-empty-values", 4096, 2, false, 0, bk, bv)
