@@ -234,6 +234,8 @@ func TableCases() []TableCase {
 	sk, sv = snappyMix()
 	add("snappy-mix", 16384, 1, true, 0, sk, sv)
 	add("snappy-mix", 4096, 16, true, 0, sk, sv)
+	tc := tailCase()
+	add("snappy-tails", 0, 16, true, 0, tc.Keys, tc.Values)
 	return out
 }
 
@@ -260,6 +262,24 @@ func snappyMix() (keys, values [][]byte) {
 		}
 		return append(v, phrases[i*5%len(phrases)]...)
 	})
+}
+
+// tailCase is a table of one entry per block whose value is S, the block's
+// restart array and S again: upstream's snappy ends each block with a copy
+// of S and the restart array, so that a stream ends with a 2-byte offset
+// copy, or (S of 64 bytes) with a 64-byte copy and a 1-byte offset one.
+func tailCase() TableCase {
+	g := NewGen(75)
+	restarts := []byte{0, 0, 0, 0, 1, 0, 0, 0} // one restart at 0
+	var keys, values [][]byte
+	for i, n := range []int{35, 64, 30} {
+		// A sequence number with no zero byte, so that the tag holds no
+		// zeros for the restart array to match.
+		keys = append(keys, binary.LittleEndian.AppendUint64([]byte(fmt.Sprintf("tail/%c", 'a'+i)), (0x013a5b7c9d1e2f+uint64(i))<<8|1))
+		s := g.Bytes(n)
+		values = append(values, append(append(append([]byte(nil), s...), restarts...), s...))
+	}
+	return TableCase{Keys: keys, Values: values}
 }
 
 // DamagedTables returns the damaged tables, the same on every call: one
