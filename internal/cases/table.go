@@ -202,6 +202,10 @@ func TableCases() []TableCase {
 		users = append(users, g.Bytes(n))
 	}
 	users = append(users, bytes.Repeat([]byte{0xff}, 40), []byte{0xff, 0xff, 0x00}, []byte{0x00, 0xff})
+	// 16376 zero bytes after the empty key: an entry sharing nothing
+	// whose 16384-byte internal key has the varint 80 80 01, so that its
+	// first three bytes are 00 80 80 (DecodeEntry's slow path).
+	users = append(users, make([]byte, 16376))
 	bk, bv := sortedEntries(users, func(int) []byte { return nil })
 	add("keys-empty-values", 1024, 16, false, 10, bk, bv)
 	add("keys-empty-values", 4096, 2, false, 0, bk, bv)
@@ -215,8 +219,67 @@ func TableCases() []TableCase {
 	mv[4] = g.Bytes(100 << 10)
 	add("seqs-big-value", 1024, 16, false, 10, mk, mv)
 	add("seqs", 1024, 1, true, 0, mk[:4], mv[:4])
+	// Block size 0: every entry a block of its own.
+	add("seqs", 0, 16, false, 0, mk[:4], mv[:4])
 	add("empty", 4096, 16, false, 10, nil, nil)
+	// One-byte user keys two apart, a block each: the separator raises
+	// the start key's last byte and would be no shorter, so upstream
+	// keeps the start key (InternalKeyComparator::FindShortestSeparator).
+	var ok, ov [][]byte
+	for c := byte('a'); c <= 'y'; c += 2 {
+		ok = append(ok, ikey([]byte{c}, uint64(c)))
+		ov = append(ov, g.Bytes(700))
+	}
+	add("short-keys", 1024, 16, false, 0, ok, ov)
+	sk, sv = snappyMix()
+	add("snappy-mix", 16384, 1, true, 0, sk, sv)
+	add("snappy-mix", 4096, 16, true, 0, sk, sv)
+	tc := tailCase()
+	add("snappy-tails", 0, 16, true, 0, tc.Keys, tc.Values)
 	return out
+}
+
+// snappyMix returns entries whose values make upstream's snappy emit
+// every element its compressor writes: literals of 1 to 200 bytes (long
+// ones take 1 or 2 extra length bytes), runs of a period of 1 to 9 bytes
+// (copies that overlap their source) and phrases repeated from up to a
+// block back (copies with 1- and 2-byte offsets).
+func snappyMix() (keys, values [][]byte) {
+	g := NewGen(74)
+	var phrases [][]byte
+	for i := 0; i < 12; i++ {
+		phrases = append(phrases, g.Bytes(20+6*i))
+	}
+	var users [][]byte
+	for i := 0; i < 150; i++ {
+		users = append(users, []byte(fmt.Sprintf("mix/%04d", i*7)))
+	}
+	return sortedEntries(users, func(i int) []byte {
+		v := g.Bytes(1 + i*37%200)
+		period := g.Bytes(1 + i%9)
+		for n := 8 + i*13%90; n > 0; n-- {
+			v = append(v, period[n%len(period)])
+		}
+		return append(v, phrases[i*5%len(phrases)]...)
+	})
+}
+
+// tailCase is a table of one entry per block whose value is S, the block's
+// restart array and S again: upstream's snappy ends each block with a copy
+// of S and the restart array, so that a stream ends with a 2-byte offset
+// copy, or (S of 64 bytes) with a 64-byte copy and a 1-byte offset one.
+func tailCase() TableCase {
+	g := NewGen(75)
+	restarts := []byte{0, 0, 0, 0, 1, 0, 0, 0} // one restart at 0
+	var keys, values [][]byte
+	for i, n := range []int{35, 64, 30} {
+		// A sequence number with no zero byte, so that the tag holds no
+		// zeros for the restart array to match.
+		keys = append(keys, binary.LittleEndian.AppendUint64([]byte(fmt.Sprintf("tail/%c", 'a'+i)), (0x013a5b7c9d1e2f+uint64(i))<<8|1))
+		s := g.Bytes(n)
+		values = append(values, append(append(append([]byte(nil), s...), restarts...), s...))
+	}
+	return TableCase{Keys: keys, Values: values}
 }
 
 // DamagedTables returns the damaged tables, the same on every call: one
