@@ -52,6 +52,12 @@ func TestTableLookupsCaught(t *testing.T) {
 			}
 			var first *caseFailureView
 			for _, f := range res.Failures {
+				if c.kind == kindTableMissing && f.Harm == HarmBytesOnly && strings.HasPrefix(f.Case, "table/bs0-") {
+					// Block size 0 puts each entry in a block of its
+					// own: its first key is its last, a separator
+					// upstream's seek lands right with.
+					continue
+				}
 				if f.Harm != c.harm {
 					t.Errorf("%s: harm %v, want %v: %s", f.Case, f.Harm, c.harm, f.Detail)
 					continue
