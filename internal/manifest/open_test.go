@@ -209,3 +209,42 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReadThroughLinkedDir: a database directory reached through a
+// symbolic link is read as upstream reads it; its files lead into the
+// directory the link resolves to, which is not outside it.
+func TestReadThroughLinkedDir(t *testing.T) {
+	root := t.TempDir()
+	dir, link := filepath.Join(root, "db"), filepath.Join(root, "link")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := manifesttest.WriteDB(dir, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("db", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := readWithin(t, link); err != nil {
+		t.Errorf("%v; want the database read through the link", err)
+	}
+}
+
+// TestBoundedReadExact: a file of exactly the limit is read whole, one
+// byte more is refused.
+func TestBoundedReadExact(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "CURRENT")
+	for _, n := range []int{16, 17} {
+		content := bytes.Repeat([]byte{'x'}, n)
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, err := readRegular(path, base.CurrentFile, 16)
+		switch {
+		case n == 16 && (err != nil || !bytes.Equal(b, content)):
+			t.Errorf("%d bytes: %q, %v; want them read", n, b, err)
+		case n == 17 && err == nil:
+			t.Errorf("%d bytes: read; want longer than the 16 it may hold", n)
+		}
+	}
+}
