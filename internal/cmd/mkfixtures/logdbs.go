@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,49 +16,25 @@ import (
 // the log (fixturegen.LogDBKinds) into out, replaced as a whole, each
 // with its <name>.json, and a README.
 func runLogDBs(out, buildInfo string, seed int64) error {
-	prov := map[string]string{}
-	if buildInfo != "" {
-		data, err := os.ReadFile(buildInfo)
-		if err != nil {
-			return fmt.Errorf("build info: %w", err)
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok {
-				prov[strings.TrimSpace(k)] = strings.TrimSpace(v)
-			}
-		}
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), ".mkfixtures-")
+	prov, err := provenance(buildInfo)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	var infos []*fixtures.LogDBInfo
-	for i, kind := range fixturegen.LogDBKinds {
-		info, err := fixturegen.GenerateLogDB(filepath.Join(tmp, kind), kind, seed+int64(i))
-		if err != nil {
-			return err
+	return replace(out, func(tmp string) ([]byte, error) {
+		var infos []*fixtures.LogDBInfo
+		for i, kind := range fixturegen.LogDBKinds {
+			info, err := fixturegen.GenerateLogDB(filepath.Join(tmp, kind), kind, seed+int64(i))
+			if err != nil {
+				return nil, err
+			}
+			info.TarballSHA256, info.Compiler = prov["tarball_sha256"], prov["cxx"]
+			if err := writeJSON(filepath.Join(tmp, kind+".json"), info); err != nil {
+				return nil, err
+			}
+			infos = append(infos, info)
 		}
-		info.TarballSHA256, info.Compiler = prov["tarball_sha256"], prov["cxx"]
-		data, err := info.Marshal()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(tmp, kind+".json"), data, 0o644); err != nil {
-			return err
-		}
-		infos = append(infos, info)
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "README.md"), logReadme(infos), 0o644); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(out); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		return err
-	}
-	return os.Chmod(out, 0o755)
+		return logReadme(infos), nil
+	})
 }
 
 func logReadme(infos []*fixtures.LogDBInfo) []byte {

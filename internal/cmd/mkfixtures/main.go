@@ -71,45 +71,64 @@ func main() {
 }
 
 func run(out, buildInfo string, keys int, seed int64) error {
-	prov := map[string]string{}
-	if buildInfo != "" {
-		data, err := os.ReadFile(buildInfo)
-		if err != nil {
-			return fmt.Errorf("build info: %w", err)
-		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok {
-				prov[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	prov, err := provenance(buildInfo)
+	if err != nil {
+		return err
+	}
+	return replace(out, func(tmp string) ([]byte, error) {
+		var infos []*fixturegen.Info
+		for _, o := range committed {
+			o.KeysPerRun, o.Seed = keys, seed
+			info, err := fixturegen.Generate(filepath.Join(tmp, o.Name()), o)
+			if err != nil {
+				return nil, err
 			}
+			info.TarballSHA256, info.Compiler = prov["tarball_sha256"], prov["cxx"]
+			if err := writeJSON(filepath.Join(tmp, o.Name()+".json"), info); err != nil {
+				return nil, err
+			}
+			infos = append(infos, info)
 		}
-		if v := prov["leveldb_version"]; v != fixturegen.LevelDBVersion() {
-			return fmt.Errorf("build info %s is for LevelDB %q, but the linked library is %s", buildInfo, v, fixturegen.LevelDBVersion())
+		return readme(infos), nil
+	})
+}
+
+// provenance reads the build-info file docker/build-leveldb.sh wrote
+// ("key: value" lines), which must be the linked library's; none when
+// buildInfo is empty.
+func provenance(buildInfo string) (map[string]string, error) {
+	prov := map[string]string{}
+	if buildInfo == "" {
+		return prov, nil
+	}
+	data, err := os.ReadFile(buildInfo)
+	if err != nil {
+		return nil, fmt.Errorf("build info: %w", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			prov[strings.TrimSpace(k)] = strings.TrimSpace(v)
 		}
 	}
+	if v := prov["leveldb_version"]; v != fixturegen.LevelDBVersion() {
+		return nil, fmt.Errorf("build info %s is for LevelDB %q, but the linked library is %s", buildInfo, v, fixturegen.LevelDBVersion())
+	}
+	return prov, nil
+}
+
+// replace fills a new directory beside out (fill returns its README) and
+// puts it in out's place: a failed run leaves out as it was.
+func replace(out string, fill func(tmp string) ([]byte, error)) error {
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), ".mkfixtures-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-
-	var infos []*fixturegen.Info
-	for _, o := range committed {
-		o.KeysPerRun, o.Seed = keys, seed
-		info, err := fixturegen.Generate(filepath.Join(tmp, o.Name()), o)
-		if err != nil {
-			return err
-		}
-		info.TarballSHA256, info.Compiler = prov["tarball_sha256"], prov["cxx"]
-		data, err := info.Marshal()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(tmp, o.Name()+".json"), data, 0o644); err != nil {
-			return err
-		}
-		infos = append(infos, info)
+	readme, err := fill(tmp)
+	if err != nil {
+		return err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "README.md"), readme(infos), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "README.md"), readme, 0o644); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(out); err != nil {
@@ -119,6 +138,15 @@ func run(out, buildInfo string, keys int, seed int64) error {
 		return err
 	}
 	return os.Chmod(out, 0o755)
+}
+
+// writeJSON writes a fixture's record to path.
+func writeJSON(path string, v interface{ Marshal() ([]byte, error) }) error {
+	data, err := v.Marshal()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }
 
 func readme(infos []*fixturegen.Info) []byte {
