@@ -249,6 +249,19 @@ func WriteDB(dir string, kvs [][2][]byte, bitsPerKey int) error { return nil }
 // through a replace directive, build and run there.
 func TestReproducersPasteable(t *testing.T) {
 	repros := reproducers(t)
+	var test strings.Builder
+	for _, r := range repros {
+		fmt.Fprintf(&test, "\t{\n\t\t%s\n\t}\n", goPart(r))
+	}
+	runInPortModule(t, portStub, test.String())
+}
+
+// runInPortModule builds and runs body, the statements of a test, in a
+// port's own module (its package port.go) that requires this one through
+// a replace directive, offline: what a port author pasting a reproducer
+// does.
+func runInPortModule(t *testing.T, port, body string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("building a port's module: not with -short")
 	}
@@ -264,19 +277,15 @@ func TestReproducersPasteable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var test strings.Builder
-	test.WriteString("package port\n\nimport (\n\t\"testing\"\n\n\t\"github.com/ldbcompat/ldbcompat/compat\"\n)\n\nvar _ = compat.HexBytes\n\nfunc TestRepro(t *testing.T) {\n")
-	for _, r := range repros {
-		fmt.Fprintf(&test, "\t{\n\t\t%s\n\t}\n", goPart(r))
-	}
-	test.WriteString("}\n")
+	test := "package port\n\nimport (\n\t\"testing\"\n\n\t\"github.com/ldbcompat/ldbcompat/compat\"\n)\n\nvar _ = compat.HexBytes\n\n" +
+		"func TestRepro(t *testing.T) {\n" + body + "}\n"
 	mod := t.TempDir()
 	files := map[string]string{
 		"go.mod": "module example.com/port\n\ngo 1.22\n\nrequire github.com/ldbcompat/ldbcompat v0.0.0\n\n" +
 			"replace github.com/ldbcompat/ldbcompat => " + root + "\n",
 		"go.sum":       string(sum),
-		"port.go":      portStub,
-		"port_test.go": test.String(),
+		"port.go":      port,
+		"port_test.go": test,
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
@@ -288,6 +297,6 @@ func TestReproducersPasteable(t *testing.T) {
 	// Offline: this module's requirements come from the module cache.
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the reproducers do not build and run in a port's module: %v\n%s\n%s", err, out, test.String())
+		t.Fatalf("the reproducers do not build and run in a port's module: %v\n%s\n%s", err, out, test)
 	}
 }

@@ -2,9 +2,6 @@ package kit
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -46,44 +43,9 @@ func TestTableReproducersPasteable(t *testing.T) {
 			t.Errorf("no reproducer holds %s:\n%s", want, strings.Join(repros, "\n"))
 		}
 	}
-	if testing.Short() {
-		t.Skip("building a port's module: not with -short")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var test strings.Builder
-	test.WriteString("package port\n\nimport (\n\t\"testing\"\n\n\t\"github.com/ldbcompat/ldbcompat/compat\"\n)\n\nfunc TestRepro(t *testing.T) {\n")
+	var body strings.Builder
 	for _, r := range repros {
-		fmt.Fprintf(&test, "\t{\n\t\t_, _ = %s\n\t}\n", r)
+		fmt.Fprintf(&body, "\t{\n\t\t_, _ = %s\n\t}\n", r)
 	}
-	test.WriteString("}\n\nvar _ = compat.HexBytes\n")
-	mod := t.TempDir()
-	files := map[string]string{
-		"go.mod": "module example.com/port\n\ngo 1.22\n\nrequire github.com/ldbcompat/ldbcompat v0.0.0\n\n" +
-			"replace github.com/ldbcompat/ldbcompat => " + root + "\n",
-		"go.sum":       string(sum),
-		"port.go":      tableStub,
-		"port_test.go": test.String(),
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(goBin, "test", "-count=1", "-run", "TestRepro", ".")
-	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the reproducers do not build and run in a port's module: %v\n%s\n%s", err, out, test.String())
-	}
+	runInPortModule(t, tableStub, body.String())
 }
