@@ -207,20 +207,5 @@ func internalKeyFilter(data []byte, err error) func(bits int) ([]byte, error) {
 // block's first key: smaller than the block's other keys, so that
 // upstream's index seek passes over the block for them.
 func firstKeySeparators(data []byte, err error) ([]byte, error) {
-	if err != nil {
-		return nil, err
-	}
-	l, err := parseLayout(data)
-	if err != nil {
-		return nil, err
-	}
-	var index []tabletest.KV
-	for i := 0; i < l.nData; i++ {
-		b := l.block("data", i)
-		es, _, _ := parseBlock(b.contents)
-		index = append(index, tabletest.KV{Key: es[0].key, Value: table.AppendBlockHandle(nil, b.h)})
-	}
-	ih := l.block("index", 0).h
-	out, nih := tabletest.AppendBlock(append([]byte(nil), data[:ih.Offset]...), tabletest.EncodeBlock(index, 1), table.NoCompression)
-	return tabletest.AppendFooter(out, l.block("metaindex", 0).h, nih), nil
+	return reindexed(data, err, func(es []blockEntry) []byte { return es[0].key })
 }

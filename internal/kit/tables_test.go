@@ -173,6 +173,12 @@ func TestTableReadersCaught(t *testing.T) {
 // unshortened rewrites a table's index block keyed by each data block's
 // last key, as a writer that does not call FindShortestSeparator does.
 func unshortened(data []byte, err error) ([]byte, error) {
+	return reindexed(data, err, func(es []blockEntry) []byte { return es[len(es)-1].key })
+}
+
+// reindexed rewrites a table's index block keyed by sep of each data
+// block's entries.
+func reindexed(data []byte, err error, sep func([]blockEntry) []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +190,7 @@ func unshortened(data []byte, err error) ([]byte, error) {
 	for i := 0; i < l.nData; i++ {
 		b := l.block("data", i)
 		es, _, _ := parseBlock(b.contents)
-		index = append(index, tabletest.KV{Key: es[len(es)-1].key, Value: table.AppendBlockHandle(nil, b.h)})
+		index = append(index, tabletest.KV{Key: sep(es), Value: table.AppendBlockHandle(nil, b.h)})
 	}
 	ih := l.block("index", 0).h
 	out, nih := tabletest.AppendBlock(append([]byte(nil), data[:ih.Offset]...), tabletest.EncodeBlock(index, 1), table.NoCompression)
