@@ -32,8 +32,12 @@ func refWriteTable(entries []Entry, o TableOptions) ([]byte, error) {
 
 // refReadTable is a correct ReadTable: internal/table's reader with
 // checksums verified.
-func refReadTable(contents []byte) ([]Entry, error) {
-	t, err := table.OpenBytes("table", contents, int64(len(contents)))
+func refReadTable(contents []byte) ([]Entry, error) { return readTableWith(contents, table.Options{}) }
+
+// readTableWith reads every entry of a table with internal/table's
+// reader under o.
+func readTableWith(contents []byte, o table.Options) ([]Entry, error) {
+	t, err := table.OpenBytesWith("table", contents, int64(len(contents)), o)
 	if err != nil {
 		return nil, err
 	}
@@ -138,16 +142,7 @@ func TestTableReadersCaught(t *testing.T) {
 		kind failureKind
 	}{
 		{"no checksums", func(b []byte) ([]Entry, error) {
-			tb, err := table.OpenBytesWith("t", b, int64(len(b)), table.Options{SkipChecksums: true})
-			if err != nil {
-				return nil, err
-			}
-			var out []Entry
-			err = tb.Scan(func(e table.ScanEntry) error {
-				out = append(out, Entry{Key: append([]byte(nil), e.Key...), Value: append([]byte(nil), e.Value...)})
-				return nil
-			})
-			return out, err
+			return readTableWith(b, table.Options{SkipChecksums: true})
 		}, kindDamagedTableWrong},
 		{"drops the last entry", func(b []byte) ([]Entry, error) {
 			es, err := refReadTable(b)
