@@ -10,7 +10,7 @@ import (
 // db/version_edit.cc's DebugString, written out by hand: fields in its
 // order whatever the record's, removed files as a set (std::set of level
 // and number: sorted by level, then number, each once), keys as
-// InternalKey::DebugString prints them: user key escaped ('' for an empty
+// InternalKey::DebugString prints them: user key escaped (two quotes for an empty
 // one), or (bad) and the whole key when its type byte is above 1.
 func TestDebugString(t *testing.T) {
 	rec := new(mt.Edit).NewFile(1, 7, 1500, mt.InternalKey("a\x00", 5), "short").
