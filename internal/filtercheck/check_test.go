@@ -250,6 +250,17 @@ func TestCountFalseNegatives(t *testing.T) {
 		!bytes.Equal(fn.FirstKey, blocks[0].Keys[0]) || fn.FirstBlock != blocks[0].Handle {
 		t.Errorf("first filter zeroed: %+v; want %d of 400 rejected, first %q in block %v", fn, want, blocks[0].Keys[0], blocks[0].Handle)
 	}
+	// The same with the keys read again from the table (ReadHashes): the
+	// first rejected key must still be that key once the count is done,
+	// though the reads after it reuse the memory it was read into.
+	hashed, err := new(filtercheck.KeyStore).ReadHashes(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn = filtercheck.CountFalseNegatives(p, damaged, hashed)
+	if fn.Rejected != want || fn.Keys != 400 || !bytes.Equal(fn.FirstKey, blocks[0].Keys[0]) || fn.FirstBlock != blocks[0].Handle {
+		t.Errorf("first filter zeroed, keys read again: %+v; want %d of 400 rejected, first %q in block %v", fn, want, blocks[0].Keys[0], blocks[0].Handle)
+	}
 }
 
 // TestCompareLegacy: a block under the legacy name is rebuilt with both

@@ -3,6 +3,7 @@ package filtercheck_test
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
@@ -287,5 +288,68 @@ func TestExpectFiltersEdges(t *testing.T) {
 	filtercheck.ExpectFilters(&f, contents, l, blocks, p50, 1)
 	if math.IsNaN(f.Expected) || f.Expected > 0.01 {
 		t.Errorf("k 30: expected %v, want a rate near 0", f.Expected)
+	}
+}
+
+// TestMeasureFPRShortened: samples drawn for stored keys of MaxSampleKey
+// bytes keep that length and none is counted shortened; for longer keys
+// every sample is cut to MaxSampleKey bytes, and each is counted.
+func TestMeasureFPRShortened(t *testing.T) {
+	contents := filterBlock(append(make([]byte, 64), 6))
+	l, err := filtercheck.ParseLayout(contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const samples = 50
+	for _, tc := range []struct {
+		keyLen, shortened int
+	}{
+		{filtercheck.MaxSampleKey, 0},
+		{filtercheck.MaxSampleKey + 1, samples},
+		{3 * filtercheck.MaxSampleKey, samples},
+	} {
+		blocks := []filtercheck.BlockKeys{blockAt(0, strings.Repeat("a", tc.keyLen), strings.Repeat("b", tc.keyLen))}
+		p := &listPolicy{match: true}
+		f := filtercheck.MeasureFPR(contents, l, blocks, p, samples, 1)
+		if f.Samples != samples || f.Shortened != tc.shortened || len(p.queries) != samples {
+			t.Errorf("keys of %d bytes: %d queries, FPR %+v; want %d samples, %d shortened", tc.keyLen, len(p.queries), f, samples, tc.shortened)
+		}
+		for _, q := range p.queries {
+			if len(q) != filtercheck.MaxSampleKey {
+				t.Errorf("keys of %d bytes: a sample of %d bytes; want %d", tc.keyLen, len(q), filtercheck.MaxSampleKey)
+				break
+			}
+		}
+	}
+}
+
+// TestMeasureFPRSixteenByteKeys: a stored key of 16 bytes is never
+// queried as an absent one. A random 16-byte sample equals it only by
+// chance (2^-128), so the test makes the chance happen: the samples
+// depend on the stored keys' lengths, not their bytes, so the first
+// sample drawn for a table of one 16-byte key is stored in a second
+// table of one 16-byte key; there it is present, and must be drawn again.
+func TestMeasureFPRSixteenByteKeys(t *testing.T) {
+	contents := filterBlock(append(make([]byte, 64), 6))
+	l, err := filtercheck.ParseLayout(contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const samples = 20
+	p := &listPolicy{match: true}
+	filtercheck.MeasureFPR(contents, l, []filtercheck.BlockKeys{blockAt(0, "0123456789abcdef")}, p, samples, 1)
+	if len(p.queries) != samples || len(p.queries[0]) != 16 {
+		t.Fatalf("a table of one 16-byte key: queries %q; want %d of 16 bytes", p.queries, samples)
+	}
+	first := string(p.queries[0])
+	p = &listPolicy{match: true}
+	f := filtercheck.MeasureFPR(contents, l, []filtercheck.BlockKeys{blockAt(0, first)}, p, samples, 1)
+	if f.Samples != samples || len(p.queries) != samples {
+		t.Fatalf("%d queries, FPR %+v; want %d", len(p.queries), f, samples)
+	}
+	for _, q := range p.queries {
+		if string(q) == first {
+			t.Fatalf("asked about %x, the table's only key", q)
+		}
 	}
 }

@@ -308,3 +308,105 @@ func TestCompareHashes(t *testing.T) {
 		})
 	}
 }
+
+// TestEachKey: a block's keys, kept (ReadKeys) or read again from the
+// table (ReadHashes), are the keys DataBlocks reads, and EachKey reports
+// that it gave them all; blocks of hashes made by hand have no keys to
+// give, unless they have no hashes either. Hashes fewer than the block's
+// entries (the table reads otherwise than when they were read) stand for
+// as many keys: only those are given, and EachKey reports false.
+func TestEachKey(t *testing.T) {
+	tb := buildTable(t, 300, tabletest.Options{BlockSize: 400, Policy: bloom.NewPolicy(10)})
+	want, err := readKeysSlowly(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 2 {
+		t.Fatalf("%d data blocks; want several", len(want))
+	}
+	kept, err := filtercheck.ReadKeys(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashed, err := new(filtercheck.KeyStore).ReadHashes(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	each := func(b *filtercheck.BlockKeys) ([][]byte, bool) {
+		var keys [][]byte
+		ok := b.EachKey(func(k []byte) { keys = append(keys, bytes.Clone(k)) })
+		return keys, ok
+	}
+	for name, blocks := range map[string][]filtercheck.BlockKeys{"ReadKeys": kept, "ReadHashes": hashed} {
+		if len(blocks) != len(want) {
+			t.Fatalf("%s: %d blocks, want %d", name, len(blocks), len(want))
+		}
+		for i := range blocks {
+			keys, ok := each(&blocks[i])
+			if !ok || !slices.EqualFunc(keys, want[i].Keys, bytes.Equal) {
+				t.Fatalf("%s: block %d: EachKey gave %q, %v; want %q, true", name, i, keys, ok, want[i].Keys)
+			}
+		}
+	}
+
+	b := hashed[1]
+	n := len(b.Hashes)
+	b.Hashes = b.Hashes[:n-1]
+	if keys, ok := each(&b); ok || !slices.EqualFunc(keys, want[1].Keys[:n-1], bytes.Equal) {
+		t.Errorf("hashes for all but the last of %d keys: EachKey gave %q, %v; want the first %d keys, false", n, keys, ok, n-1)
+	}
+
+	for _, tc := range []struct {
+		name string
+		b    filtercheck.BlockKeys
+		want bool
+	}{
+		{"hashes alone", filtercheck.BlockKeys{Hashes: []uint32{1, 2}}, false},
+		{"nothing", filtercheck.BlockKeys{}, true},
+		{"keys and hashes", filtercheck.BlockKeys{Keys: [][]byte{[]byte("a")}, Hashes: []uint32{bloom.Hash([]byte("a"), filterblock.Seed)}}, true},
+	} {
+		keys, ok := each(&tc.b)
+		if ok != tc.want || !slices.EqualFunc(keys, tc.b.Keys, bytes.Equal) {
+			t.Errorf("%s: EachKey gave %q, %v; want %q, %v", tc.name, keys, ok, tc.b.Keys, tc.want)
+		}
+	}
+}
+
+// TestCompareHashesAlone: blocks of hashes without their table (made by
+// hand) rebuild a filter block of the policy named bloom.PolicyName,
+// which is made of the keys' hashes: the comparison is made, and the
+// block built from the keys matches. A legacy or another policy's block
+// takes the keys, which such blocks cannot give: nothing is compared.
+func TestCompareHashesAlone(t *testing.T) {
+	var keyed, hashed []filtercheck.BlockKeys
+	off := uint64(0)
+	for b := 0; b < 4; b++ {
+		h := table.BlockHandle{Offset: off, Size: 1500}
+		off = h.End()
+		var keys [][]byte
+		var hashes []uint32
+		for i := 0; i < 30; i++ {
+			k := []byte(fmt.Sprintf("key%d-%d", b, i))
+			keys = append(keys, k)
+			hashes = append(hashes, bloom.Hash(k, filterblock.Seed))
+		}
+		keyed = append(keyed, filtercheck.BlockKeys{Handle: h, Keys: keys})
+		hashed = append(hashed, filtercheck.BlockKeys{Handle: h, Hashes: hashes})
+	}
+	fh := table.BlockHandle{Offset: off, Size: 0}
+	stored := filtercheck.Build(keyed, bloom.NewPolicy(10))
+	r, ok := filtercheck.CompareHashes(hashed, bloom.PolicyName, fh, stored)
+	if !ok || r.Match != filtercheck.MatchOK || r.Keys != 120 || r.DataBlocks != 4 {
+		t.Errorf("%s: compared %v, %+v; want a match of 120 keys in 4 blocks", bloom.PolicyName, ok, r)
+	}
+	damaged := bytes.Clone(stored)
+	damaged[5] ^= 0x10
+	if r, ok := filtercheck.CompareHashes(hashed, bloom.PolicyName, fh, damaged); !ok || r.Match != filtercheck.MatchDiffers || r.Diff == nil || r.Diff.Offset != 5 {
+		t.Errorf("%s, byte 5 flipped: compared %v, %+v; want a mismatch at byte 5", bloom.PolicyName, ok, r)
+	}
+	for _, name := range []string{bloom.LegacyPolicyName, "leveldb.OtherFilter"} {
+		if r, ok := filtercheck.CompareHashes(hashed, name, fh, stored); ok || r != nil {
+			t.Errorf("%s: compared %v, %+v; want nothing compared", name, ok, r)
+		}
+	}
+}

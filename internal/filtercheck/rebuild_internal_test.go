@@ -2,7 +2,9 @@ package filtercheck
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"testing"
 
@@ -130,5 +132,28 @@ func TestDistinctKeysPerFilter(t *testing.T) {
 	got := distinctKeysPerFilter(blocks, 11, 3)
 	if want := []int{2, 2, 0}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("distinct keys per filter %v, want %v (the last range's block is past the 3 filters)", got, want)
+	}
+}
+
+// TestDistinctKeysLong: keys of up to 32 bytes are counted exactly, even
+// two whose 64-bit FNV-1a hashes collide (a pair found by lattice
+// reduction, checked here with hash/fnv); longer keys are counted once
+// per filter too.
+func TestDistinctKeysLong(t *testing.T) {
+	a, _ := hex.DecodeString("65737a7963696470796f70756d7a67647061c0b9760f5c83593972116c0b46ac")
+	b, _ := hex.DecodeString("65737a7963696470796f70756d7a67647061c366da0eee87a0582e02dd3451a9")
+	sum := func(k []byte) uint64 { h := fnv.New64a(); h.Write(k); return h.Sum64() }
+	if len(a) != 32 || len(b) != 32 || bytes.Equal(a, b) || sum(a) != sum(b) {
+		t.Fatalf("setup: %x and %x are not two 32-byte keys of one FNV-1a hash", a, b)
+	}
+	long := func(c byte, n int) []byte { return bytes.Repeat([]byte{c}, n) }
+	blocks := []BlockKeys{
+		{Handle: table.BlockHandle{Offset: 0, Size: 10}, Keys: [][]byte{a, b, a}},
+		{Handle: table.BlockHandle{Offset: 2048, Size: 10}, Keys: [][]byte{long('x', 40), long('y', 40), long('x', 40), long('x', 33)}},
+		{Handle: table.BlockHandle{Offset: 2100, Size: 10}, Keys: [][]byte{long('y', 40), long('z', 1000)}},
+	}
+	got := distinctKeysPerFilter(blocks, 11, 2)
+	if want := []int{2, 4}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("distinct keys per filter %v, want %v", got, want)
 	}
 }
