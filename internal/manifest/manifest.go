@@ -183,24 +183,28 @@ func openRegular(path string, typ base.FileType) (*os.File, error) {
 }
 
 // readRegular reads the regular file at path, of type typ, of at most
-// limit bytes. It opens the file without blocking and checks it on the
-// open descriptor (base.OpenNonBlocking): anything but a regular file (a
-// named pipe would block) is refused, and a file that says it is empty
-// but reads on (one of /proc) is cut at limit.
+// limit bytes when limit > 0. It opens the file without blocking and
+// checks it on the open descriptor (base.OpenNonBlocking): anything but a
+// regular file (a named pipe would block) is refused, and a file that
+// says it is empty but reads on (one of /proc) is cut at limit.
 func readRegular(path string, typ base.FileType, limit int64) ([]byte, error) {
 	f, fi, err := base.OpenNonBlocking(path)
 	if err != nil {
 		return nil, ioError(path, typ, err)
 	}
 	defer f.Close()
-	if fi.Size() > limit {
+	if limit > 0 && fi.Size() > limit {
 		return nil, tooLong(path, typ, fmt.Sprintf("%d bytes", fi.Size()), limit)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	var r io.Reader = f
+	if limit > 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, ioError(path, typ, err)
 	}
-	if int64(len(b)) > limit {
+	if limit > 0 && int64(len(b)) > limit {
 		// Its size said less: a file of /proc, or one growing.
 		return nil, tooLong(path, typ, fmt.Sprintf("more than %d bytes read", limit), limit)
 	}
