@@ -2,8 +2,6 @@ package cockroachdbpebble
 
 import (
 	"bytes"
-	"errors"
-	"io"
 
 	"github.com/cockroachdb/pebble/v2"
 	pbloom "github.com/cockroachdb/pebble/v2/bloom"
@@ -71,17 +69,7 @@ func readTable(contents []byte) ([]compat.Entry, error) {
 // instead, in the recyclable format, whose headers hold the log number).
 func writeLog(records [][]byte) ([]byte, error) {
 	var buf bytes.Buffer
-	w := record.NewWriter(&buf)
-	for _, rec := range records {
-		rw, err := w.Next()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := rw.Write(rec); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := adapt.WriteLog(record.NewWriter(&buf), records, false); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -91,22 +79,7 @@ func writeLog(records [][]byte) ([]byte, error) {
 // pebble's WAL replay ends at one (a torn tail as the log's end, a damaged
 // chunk as corruption).
 func readLog(contents []byte) ([][]byte, error) {
-	r := record.NewReader(bytes.NewReader(contents), 0)
-	var out [][]byte
-	for {
-		rr, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		rec, err := io.ReadAll(rr)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, rec)
-	}
+	return adapt.ReadLog(record.NewReader(bytes.NewReader(contents), 0).Next, len(contents), false)
 }
 
 // writeSynced opens a new store at the default format major version with a
@@ -118,11 +91,9 @@ func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, kv := range kvs {
-		if err := d.Set(kv[0], kv[1], pebble.Sync); err != nil {
-			d.Close()
-			return nil, err
-		}
+	put := func(k, v []byte) error { return d.Set(k, v, pebble.Sync) }
+	if err := adapt.PutAll(kvs, put, d.Close); err != nil {
+		return nil, err
 	}
 	return d.Close, nil
 }

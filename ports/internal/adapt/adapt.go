@@ -187,3 +187,16 @@ func WriteFlushed(db Flusher, kvs [][2][]byte, batchBytes, overhead int) error {
 	}
 	return db.Close()
 }
+
+// ErrGetter returns a Getter over get, a Get whose value the adapter does
+// not need: it found the key when get returns nil, and lacks it when
+// notFound says true of get's error.
+func ErrGetter(get func(key []byte) error, notFound func(error) bool) Getter {
+	return func(key []byte) (bool, error) {
+		err := get(key)
+		if err != nil && notFound(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+}

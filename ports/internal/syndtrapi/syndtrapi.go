@@ -254,13 +254,8 @@ func (a *API[F, G, B, D, RO, WO, R]) readDB(dir string, bitsPerKey int, keys [][
 	}
 	defer db.Close()
 	var ro RO
-	return adapt.ReadKeys(func(k []byte) (bool, error) {
-		_, err := db.Get(k, ro)
-		if err != nil && a.notFound(err) {
-			return false, nil
-		}
-		return err == nil, err
-	}, keys)
+	get := func(k []byte) error { _, err := db.Get(k, ro); return err }
+	return adapt.ReadKeys(adapt.ErrGetter(get, a.notFound), keys)
 }
 
 func (a *API[F, G, B, D, RO, WO, R]) writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
@@ -269,11 +264,9 @@ func (a *API[F, G, B, D, RO, WO, R]) writeDB(dir string, kvs [][2][]byte, bitsPe
 		return err
 	}
 	var wo WO
-	for _, kv := range kvs {
-		if err := db.Put(kv[0], kv[1], wo); err != nil {
-			db.Close()
-			return err
-		}
+	put := func(k, v []byte) error { return db.Put(k, v, wo) }
+	if err := adapt.PutAll(kvs, put, db.Close); err != nil {
+		return err
 	}
 	var all R
 	if err := db.CompactRange(all); err != nil {
