@@ -5,7 +5,6 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	pbloom "github.com/cockroachdb/pebble/v2/bloom"
-	"github.com/cockroachdb/pebble/v2/record"
 	"github.com/cockroachdb/pebble/v2/sstable"
 
 	"github.com/ldbcompat/ldbcompat/compat"
@@ -62,38 +61,4 @@ func readTable(contents []byte) ([]compat.Entry, error) {
 		out = append(out, compat.Entry{Key: ikey.Make(kv.K.UserKey, uint64(kv.K.Trailer)), Value: bytes.Clone(v)})
 	}
 	return out, it.Close()
-}
-
-// writeLog writes records with record.NewWriter, which writes LevelDB's
-// log format (pebble's database writes its WAL with record.LogWriter
-// instead, in the recyclable format, whose headers hold the log number).
-func writeLog(records [][]byte) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := adapt.WriteLog(record.NewWriter(&buf), records, false); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// readLog reads records with record.NewReader until the first error, as
-// pebble's WAL replay ends at one (a torn tail as the log's end, a damaged
-// chunk as corruption).
-func readLog(contents []byte) ([][]byte, error) {
-	return adapt.ReadLog(record.NewReader(bytes.NewReader(contents), 0).Next, len(contents), false)
-}
-
-// writeSynced opens a new store at the default format major version with a
-// memtable above the kit's writes and automatic compactions off, and sets
-// each key with pebble.Sync.
-func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
-	o := &pebble.Options{Logger: quiet{}, ErrorIfExists: true, DisableAutomaticCompactions: true, MemTableSize: uint64(adapt.WriteBufferFor(kvs))}
-	d, err := pebble.Open(dir, o)
-	if err != nil {
-		return nil, err
-	}
-	put := func(k, v []byte) error { return d.Set(k, v, pebble.Sync) }
-	if err := adapt.PutAll(kvs, put, d.Close); err != nil {
-		return nil, err
-	}
-	return d.Close, nil
 }
