@@ -90,7 +90,13 @@ func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
 func notFound(err error) bool { return errors.Is(err, leveldb.ErrNotFound) }
 
 func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
-	db, err := leveldb.Open(dir, &leveldb.Options{CreateIfMissing: true, ErrorIfExists: true, Filter: leveldb.NewBloomFilter(bitsPerKey)})
+	return writeWith(dir, kvs, leveldb.NewBloomFilter(bitsPerKey))
+}
+
+// writeWith writes kvs into a new database in dir with the filter f as
+// WriteDB does: DB.Put of each, DB.CompactRange over every key, DB.Close.
+func writeWith(dir string, kvs [][2][]byte, f leveldb.Filter) error {
+	db, err := leveldb.Open(dir, &leveldb.Options{CreateIfMissing: true, ErrorIfExists: true, Filter: f})
 	if err != nil {
 		return err
 	}
