@@ -98,7 +98,7 @@ func (a *API[F, G, B, D, RO, WO, R]) readLog(contents []byte) ([][]byte, error) 
 }
 
 func (a *API[F, G, B, D, RO, WO, R]) writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
-	db, err := a.OpenSynced(dir, adapt.WriteBufferFor(kvs))
+	db, err := a.OpenFile(dir, Open[F]{Create: true, WriteBuffer: adapt.WriteBufferFor(kvs)})
 	if err != nil {
 		return nil, err
 	}
