@@ -111,14 +111,7 @@ func TestVersionModules(t *testing.T) {
 			continue
 		}
 		n++
-		data, err := os.ReadFile(filepath.Join(s.Dir, "go.mod"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		mf, err := modfile.Parse(s.Dir+"/go.mod", data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mf := versionModFile(t, s.Dir)
 		if want := "github.com/ldbcompat/ldbcompat/ports/" + s.Dir; mf.Module.Mod.Path != want {
 			t.Errorf("%s: module %s, want %s", s.Dir, mf.Module.Mod.Path, want)
 		}
@@ -154,6 +147,21 @@ func TestVersionModules(t *testing.T) {
 	}
 }
 
+// versionModFile returns the parsed go.mod of the module under versions/
+// in dir.
+func versionModFile(t *testing.T, dir string) *modfile.File {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := modfile.Parse(dir+"/go.mod", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mf
+}
+
 // TestUsersFacts: the committed facts of users.json are well formed, and
 // each names a module that the ports check or a version of one: a typo
 // in a module path would silently leave a row without its users.
@@ -170,14 +178,7 @@ func TestUsersFacts(t *testing.T) {
 		if s.Adapter != nil {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(s.Dir, "go.mod"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		mf, err := modfile.Parse(s.Dir+"/go.mod", data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mf := versionModFile(t, s.Dir)
 		for _, r := range mf.Replace {
 			if r.New.Version != "" {
 				known[r.New.Path] = true

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	pbloom "github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -58,7 +57,7 @@ func TestWriteDBSameTables(t *testing.T) {
 	c := cases.DBCases()[0]
 	a, b := t.TempDir(), t.TempDir()
 	for _, dir := range []string{a, b} {
-		if err := writeDB(dir, c.KVs, c.BitsPerKey); err != nil {
+		if err := Port().WriteDB(dir, c.KVs, c.BitsPerKey); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,10 +92,10 @@ func names(fs map[string][]byte) string {
 func TestTablesHoldPolicyFilters(t *testing.T) {
 	c := cases.DBCases()[0]
 	dir := t.TempDir()
-	if err := writeDB(dir, c.KVs, c.BitsPerKey); err != nil {
+	if err := Port().WriteDB(dir, c.KVs, c.BitsPerKey); err != nil {
 		t.Fatal(err)
 	}
-	p := Policy{pbloom.FilterPolicy(c.BitsPerKey)}
+	p := newPolicy(c.BitsPerKey)
 	keys := 0
 	for _, name := range tables(files(t, dir)) {
 		path := filepath.Join(dir, name)

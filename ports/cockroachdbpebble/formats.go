@@ -2,12 +2,9 @@ package cockroachdbpebble
 
 import (
 	"bytes"
-	"errors"
-	"io"
 
 	"github.com/cockroachdb/pebble/v2"
 	pbloom "github.com/cockroachdb/pebble/v2/bloom"
-	"github.com/cockroachdb/pebble/v2/record"
 	"github.com/cockroachdb/pebble/v2/sstable"
 
 	"github.com/ldbcompat/ldbcompat/compat"
@@ -64,65 +61,4 @@ func readTable(contents []byte) ([]compat.Entry, error) {
 		out = append(out, compat.Entry{Key: ikey.Make(kv.K.UserKey, uint64(kv.K.Trailer)), Value: bytes.Clone(v)})
 	}
 	return out, it.Close()
-}
-
-// writeLog writes records with record.NewWriter, which writes LevelDB's
-// log format (pebble's database writes its WAL with record.LogWriter
-// instead, in the recyclable format, whose headers hold the log number).
-func writeLog(records [][]byte) ([]byte, error) {
-	var buf bytes.Buffer
-	w := record.NewWriter(&buf)
-	for _, rec := range records {
-		rw, err := w.Next()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := rw.Write(rec); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// readLog reads records with record.NewReader until the first error, as
-// pebble's WAL replay ends at one (a torn tail as the log's end, a damaged
-// chunk as corruption).
-func readLog(contents []byte) ([][]byte, error) {
-	r := record.NewReader(bytes.NewReader(contents), 0)
-	var out [][]byte
-	for {
-		rr, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		rec, err := io.ReadAll(rr)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, rec)
-	}
-}
-
-// writeSynced opens a new store at the default format major version with a
-// memtable above the kit's writes and automatic compactions off, and sets
-// each key with pebble.Sync.
-func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
-	o := &pebble.Options{Logger: quiet{}, ErrorIfExists: true, DisableAutomaticCompactions: true, MemTableSize: uint64(adapt.WriteBufferFor(kvs))}
-	d, err := pebble.Open(dir, o)
-	if err != nil {
-		return nil, err
-	}
-	for _, kv := range kvs {
-		if err := d.Set(kv[0], kv[1], pebble.Sync); err != nil {
-			d.Close()
-			return nil, err
-		}
-	}
-	return d.Close, nil
 }

@@ -26,30 +26,22 @@
 package cockroachdbpebblev1
 
 import (
-	"fmt"
+	"io"
 	"math"
 
 	"github.com/cockroachdb/pebble"
 	pbloom "github.com/cockroachdb/pebble/bloom"
+	"github.com/cockroachdb/pebble/record"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+	"github.com/ldbcompat/ldbcompat/ports/internal/pebbleapi"
 )
 
 // Module is the module this adapter checks.
 const Module = "github.com/cockroachdb/pebble"
-
-// batchBytes is how many bytes WriteDB puts (keys, values and
-// entryOverhead for each) before it flushes the memtable: a quarter of the
-// smallest memtable pebble makes (256 KiB, its first), so that no flush
-// runs in the background.
-const batchBytes = 64 << 10
-
-// entryOverhead is about what a memtable entry takes beyond its key and
-// value (skiplist node and the key's 8-byte trailer).
-const entryOverhead = 64
 
 // Notes say how each property is reached, or why it is not.
 var Notes = map[kit.Property]string{
@@ -70,91 +62,69 @@ var Notes = map[kit.Property]string{
 }
 
 // Port returns pebble v1 described as a compat.Port.
-func Port() compat.Port {
-	return compat.Port{
-		Name:        Module,
-		NewPolicy:   func(bitsPerKey int) bloom.FilterPolicy { return Policy{pbloom.FilterPolicy(bitsPerKey)} },
-		ReadDB:      readDB,
-		WriteDB:     writeDB,
-		WriteTable:  writeTable,
-		ReadTable:   readTable,
-		WriteLog:    writeLog,
-		ReadLog:     readLog,
-		WriteSynced: writeSynced,
-	}
+func Port() compat.Port { return api.Port(Module) }
+
+// api binds pebble v1's functions to the adapter, which
+// ports/internal/pebbleapi holds for pebble v1 and v2.
+var api = &pebbleapi.API[db]{
+	NewPolicy:    func(bitsPerKey int) bloom.FilterPolicy { return newPolicy(bitsPerKey) },
+	OpenRead:     openRead,
+	OpenWrite:    openWrite,
+	OpenSynced:   openSynced,
+	ErrNotFound:  pebble.ErrNotFound,
+	WriteTable:   writeTable,
+	ReadTable:    readTable,
+	NewLogWriter: func(w io.Writer) adapt.LogWriter { return record.NewWriter(w) },
+	NewLogReader: func(r io.Reader) pebbleapi.LogReader { return record.NewReader(r, 0) },
 }
 
 // Policy is a pebble.FilterPolicy, used for pebble.TableFilter filters, as
 // a bloom.FilterPolicy.
-type Policy struct{ P pebble.FilterPolicy }
+type Policy = pebbleapi.Policy[pebble.FilterType, pebble.FilterWriter, pebble.FilterPolicy]
 
-// Name returns the policy's name.
-func (p Policy) Name() string { return p.P.Name() }
-
-// CreateFilter adds keys to a new TableFilter writer and appends its
-// filter to dst.
-func (p Policy) CreateFilter(keys [][]byte, dst []byte) []byte {
-	w := p.P.NewWriter(pebble.TableFilter)
-	for _, k := range keys {
-		w.AddKey(k)
-	}
-	return w.Finish(dst)
+// newPolicy returns pebble's bloom filter policy of bitsPerKey as a Policy.
+func newPolicy(bitsPerKey int) Policy {
+	return Policy{P: pbloom.FilterPolicy(bitsPerKey), Table: pebble.TableFilter}
 }
-
-// KeyMayMatch asks MayContain about a TableFilter.
-func (p Policy) KeyMayMatch(key, f []byte) bool { return p.P.MayContain(pebble.TableFilter, f, key) }
 
 // options returns the options a pebble user sets for a bloom filter of
 // bitsPerKey on every level.
 func options(bitsPerKey int) *pebble.Options {
-	o := &pebble.Options{Logger: quiet{}}
+	o := &pebble.Options{Logger: pebbleapi.Quiet{}}
 	o.Levels = make([]pebble.LevelOptions, 1)
 	o.Levels[0].FilterPolicy = pbloom.FilterPolicy(bitsPerKey)
 	return o
 }
 
-// quiet drops pebble's informational messages (it logs every Open; v1's
-// logger has no other level). A fatal error panics, so that the kit
-// reports it as a crash and goes on, where pebble's default logger would
-// end the process.
-type quiet struct{}
-
-func (quiet) Infof(string, ...any) {}
-
-func (quiet) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
-
-func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
+func openRead(dir string, bitsPerKey int) (db, error) {
 	o := options(bitsPerKey)
 	o.ErrorIfNotExists = true
-	d, err := pebble.Open(dir, o)
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	return adapt.ReadKeys(adapt.ClosingGetter(d.Get, pebble.ErrNotFound), keys)
+	return open(dir, o)
 }
 
-// writeDB puts the keys with adapt.WriteFlushed: in batches of about
-// batchBytes, flushing the memtable after each, then a compaction of the
-// whole key range. Automatic compactions are off, so that the tables the
-// compaction starts from, and so the tables it leaves, are the same on
-// every run; with them off, the level-0 tables pile up, so the write stall
-// at 12 of them is lifted.
-func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
+func openWrite(dir string, bitsPerKey int) (db, error) {
 	o := options(bitsPerKey)
 	o.ErrorIfExists = true
 	o.DisableAutomaticCompactions = true
 	o.L0StopWritesThreshold = math.MaxInt32
-	d, err := pebble.Open(dir, o)
-	if err != nil {
-		return err
-	}
-	return adapt.WriteFlushed(flusher{d}, kvs, batchBytes, entryOverhead)
+	return open(dir, o)
 }
 
-// flusher is a pebble DB as an adapt.Flusher.
-type flusher struct{ *pebble.DB }
+// openSynced opens a new store at the default format major version.
+func openSynced(dir string, memTableSize uint64) (db, error) {
+	return open(dir, &pebble.Options{Logger: pebbleapi.Quiet{}, ErrorIfExists: true, DisableAutomaticCompactions: true, MemTableSize: memTableSize})
+}
 
-func (d flusher) Set(key, value []byte) error { return d.DB.Set(key, value, pebble.NoSync) }
+func open(dir string, o *pebble.Options) (db, error) {
+	d, err := pebble.Open(dir, o)
+	return db{d}, err
+}
 
-func (d flusher) Compact(start, end []byte) error { return d.DB.Compact(start, end, false) }
+// db is a pebble DB as a pebbleapi.DB.
+type db struct{ *pebble.DB }
+
+func (d db) Set(key, value []byte) error { return d.DB.Set(key, value, pebble.NoSync) }
+
+func (d db) SetSync(key, value []byte) error { return d.DB.Set(key, value, pebble.Sync) }
+
+func (d db) Compact(start, end []byte) error { return d.DB.Compact(start, end, false) }

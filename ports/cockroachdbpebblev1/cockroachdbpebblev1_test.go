@@ -15,7 +15,7 @@ import (
 
 // TestWriteDBSameTables: WriteDB leaves the same table files on every
 // run, so the report is the same from run to run.
-func TestWriteDBSameTables(t *testing.T) { porttest.SameTables(t, writeDB) }
+func TestWriteDBSameTables(t *testing.T) { porttest.SameTables(t, Port().WriteDB) }
 
 // TestLevelDBFormatTable: a table pebble v1 writes in LevelDB's table
 // format with its bloom filter is a LevelDB table (ldbcompat's reader,

@@ -2,12 +2,8 @@ package cockroachdbpebblev1
 
 import (
 	"bytes"
-	"errors"
-	"io"
 
-	"github.com/cockroachdb/pebble"
 	pbloom "github.com/cockroachdb/pebble/bloom"
-	"github.com/cockroachdb/pebble/record"
 	"github.com/cockroachdb/pebble/sstable"
 	"github.com/cockroachdb/pebble/vfs"
 
@@ -85,64 +81,4 @@ func readTable(contents []byte) ([]compat.Entry, error) {
 		out = append(out, compat.Entry{Key: ikey.Make(k.UserKey, k.Trailer), Value: bytes.Clone(v)})
 	}
 	return out, it.Close()
-}
-
-// writeLog writes records with record.NewWriter, which writes LevelDB's
-// log format (pebble's database writes its WAL with record.LogWriter
-// instead, in the recyclable format, whose headers hold the log number).
-func writeLog(records [][]byte) ([]byte, error) {
-	var buf bytes.Buffer
-	w := record.NewWriter(&buf)
-	for _, rec := range records {
-		rw, err := w.Next()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := rw.Write(rec); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// readLog reads records with record.NewReader until the first error, as
-// pebble v1's WAL replay ends at one.
-func readLog(contents []byte) ([][]byte, error) {
-	r := record.NewReader(bytes.NewReader(contents), 0)
-	var out [][]byte
-	for {
-		rr, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		rec, err := io.ReadAll(rr)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, rec)
-	}
-}
-
-// writeSynced opens a new store at the default format major version with a
-// memtable above the kit's writes and automatic compactions off, and sets
-// each key with pebble.Sync.
-func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
-	o := &pebble.Options{Logger: quiet{}, ErrorIfExists: true, DisableAutomaticCompactions: true, MemTableSize: uint64(adapt.WriteBufferFor(kvs))}
-	d, err := pebble.Open(dir, o)
-	if err != nil {
-		return nil, err
-	}
-	for _, kv := range kvs {
-		if err := d.Set(kv[0], kv[1], pebble.Sync); err != nil {
-			d.Close()
-			return nil, err
-		}
-	}
-	return d.Close, nil
 }

@@ -58,8 +58,7 @@ func toLevelDB() row.Measured {
 	}
 	dir, err := os.MkdirTemp("", "ldbcompat-pebblev1-")
 	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
+		return m.NotMeasured(err)
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, fmt.Sprintf("%06d.ldb", tableNumber))
@@ -69,8 +68,7 @@ func toLevelDB() row.Measured {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
+		return m.NotMeasured(err)
 	}
 	t, err := table.Open(filepath.Base(path), bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -138,8 +136,7 @@ func tablesFromLevelDB() row.Measured {
 	}
 	dbs, tmp, err := copyCommitted()
 	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
+		return m.NotMeasured(err)
 	}
 	defer os.RemoveAll(tmp)
 	var tables, opened, withFilter, entries, sameEntries, userKeys, found int
@@ -267,8 +264,7 @@ func dbFromLevelDB() row.Measured {
 	}
 	dbs, tmp, err := copyCommitted()
 	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
+		return m.NotMeasured(err)
 	}
 	defer os.RemoveAll(tmp)
 	var asIs, renamed, keys, found, upstreamBefore, upstreamOpens int
@@ -286,12 +282,10 @@ func dbFromLevelDB() row.Measured {
 		}
 		dir2 := filepath.Join(tmp, strconv.Itoa(i)+"-sst")
 		if err := fixtures.CopyDir(dir2, db.FS); err != nil {
-			m.Outcome = "not measured: " + err.Error()
-			return m
+			return m.NotMeasured(err)
 		}
 		if err := renameTables(dir2); err != nil {
-			m.Outcome = "not measured: " + err.Error()
-			return m
+			return m.NotMeasured(err)
 		}
 		if before, err := upstreamdb.Ask(dir2, upstream.Comparator{}); err != nil {
 			m.Outcome = "not measured: asking upstream: " + err.Error()

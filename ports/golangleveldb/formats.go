@@ -76,30 +76,14 @@ func readTable(contents []byte) ([]compat.Entry, error) {
 	r := table.NewReader(memFile{sstcraft.NewReads(contents)}, &db.Options{Comparer: internalComparer{}, VerifyChecksums: true})
 	defer r.Close()
 	it := r.Find(nil, nil)
-	var out []compat.Entry
-	for it.Next() {
-		out = append(out, compat.Entry{Key: bytes.Clone(it.Key()), Value: bytes.Clone(it.Value())})
-	}
-	return out, it.Close()
+	return adapt.Entries(it), it.Close()
 }
 
+// writeLog flushes after each record, as the database does after each
+// batch written with sync.
 func writeLog(records [][]byte) ([]byte, error) {
 	var buf bytes.Buffer
-	w := record.NewWriter(&buf)
-	for _, rec := range records {
-		rw, err := w.Next()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := rw.Write(rec); err != nil {
-			return nil, err
-		}
-		// The database flushes after each batch written with sync.
-		if err := w.Flush(); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := adapt.WriteLog(record.NewWriter(&buf), records, true); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -109,22 +93,7 @@ func writeLog(records [][]byte) ([]byte, error) {
 // recovery does (it fails to open at a damaged record; it never calls
 // Reader.Recover).
 func readLog(contents []byte) ([][]byte, error) {
-	r := record.NewReader(bytes.NewReader(contents))
-	var out [][]byte
-	for {
-		rr, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		rec, err := io.ReadAll(rr)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, rec)
-	}
+	return adapt.ReadLog(record.NewReader(bytes.NewReader(contents)).Next, len(contents), false)
 }
 
 func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
@@ -132,11 +101,9 @@ func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, kv := range kvs {
-		if err := d.Set(kv[0], kv[1], &db.WriteOptions{Sync: true}); err != nil {
-			d.Close()
-			return nil, err
-		}
+	put := func(k, v []byte) error { return d.Set(k, v, &db.WriteOptions{Sync: true}) }
+	if err := adapt.PutAll(kvs, put, d.Close); err != nil {
+		return nil, err
 	}
 	return d.Close, nil
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
+	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 	"github.com/ldbcompat/ldbcompat/ports/internal/sstcraft"
 )
 
@@ -74,7 +75,7 @@ func Port() compat.Port {
 		Name:      Module,
 		NewPolicy: func(bitsPerKey int) bloom.FilterPolicy { return Policy{gbloom.FilterPolicy(bitsPerKey)} },
 		NewFilterBlockReader: func(p bloom.FilterPolicy, contents []byte) compat.FilterBlockReader {
-			return &tableReader{p: asPolicy(p), contents: contents, byOffset: map[uint64]*table.Reader{}, reads: map[uint64]*sstcraft.Reads{}}
+			return adapt.NewBlockReader(p.Name(), contents, openTable(asPolicy(p)), notFound)
 		},
 		ReadDB:      readDB,
 		WriteDB:     writeDB,
@@ -113,36 +114,20 @@ func (w wrapped) Name() string                                  { return w.p.Nam
 func (w wrapped) AppendFilter(dst []byte, keys [][]byte) []byte { return w.p.CreateFilter(keys, dst) }
 func (w wrapped) MayContain(f, key []byte) bool                 { return w.p.KeyMayMatch(key, f) }
 
-// tableReader answers KeyMayMatch through golang/leveldb's table reader: a
-// table per offset asked, whose only data block sits at that offset; the
-// filter said "may match" when Get went on to read the data block.
-type tableReader struct {
-	p        db.FilterPolicy
-	contents []byte
-	byOffset map[uint64]*table.Reader
-	reads    map[uint64]*sstcraft.Reads
+// openTable opens the table r reads with golang/leveldb's table reader and
+// the policy p; its Finder calls Reader.Get, which consults the filter.
+// NewReader returns no error: a table it refuses fails every Get.
+func openTable(p db.FilterPolicy) adapt.OpenTable {
+	return func(r *sstcraft.Reads) (adapt.Finder, error) {
+		tr := table.NewReader(memFile{r}, &db.Options{FilterPolicy: p})
+		return func(key []byte) error {
+			_, err := tr.Get(key, nil)
+			return err
+		}, nil
+	}
 }
 
-func (r *tableReader) KeyMayMatch(offset uint64, key []byte) bool {
-	tr, ok := r.byOffset[offset]
-	rd := r.reads[offset]
-	if !ok {
-		rd = sstcraft.NewReads(sstcraft.Table(r.p.Name(), r.contents, offset))
-		tr = table.NewReader(memFile{rd}, &db.Options{FilterPolicy: r.p})
-		rd.Arm()
-		r.byOffset[offset], r.reads[offset] = tr, rd
-	}
-	before := rd.Count()
-	_, err := tr.Get(key, nil)
-	switch {
-	case rd.Count() > before:
-		return true
-	case errors.Is(err, db.ErrNotFound):
-		return false
-	default:
-		panic(compat.Refusal{Err: err})
-	}
-}
+func notFound(err error) bool { return errors.Is(err, db.ErrNotFound) }
 
 // memFile is a read-only db.File over a table in memory.
 type memFile struct{ r *sstcraft.Reads }
@@ -169,18 +154,8 @@ func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
 		return nil, err
 	}
 	defer d.Close()
-	found := make([]bool, len(keys))
-	for i, k := range keys {
-		_, err := d.Get(k, nil)
-		switch {
-		case err == nil:
-			found[i] = true
-		case errors.Is(err, db.ErrNotFound):
-		default:
-			return nil, err
-		}
-	}
-	return found, nil
+	get := func(k []byte) error { _, err := d.Get(k, nil); return err }
+	return adapt.ReadKeys(adapt.ErrGetter(get, notFound), keys)
 }
 
 func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {

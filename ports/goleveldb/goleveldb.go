@@ -63,8 +63,8 @@ var api = &syndtrapi.API[filter.Filter, filter.FilterGenerator, filter.Buffer, *
 		g.Generate(b)
 		return b.Bytes()
 	},
-	OpenFile: func(dir string, f filter.Filter, create bool) (*leveldb.DB, error) {
-		return leveldb.OpenFile(dir, &opt.Options{Filter: f, ErrorIfMissing: !create, ErrorIfExist: create})
+	OpenFile: func(dir string, o syndtrapi.Open[filter.Filter]) (*leveldb.DB, error) {
+		return leveldb.OpenFile(dir, &opt.Options{Filter: o.Filter, ErrorIfMissing: !o.Create, ErrorIfExist: o.Create, WriteBuffer: o.WriteBuffer})
 	},
 	OpenTable: func(r *sstcraft.Reads, f filter.Filter) (adapt.Finder, error) {
 		t, err := table.NewReader(r, r.Size(), storage.FileDesc{Type: storage.TypeTable, Num: 1}, nil, util.NewBufferPool(4096), &opt.Options{Filter: f, Strict: opt.StrictBlockChecksum})
@@ -94,10 +94,7 @@ var api = &syndtrapi.API[filter.Filter, filter.FilterGenerator, filter.Buffer, *
 	},
 	NewLogWriter: func(w io.Writer) syndtrapi.LogWriter { return journal.NewWriter(w) },
 	NewLogReader: func(r io.Reader) syndtrapi.LogReader { return journal.NewReader(r, nil, false, true) },
-	OpenSynced: func(dir string, writeBuffer int) (*leveldb.DB, error) {
-		return leveldb.OpenFile(dir, &opt.Options{ErrorIfExist: true, WriteBuffer: writeBuffer})
-	},
-	Sync: &opt.WriteOptions{Sync: true},
+	Sync:         &opt.WriteOptions{Sync: true},
 }
 
 // newTableWriter calls table.NewWriter(w, o), with no buffer pool, whose

@@ -83,28 +83,26 @@ func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
 		return nil, err
 	}
 	defer db.Close()
-	return adapt.ReadKeys(func(k []byte) (bool, error) {
-		_, err := db.Get(k, nil)
-		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, leveldb.ErrNotFound):
-			return false, nil
-		}
-		return false, err
-	}, keys)
+	get := func(k []byte) error { _, err := db.Get(k, nil); return err }
+	return adapt.ReadKeys(adapt.ErrGetter(get, notFound), keys)
 }
 
+func notFound(err error) bool { return errors.Is(err, leveldb.ErrNotFound) }
+
 func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
-	db, err := leveldb.Open(dir, &leveldb.Options{CreateIfMissing: true, ErrorIfExists: true, Filter: leveldb.NewBloomFilter(bitsPerKey)})
+	return writeWith(dir, kvs, leveldb.NewBloomFilter(bitsPerKey))
+}
+
+// writeWith writes kvs into a new database in dir with the filter f as
+// WriteDB does: DB.Put of each, DB.CompactRange over every key, DB.Close.
+func writeWith(dir string, kvs [][2][]byte, f leveldb.Filter) error {
+	db, err := leveldb.Open(dir, &leveldb.Options{CreateIfMissing: true, ErrorIfExists: true, Filter: f})
 	if err != nil {
 		return err
 	}
-	for _, kv := range kvs {
-		if err := db.Put(kv[0], kv[1], nil); err != nil {
-			db.Close()
-			return err
-		}
+	put := func(k, v []byte) error { return db.Put(k, v, nil) }
+	if err := adapt.PutAll(kvs, put, db.Close); err != nil {
+		return err
 	}
 	if err := db.CompactRange(nil, nil); err != nil {
 		db.Close()
@@ -118,11 +116,9 @@ func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, kv := range kvs {
-		if err := db.Put(kv[0], kv[1], &leveldb.WriteOptions{Sync: true}); err != nil {
-			db.Close()
-			return nil, err
-		}
+	put := func(k, v []byte) error { return db.Put(k, v, &leveldb.WriteOptions{Sync: true}) }
+	if err := adapt.PutAll(kvs, put, db.Close); err != nil {
+		return nil, err
 	}
 	return db.Close, nil
 }

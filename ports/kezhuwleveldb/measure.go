@@ -36,26 +36,22 @@ func withoutFilter() row.Measured {
 	}
 	dbs, err := adapt.Committed()
 	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
+		return m.NotMeasured(err)
 	}
 	tmp, err := os.MkdirTemp("", "ldbcompat-kezhuw-")
 	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
+		return m.NotMeasured(err)
 	}
 	defer os.RemoveAll(tmp)
 	var keys, found int
 	for _, db := range dbs {
 		live, err := adapt.LiveKeys(db.FS)
 		if err != nil {
-			m.Outcome = "not measured: " + err.Error()
-			return m
+			return m.NotMeasured(err)
 		}
 		dir := filepath.Join(tmp, db.Dir)
 		if err := fixtures.CopyDir(dir, db.FS); err != nil {
-			m.Outcome = "not measured: " + err.Error()
-			return m
+			return m.NotMeasured(err)
 		}
 		n, err := countFound(dir, nil, live)
 		if err != nil {
@@ -115,8 +111,7 @@ func filterQuestions() row.Measured {
 	}
 	dbs, err := adapt.Committed()
 	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
+		return m.NotMeasured(err)
 	}
 	for _, db := range dbs {
 		if db.Dir != name {
@@ -124,18 +119,15 @@ func filterQuestions() row.Measured {
 		}
 		live, err := adapt.LiveKeys(db.FS)
 		if err != nil {
-			m.Outcome = "not measured: " + err.Error()
-			return m
+			return m.NotMeasured(err)
 		}
 		dir, err := os.MkdirTemp("", "ldbcompat-kezhuw-")
 		if err != nil {
-			m.Outcome = "not measured: " + err.Error()
-			return m
+			return m.NotMeasured(err)
 		}
 		defer os.RemoveAll(dir)
 		if err := fixtures.CopyDir(dir, db.FS); err != nil {
-			m.Outcome = "not measured: " + err.Error()
-			return m
+			return m.NotMeasured(err)
 		}
 		var plain, longer, other, found int
 		for _, k := range live {
@@ -206,31 +198,12 @@ func writerFeeds() row.Measured {
 	}
 	dir, err := os.MkdirTemp("", "ldbcompat-kezhuw-")
 	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
+		return m.NotMeasured(err)
 	}
 	defer os.RemoveAll(dir)
 	f := &feeds{Filter: leveldb.NewBloomFilter(c.BitsPerKey)}
-	db, err := leveldb.Open(dir, &leveldb.Options{CreateIfMissing: true, ErrorIfExists: true, Filter: f})
-	if err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
-	}
-	for _, kv := range c.KVs {
-		if err := db.Put(kv[0], kv[1], nil); err != nil {
-			db.Close()
-			m.Outcome = "not measured: " + err.Error()
-			return m
-		}
-	}
-	if err := db.CompactRange(nil, nil); err != nil {
-		db.Close()
-		m.Outcome = "not measured: " + err.Error()
-		return m
-	}
-	if err := db.Close(); err != nil {
-		m.Outcome = "not measured: " + err.Error()
-		return m
+	if err := writeWith(dir, c.KVs, f); err != nil {
+		return m.NotMeasured(err)
 	}
 	m.Outcome = fmt.Sprintf("writing the %d keys into tables makes %d filter generator(s), which are given %d keys and asked for %d filters",
 		len(c.KVs), f.generators, f.adds, f.appends)

@@ -358,42 +358,9 @@ func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 		b.WriteString("**This report was built without the `leveldb` tag**: upstream was not asked live and no database was written through it; run `make ports` for the full report.\n\n")
 	}
 
-	b.WriteString("| implementation | version | who runs it |")
-	first := tableProps(false)
-	for _, p := range first {
-		fmt.Fprintf(&b, " %s |", columns[p])
-	}
-	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(first)) + "\n")
-	for _, r := range rows {
-		var who []string
-		for _, u := range usersOf(r, uf) {
-			who = append(who, u.text(false))
-		}
-		if len(who) == 0 {
-			who = []string{"none recorded"}
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s |", rowLink(r), version(r), strings.Join(who, "<br>"))
-		for _, p := range first {
-			c, _ := r.Result(p)
-			fmt.Fprintf(&b, " %s |", cell(c))
-		}
-		b.WriteString("\n")
-	}
+	renderTable(&b, rows, tableProps(false), uf)
 	b.WriteString("\nTables, logs and recovery: the tables and logs each implementation writes, against upstream's `TableBuilder` and `log::Writer` on the same input, and whether it reads upstream's; whether upstream recovers the writes an implementation synced and left in its log, and whether it recovers the writes upstream left in its log.\n\n")
-	b.WriteString("| implementation | version |")
-	second := tableProps(true)
-	for _, p := range second {
-		fmt.Fprintf(&b, " %s |", columns[p])
-	}
-	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(second)) + "\n")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s |", rowLink(r), version(r))
-		for _, p := range second {
-			c, _ := r.Result(p)
-			fmt.Fprintf(&b, " %s |", cell(c))
-		}
-		b.WriteString("\n")
-	}
+	renderTable(&b, rows, tableProps(true), nil)
 	b.WriteString("\nEffects, in short: a different filter *name* makes upstream ignore the implementation's filters (slower, never wrong); ")
 	b.WriteString("a different *hash*, filter *bytes* or *reader* answer can make one side report present keys missing (false negatives: data that is there reads as absent); a *panic* is a crash. ")
 	b.WriteString("A table or log laid out otherwise than upstream's is harmless when upstream still reads every entry and record right (and its Get, through the table's filter and index, finds every key), and harmful when it does not; a reader that returns less than upstream's from the same table or log, or a database whose synced writes upstream does not find, loses data. ")
@@ -419,6 +386,39 @@ func render(rows []row.Row, uf *users.File, others []otherDB) []byte {
 
 // sameAs is what must agree for two failures' details to count as the
 // same finding: all of it, but of a panic only its message (the stack
+// renderTable writes a table of each row's cells for props, after the
+// implementation and version columns and, when uf is set, who runs it.
+func renderTable(b *bytes.Buffer, rows []row.Row, props []kit.Property, uf *users.File) {
+	b.WriteString("| implementation | version |")
+	sep := "|---|---|"
+	if uf != nil {
+		b.WriteString(" who runs it |")
+		sep += "---|"
+	}
+	for _, p := range props {
+		fmt.Fprintf(b, " %s |", columns[p])
+	}
+	b.WriteString("\n" + sep + strings.Repeat("---|", len(props)) + "\n")
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s | %s |", rowLink(r), version(r))
+		if uf != nil {
+			var who []string
+			for _, u := range usersOf(r, uf) {
+				who = append(who, u.text(false))
+			}
+			if len(who) == 0 {
+				who = []string{"none recorded"}
+			}
+			fmt.Fprintf(b, " %s |", strings.Join(who, "<br>"))
+		}
+		for _, p := range props {
+			c, _ := r.Result(p)
+			fmt.Fprintf(b, " %s |", cell(c))
+		}
+		b.WriteString("\n")
+	}
+}
+
 // names each version's own files and lines).
 func sameAs(detail string) string {
 	if strings.HasPrefix(detail, "port panics") {

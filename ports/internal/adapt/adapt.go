@@ -1,13 +1,16 @@
 // Package adapt holds what the port adapters share that does not depend on
 // a port's own types: asking a filter block a question through a port's
 // table reader (on a table ports/internal/sstcraft makes around the block),
-// reading keys through a port's database, and writing them through a
-// database that flushes its memtable at will.
+// reading keys through a port's database, writing them through a database
+// that flushes its memtable at will, writing and reading a log through a
+// port's log writer and reader, and copying a table's entries out of a
+// port's iterator.
 //
 // An adapter binds its port's own types to these helpers with a few
 // closures or a small type of its own; the modules with syndtr/goleveldb's
 // API, whose adapter is the same but for their types, share one in
-// ports/internal/syndtrapi.
+// ports/internal/syndtrapi, and pebble v1 and v2 one in
+// ports/internal/pebbleapi.
 package adapt
 
 import (
@@ -186,4 +189,17 @@ func WriteFlushed(db Flusher, kvs [][2][]byte, batchBytes, overhead int) error {
 		return fail(err)
 	}
 	return db.Close()
+}
+
+// ErrGetter returns a Getter over get, a Get whose value the adapter does
+// not need: it found the key when get returns nil, and lacks it when
+// notFound says true of get's error.
+func ErrGetter(get func(key []byte) error, notFound func(error) bool) Getter {
+	return func(key []byte) (bool, error) {
+		err := get(key)
+		if err != nil && notFound(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}
 }

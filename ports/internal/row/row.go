@@ -42,6 +42,13 @@ type Measured struct {
 	Harm kit.Harm `json:"harm,omitempty"`
 }
 
+// NotMeasured returns m with the outcome that err kept it from being
+// measured.
+func (m Measured) NotMeasured(err error) Measured {
+	m.Outcome = "not measured: " + err.Error()
+	return m
+}
+
 // Row is a port at one version, checked.
 type Row struct {
 	// Module and Version are the module the adapter imports and the version

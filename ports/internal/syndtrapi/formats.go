@@ -2,7 +2,6 @@ package syndtrapi
 
 import (
 	"bytes"
-	"errors"
 	"io"
 
 	"github.com/ldbcompat/ldbcompat/compat"
@@ -26,11 +25,7 @@ type Iterator interface {
 }
 
 // LogWriter is a module's *journal.Writer.
-type LogWriter interface {
-	Next() (io.Writer, error)
-	Flush() error
-	Close() error
-}
+type LogWriter = adapt.LogWriter
 
 // LogReader is a module's *journal.Reader.
 type LogReader interface {
@@ -85,73 +80,31 @@ func (a *API[F, G, B, D, RO, WO, R]) readTable(contents []byte) ([]compat.Entry,
 		return nil, err
 	}
 	defer it.Release()
-	var out []compat.Entry
-	for it.Next() {
-		out = append(out, compat.Entry{Key: bytes.Clone(it.Key()), Value: bytes.Clone(it.Value())})
-	}
-	return out, it.Error()
+	return adapt.Entries(it), it.Error()
 }
 
 func (a *API[F, G, B, D, RO, WO, R]) writeLog(records [][]byte) ([]byte, error) {
 	var buf bytes.Buffer
-	w := a.NewLogWriter(&buf)
-	for _, rec := range records {
-		rw, err := w.Next()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := rw.Write(rec); err != nil {
-			return nil, err
-		}
-		if err := w.Flush(); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.Close(); err != nil {
+	if err := adapt.WriteLog(a.NewLogWriter(&buf), records, true); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
+// readLog reads records as the database's recovery does, which is not
+// strict: it drops a damaged record and goes on with the next one.
 func (a *API[F, G, B, D, RO, WO, R]) readLog(contents []byte) ([][]byte, error) {
-	r := a.NewLogReader(bytes.NewReader(contents))
-	var out [][]byte
-	// Every record or drop takes at least a header's 7 bytes, or a
-	// block: a reader still going after this many has stopped moving.
-	for n := 0; n <= len(contents)+1; n++ {
-		rr, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		rec, err := io.ReadAll(rr)
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			// Not strict: the reader dropped a damaged record, and the
-			// database's recovery goes on with the next one.
-			continue
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, rec)
-	}
-	return out, errNoProgress
+	return adapt.ReadLog(a.NewLogReader(bytes.NewReader(contents)).Next, len(contents), true)
 }
 
-var errNoProgress = errors.New("the journal reader returns more records than the log has bytes")
-
 func (a *API[F, G, B, D, RO, WO, R]) writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
-	db, err := a.OpenSynced(dir, adapt.WriteBufferFor(kvs))
+	db, err := a.OpenFile(dir, Open[F]{Create: true, WriteBuffer: adapt.WriteBufferFor(kvs)})
 	if err != nil {
 		return nil, err
 	}
-	for _, kv := range kvs {
-		if err := db.Put(kv[0], kv[1], a.Sync); err != nil {
-			db.Close()
-			return nil, err
-		}
+	put := func(k, v []byte) error { return db.Put(k, v, a.Sync) }
+	if err := adapt.PutAll(kvs, put, db.Close); err != nil {
+		return nil, err
 	}
 	return db.Close, nil
 }

@@ -78,10 +78,10 @@ type API[F Filter[G], G Generator[B], B Buffer, D DB[RO, WO, R], RO, WO, R any] 
 	// its util.Buffer, and returns the buffer's Bytes.
 	Generate func(g G, dst []byte) []byte
 
-	// OpenFile is leveldb.OpenFile of dir with the opt.Options a user sets
-	// for the filter f: Filter, and ErrorIfExist when create is set,
-	// ErrorIfMissing when it is not.
-	OpenFile func(dir string, f F, create bool) (D, error)
+	// OpenFile is leveldb.OpenFile of dir with opt.Options{Filter:
+	// o.Filter, ErrorIfMissing: !o.Create, ErrorIfExist: o.Create,
+	// WriteBuffer: o.WriteBuffer}.
+	OpenFile func(dir string, o Open[F]) (D, error)
 
 	// OpenTable opens the table r reads with table.NewReader, with
 	// opt.Options{Filter: f, Strict: opt.StrictBlockChecksum}, and returns
@@ -116,12 +116,18 @@ type API[F Filter[G], G Generator[B], B Buffer, D DB[RO, WO, R], RO, WO, R any] 
 	// opt.DefaultStrict.
 	NewLogReader func(r io.Reader) LogReader
 
-	// OpenSynced is leveldb.OpenFile of dir with opt.Options{ErrorIfExist:
-	// true, WriteBuffer: writeBuffer}.
-	OpenSynced func(dir string, writeBuffer int) (D, error)
-
 	// Sync is &opt.WriteOptions{Sync: true}.
 	Sync WO
+}
+
+// Open is what the adapter sets in the opt.Options of a database it opens
+// (see API.OpenFile): Filter (nil for none), whether the database is new
+// (Create: it must not exist) or must exist, and the memtable's size (0
+// for the default).
+type Open[F any] struct {
+	Filter      F
+	Create      bool
+	WriteBuffer int
 }
 
 // FindFiltered is the note on the filter block reader of a module whose
@@ -248,32 +254,25 @@ func (a *API[F, G, B, D, RO, WO, R]) notFound(err error) bool {
 }
 
 func (a *API[F, G, B, D, RO, WO, R]) readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
-	db, err := a.OpenFile(dir, a.NewBloomFilter(bitsPerKey), false)
+	db, err := a.OpenFile(dir, Open[F]{Filter: a.NewBloomFilter(bitsPerKey)})
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
 	var ro RO
-	return adapt.ReadKeys(func(k []byte) (bool, error) {
-		_, err := db.Get(k, ro)
-		if err != nil && a.notFound(err) {
-			return false, nil
-		}
-		return err == nil, err
-	}, keys)
+	get := func(k []byte) error { _, err := db.Get(k, ro); return err }
+	return adapt.ReadKeys(adapt.ErrGetter(get, a.notFound), keys)
 }
 
 func (a *API[F, G, B, D, RO, WO, R]) writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
-	db, err := a.OpenFile(dir, a.NewBloomFilter(bitsPerKey), true)
+	db, err := a.OpenFile(dir, Open[F]{Filter: a.NewBloomFilter(bitsPerKey), Create: true})
 	if err != nil {
 		return err
 	}
 	var wo WO
-	for _, kv := range kvs {
-		if err := db.Put(kv[0], kv[1], wo); err != nil {
-			db.Close()
-			return err
-		}
+	put := func(k, v []byte) error { return db.Put(k, v, wo) }
+	if err := adapt.PutAll(kvs, put, db.Close); err != nil {
+		return err
 	}
 	var all R
 	if err := db.CompactRange(all); err != nil {
