@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
-	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
 
@@ -140,20 +139,6 @@ func TestDBAnswer(t *testing.T) {
 }
 
 type caseFailureView struct{ name, detail, effect, repro string }
-
-// writeWithPolicy is refWriteTable with filter policy p.
-func writeWithPolicy(entries []Entry, o TableOptions, p bloom.FilterPolicy) ([]byte, error) {
-	w, err := table.NewWriter(table.WriterOptions{BlockSize: o.BlockSize, RestartInterval: o.RestartInterval, Snappy: o.Snappy, Policy: p})
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		if err := w.Add(e.Key, e.Value); err != nil {
-			return nil, err
-		}
-	}
-	return w.Finish(), nil
-}
 
 // saltedPolicy is the bloom policy under its own name, hashing each key
 // with a byte appended: another hash.

@@ -14,11 +14,16 @@ import (
 // refWriteTable is a correct WriteTable: internal/table's writer, which
 // follows upstream's table_builder.cc.
 func refWriteTable(entries []Entry, o TableOptions) ([]byte, error) {
-	wo := table.WriterOptions{BlockSize: o.BlockSize, RestartInterval: o.RestartInterval, Snappy: o.Snappy}
+	var p bloom.FilterPolicy
 	if o.BitsPerKey > 0 {
-		wo.Policy = bloom.NewPolicy(o.BitsPerKey)
+		p = bloom.NewPolicy(o.BitsPerKey)
 	}
-	w, err := table.NewWriter(wo)
+	return writeWithPolicy(entries, o, p)
+}
+
+// writeWithPolicy is refWriteTable with filter policy p (none when nil).
+func writeWithPolicy(entries []Entry, o TableOptions, p bloom.FilterPolicy) ([]byte, error) {
+	w, err := table.NewWriter(table.WriterOptions{BlockSize: o.BlockSize, RestartInterval: o.RestartInterval, Snappy: o.Snappy, Policy: p})
 	if err != nil {
 		return nil, err
 	}
