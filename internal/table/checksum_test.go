@@ -136,6 +136,15 @@ func TestFlipSite(t *testing.T) {
 		if s.Offset != uint64(c.pos) || s.Bit != c.bit || s.Field != c.field || s.Entry != c.entry || string(s.Key) != c.key || s.Restart != c.restart {
 			t.Errorf("byte %d bit %d: site %+v (%s); want field %s, entry %d, key %q, restart %d", c.pos, c.bit, *s, s.Field, c.field, c.entry, c.key, c.restart)
 		}
+		// Pos: the byte's place in the contents, or in the trailer (0
+		// the type byte, 1 to 4 the checksum's bytes).
+		wantPos := c.pos
+		if c.pos >= 99 {
+			wantPos = c.pos - 99
+		}
+		if s.Pos != wantPos {
+			t.Errorf("byte %d bit %d: Pos %d; want %d", c.pos, c.bit, s.Pos, wantPos)
+		}
 		if wantInChecksum := c.pos >= 100; f.Flip.InChecksum != wantInChecksum {
 			t.Errorf("byte %d bit %d: flip %+v", c.pos, c.bit, *f.Flip)
 		}
@@ -308,4 +317,72 @@ func fixtureByName(t *testing.T, name string) fixtureTable {
 	}
 	t.Fatalf("no fixture %s", name)
 	return fixtureTable{}
+}
+
+// TestFlipFieldString: each field's name as FlipField documents it, and
+// the number of a value that names none.
+func TestFlipFieldString(t *testing.T) {
+	want := map[table.FlipField]string{
+		table.FlipUnknown: "contents", table.FlipChecksum: "stored checksum", table.FlipType: "compression type byte",
+		table.FlipCompressed: "compressed bytes", table.FlipShared: "shared key length", table.FlipNonShared: "non-shared key length",
+		table.FlipValueLen: "value length", table.FlipKey: "key bytes", table.FlipValue: "value bytes",
+		table.FlipRestart: "restart array", table.FlipRestartCount: "restart count",
+		-1: "FlipField(-1)", table.FlipRestartCount + 1: "FlipField(11)",
+	}
+	for f, w := range want {
+		if got := f.String(); got != w {
+			t.Errorf("FlipField(%d).String() = %q; want %q", int(f), got, w)
+		}
+	}
+}
+
+// TestFlipSiteOddBlocks flips a bit of data blocks laid out by hand that
+// BlockBuilder never writes, or writes only for no entries: where the
+// block, the bit restored, does not decode as far as the flipped byte,
+// the site names no entry and no restart point. block.cc's Block reads
+// num_restarts from the last 4 bytes and accepts at most (size-4)/4.
+func TestFlipSiteOddBlocks(t *testing.T) {
+	u32 := binary.LittleEndian.AppendUint32
+	cases := []struct {
+		name     string
+		contents []byte // as written
+		pos, bit int    // the flipped bit
+		field    table.FlipField
+		entry    int
+		key      string
+		restart  int
+	}{
+		// Shorter than a restart count: nothing in it is one.
+		{"3 bytes", []byte{0, 0, 0}, 1, 0, table.FlipUnknown, -1, "", -1},
+		// Only a restart count (0): upstream's empty iterator.
+		{"count 0", u32(nil, 0), 0, 3, table.FlipRestartCount, -1, "", -1},
+		// BlockBuilder's block of no entries: restart 0 at offset 0, count 1.
+		{"no entries", u32(u32(nil, 0), 1), 0, 0, table.FlipRestart, -1, "", 0},
+		// A count of 2 where 4 bytes before it hold one offset at most.
+		{"count too large", u32(u32(nil, 0), 2), 0, 0, table.FlipUnknown, -1, "", -1},
+		// A shared length's varint cut off by the restart array at 2.
+		{"varint cut", u32(u32([]byte{0x80, 0x80}, 0), 1), 0, 0, table.FlipUnknown, -1, "", -1},
+		// Entry 0 says 5 key bytes, but 2 precede the restart array at 5.
+		{"key overruns", u32(u32([]byte{0, 5, 0, 'a', 'b'}, 0), 1), 3, 1, table.FlipUnknown, -1, "", -1},
+		// A value longer than its key: 0 1 3, "k" at 3, "vvv" at 4.
+		{"long value", u32(u32([]byte{0, 1, 3, 'k', 'v', 'v', 'v'}, 0), 1), 5, 2, table.FlipValue, 0, "k", -1},
+		{"long value's length", u32(u32([]byte{0, 1, 3, 'k', 'v', 'v', 'v'}, 0), 1), 2, 0, table.FlipValueLen, 0, "k", -1},
+	}
+	for _, c := range cases {
+		file, data := tabletest.AppendBlock(nil, c.contents, table.NoCompression)
+		file, mh := tabletest.AppendBlock(file, tabletest.EncodeBlock(nil, 16), table.NoCompression)
+		idx := tabletest.EncodeBlock([]tabletest.KV{{Key: flipKeys[3], Value: table.AppendBlockHandle(nil, data)}}, 1)
+		file, ih := tabletest.AppendBlock(file, idx, table.NoCompression)
+		file = tabletest.AppendFooter(file, mh, ih)
+		file[c.pos] ^= 1 << c.bit
+		fs := openUnchecked(t, file).ChecksumFailures()
+		if len(fs) != 1 || fs[0].What != "data block 0" || fs[0].Site == nil {
+			t.Errorf("%s: failures %+v; want data block 0 with a site", c.name, fs)
+			continue
+		}
+		s := fs[0].Site
+		if s.Offset != uint64(c.pos) || s.Pos != c.pos || s.Bit != c.bit || s.Field != c.field || s.Entry != c.entry || string(s.Key) != c.key || s.Restart != c.restart {
+			t.Errorf("%s: site %+v (%s); want byte %d bit %d, field %s, entry %d, key %q, restart %d", c.name, *s, s.Field, c.pos, c.bit, c.field, c.entry, c.key, c.restart)
+		}
+	}
 }
