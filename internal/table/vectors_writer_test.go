@@ -45,9 +45,9 @@ func upstreamTables(t *testing.T) map[string]cases.Record {
 	return recs
 }
 
-// writeCase writes c with NewWriter, as leveldb::TableBuilder would with
+// writeVectorCase writes c with NewWriter, as leveldb::TableBuilder would with
 // c's options.
-func writeCase(t *testing.T, c cases.TableCase) []byte {
+func writeVectorCase(t *testing.T, c cases.TableCase) []byte {
 	t.Helper()
 	o := table.WriterOptions{BlockSize: c.BlockSize, RestartInterval: c.RestartInterval, Snappy: c.Snappy}
 	if c.BitsPerKey > 0 {
@@ -86,7 +86,7 @@ func TestWriterMatchesUpstreamVectors(t *testing.T) {
 			continue
 		}
 		n++
-		ours := writeCase(t, c)
+		ours := writeVectorCase(t, c)
 		if !c.Snappy {
 			if got := cases.EncodeBytes(ours); got != r.Out {
 				t.Errorf("%s: wrote %s, upstream %s", c.Name, got, r.Out)
