@@ -2,9 +2,12 @@ package verify_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
+	"github.com/ldbcompat/ldbcompat/internal/table"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
@@ -127,6 +130,156 @@ func TestModeNames(t *testing.T) {
 		}
 		if got := tc.m.Name(); got != tc.name {
 			t.Errorf("%d.Name() = %q, want %q", tc.m, got, tc.name)
+		}
+	}
+}
+
+// TestDamageDetail: each block that fails its checksum is named with its
+// handle and both checksums, separated by "; ", with the flipped bit that
+// explains it where one does (the entry and its user key, or the restart
+// point, it lies in); a report whose verdict is not about the damage says
+// that upstream reads the blocks unchecked.
+func TestDamageDetail(t *testing.T) {
+	tag := []byte{1, 0, 0, 0, 0, 0, 0, 0} // an internal key's 8-byte tag
+	rep := &verify.TableReport{Path: "t.ldb", Mode: verify.Defaults, Verdict: verify.NoFilter, DataBlocks: 1, Keys: 2, FileSize: -1,
+		Damage: &verify.Damage{Blocks: []table.ChecksumFailure{
+			{What: "data block 0", Handle: table.BlockHandle{Offset: 0, Size: 50}, Stored: 0xdeadbeef, Computed: 0x12345678,
+				Site: &table.FlipSite{Offset: 7, Bit: 3, Field: table.FlipValue, Entry: 0, Key: append([]byte("k1"), tag...), Restart: -1}},
+			{What: "data block 1", Handle: table.BlockHandle{Offset: 55, Size: 40}, Stored: 1, Computed: 2,
+				Site: &table.FlipSite{Offset: 90, Bit: 0, Field: table.FlipRestart, Entry: -1, Restart: 0}},
+			{What: "index block", Handle: table.BlockHandle{Offset: 100, Size: 20}, Stored: 3, Computed: 4,
+				Site: &table.FlipSite{Offset: 101, Bit: 7, Field: table.FlipUnknown, Entry: -1, Restart: -1}},
+			{What: "filter block", Handle: table.BlockHandle{Offset: 125, Size: 9}, Stored: 5, Computed: 6},
+		}}}
+	flip := " (a single flipped bit points at memory or storage, not at the writer)"
+	want := "no filter block, 1 data block, 2 keys; upstream reads the table without a filter; " +
+		"data block 0 0+50 fails its checksum (stored 0xdeadbeef, computed 0x12345678): one flipped bit explains it, bit 3 of the byte at offset 7, in the " +
+		table.FlipValue.String() + " of entry 0 (key 6b31 as written)" + flip + "; " +
+		"data block 1 55+40 fails its checksum (stored 0x00000001, computed 0x00000002): one flipped bit explains it, bit 0 of the byte at offset 90, in the " +
+		table.FlipRestart.String() + " (restart point 0)" + flip + "; " +
+		"index block 100+20 fails its checksum (stored 0x00000003, computed 0x00000004): one flipped bit explains it, bit 7 of the byte at offset 101, in the " +
+		table.FlipUnknown.String() + flip + "; " +
+		"filter block 125+9 fails its checksum (stored 0x00000005, computed 0x00000006), and no single flipped bit explains it" +
+		"; with LevelDB's default options upstream reads them unchecked"
+	if got := rep.Detail(); got != want {
+		t.Errorf("Detail:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestBadChecksumDetail: a table whose blocks fail their checksums but
+// read as written says so, then what its filter is without the damage,
+// then what upstream does under the other option set.
+func TestBadChecksumDetail(t *testing.T) {
+	rep := &verify.TableReport{Path: "t.ldb", Mode: verify.Defaults, Verdict: verify.BadChecksum, DataBlocks: 1, Keys: 1, FileSize: -1,
+		Damage: &verify.Damage{Blocks: []table.ChecksumFailure{
+			{What: "filter block", Handle: table.BlockHandle{Offset: 100, Size: 20}, Stored: 1, Computed: 2},
+		}, Known: true, Entries: 1, Written: 1, Verdict: verify.NoFilter},
+		Other: &verify.TableReport{Path: "t.ldb", Mode: verify.Paranoid, Verdict: verify.Unchecked, Err: errors.New("why")},
+	}
+	want := "filter block 100+20 fails its checksum (stored 0x00000001, computed 0x00000002), and no single flipped bit explains it" +
+		"; with LevelDB's default options upstream reads it unchecked: its full scan returns 1 entry, every one as written, and every lookup finds its key" +
+		"; the filter: no filter block, 1 data block, 1 key; upstream reads the table without a filter" +
+		"; with paranoid checks: unchecked: not checked: why"
+	if got := rep.Detail(); got != want {
+		t.Errorf("Detail:\n got %q\nwant %q", got, want)
+	}
+	rep.Damage.Entries = 3
+	rep.Damage.Verdict = ""
+	rep.Other = nil
+	want = "filter block 100+20 fails its checksum (stored 0x00000001, computed 0x00000002), and no single flipped bit explains it" +
+		"; with LevelDB's default options upstream reads it unchecked: its full scan returns 3 entries, every one as written, and every lookup finds its key"
+	if got := rep.Detail(); got != want {
+		t.Errorf("Detail:\n got %q\nwant %q", got, want)
+	}
+}
+
+// failWriter fails every write with its error.
+type failWriter struct{ err error }
+
+func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// TestTextWriterItem: a database's line and its logs' go to Out, a blank
+// line before each database but the first; a path's error and a note go to
+// Err after "ldbcompat: "; a table's line to Out; every line escaped.
+func TestTextWriterItem(t *testing.T) {
+	var out, errs strings.Builder
+	w := &verify.TextWriter{Out: &out, Err: &errs}
+	db := &verify.Database{Dir: "d\x1b", Status: "Corruption: x", Err: errors.New("bad\nCURRENT")}
+	w.Item(verify.Item{Database: db}, nil)
+	w.Item(verify.Item{PathErr: errors.New("p: no such file"), Path: "p"}, nil)
+	w.Item(verify.Item{Note: "a link\tnot followed", Path: "l"}, nil)
+	rep := &verify.TableReport{Path: "t\n.ldb", Skipped: "not live"}
+	w.Item(verify.Item{Table: &verify.Target{Path: rep.Path}}, rep)
+	w.Item(verify.Item{Database: &verify.Database{Dir: "e", Err: errors.New("gone")}}, nil)
+	w.Item(verify.Item{Path: "nothing"}, nil)
+	wantOut := `d\x1b: database: upstream cannot open it: Corruption: x (bad\nCURRENT); every table file in it is checked, at its own size` + "\n" +
+		`t\n.ldb: skipped: not live` + "\n" +
+		"\n" +
+		"e: database: upstream cannot open it (gone); every table file in it is checked, at its own size\n"
+	if out.String() != wantOut {
+		t.Errorf("Out:\n got %q\nwant %q", out.String(), wantOut)
+	}
+	wantErr := "ldbcompat: p: no such file\n" + `ldbcompat: l: a link\tnot followed` + "\n"
+	if errs.String() != wantErr {
+		t.Errorf("Err:\n got %q\nwant %q", errs.String(), wantErr)
+	}
+	if err := w.WriteErr(); err != nil {
+		t.Errorf("WriteErr() = %v after writes that succeeded", err)
+	}
+}
+
+// TestTextWriterErr: WriteErr is the first error of the writes, through
+// Line and through Stdout.
+func TestTextWriterErr(t *testing.T) {
+	first, second := errors.New("first"), errors.New("second")
+	w := &verify.TextWriter{Out: failWriter{first}, Err: failWriter{second}}
+	w.Line(w.Out, "a")
+	w.Line(w.Err, "b")
+	if err := w.WriteErr(); err != first {
+		t.Errorf("WriteErr() = %v, want %v", err, first)
+	}
+	w = &verify.TextWriter{Out: failWriter{first}}
+	if _, err := w.Stdout().Write([]byte("x")); err != first {
+		t.Errorf("Stdout().Write: %v, want %v", err, first)
+	}
+	w.Out = failWriter{second}
+	w.Stdout().Write([]byte("y"))
+	if err := w.WriteErr(); err != first {
+		t.Errorf("WriteErr() = %v, want %v", err, first)
+	}
+	var ok strings.Builder
+	w = &verify.TextWriter{Out: &ok}
+	if n, err := w.Stdout().Write([]byte("xyz")); n != 3 || err != nil || ok.String() != "xyz" || w.WriteErr() != nil {
+		t.Errorf("Stdout().Write: %d, %v, wrote %q, WriteErr %v", n, err, ok.String(), w.WriteErr())
+	}
+}
+
+// TestDatabaseDetail: what upstream does with a database, and what its
+// MANIFEST records: the comparator (unless the default's status is given
+// instead), the live tables, the logs to replay when there are any, and
+// where CURRENT and the MANIFEST lead when they are links.
+func TestDatabaseDetail(t *testing.T) {
+	replayed := func() *verify.LogReport {
+		return &verify.LogReport{Path: "d/000007.log", Recovery: &logfile.Recovery{}}
+	}
+	for _, tc := range []struct {
+		db   verify.Database
+		want string
+	}{
+		{verify.Database{Dir: "d", Manifest: "d/MANIFEST-000005", Version: &manifest.Version{}, Comparator: "leveldb.BytewiseComparator", Live: 2,
+			Logs: []*verify.LogReport{replayed()}},
+			"upstream opens it; MANIFEST-000005, comparator leveldb.BytewiseComparator, 2 live tables, 1 log to replay"},
+		{verify.Database{Dir: "d", Manifest: "d/MANIFEST-000005", Version: &manifest.Version{}, Live: 1},
+			"upstream opens it; MANIFEST-000005, no comparator recorded, 1 live table"},
+		{verify.Database{Dir: "d", Manifest: "d/MANIFEST-000005", Version: &manifest.Version{}, Comparator: "my.cmp", DefaultStatus: "Invalid argument: x", Live: 0,
+			ManifestLink: "/elsewhere/MANIFEST-000005", CurrentLink: "/elsewhere/CURRENT"},
+			`upstream opens it with the application's comparator "my.cmp", which its MANIFEST records (with LevelDB's default comparator: Invalid argument: x); the tables' filters do not depend on the comparator` +
+				"; MANIFEST-000005, 0 live tables; CURRENT is a symbolic link to /elsewhere/CURRENT; MANIFEST-000005 is a symbolic link to /elsewhere/MANIFEST-000005"},
+		{verify.Database{Dir: "d", Err: errors.New("no CURRENT")},
+			"upstream cannot open it (no CURRENT); every table file in it is checked, at its own size"},
+	} {
+		if got := tc.db.Detail(); got != tc.want {
+			t.Errorf("Detail:\n got %q\nwant %q", got, tc.want)
 		}
 	}
 }
