@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -281,5 +282,72 @@ func TestDatabaseDetail(t *testing.T) {
 		if got := tc.db.Detail(); got != tc.want {
 			t.Errorf("Detail:\n got %q\nwant %q", got, tc.want)
 		}
+	}
+}
+
+// TestVerifyJSONItems: a table of a database added before it goes under
+// that database, any other table at the top; path errors and notes in
+// their lists; a skipped table has no option set, an examined one its
+// own; a log whose verdict differs under the other option set has it.
+func TestVerifyJSONItems(t *testing.T) {
+	d1 := &verify.Database{Dir: "d1", Err: errors.New("x"), Logs: []*verify.LogReport{
+		{Path: "d1/000003.log", Number: 3, Mode: verify.Defaults, Verdict: verify.Replayed, Recovery: &logfile.Recovery{}},
+		{Path: "d1/000004.log", Number: 4, Mode: verify.Defaults, Verdict: verify.WritesDropped, Other: verify.OpenFails},
+	}}
+	d2 := &verify.Database{Dir: "d2"} // never added
+	var j verify.VerifyJSON
+	j.Add(verify.Item{Database: d1}, nil)
+	j.Add(verify.Item{PathErr: errors.New("p: missing"), Path: "p"}, nil)
+	j.Add(verify.Item{Note: "not followed", Path: "l"}, nil)
+	in1 := &verify.TableReport{Path: "d1/000005.ldb", Mode: verify.Paranoid, Verdict: verify.Unchecked, Err: errors.New("why")}
+	j.Add(verify.Item{Table: &verify.Target{Path: in1.Path, DB: d1}}, in1)
+	in2 := &verify.TableReport{Path: "d2/000006.ldb", Skipped: "not live"}
+	j.Add(verify.Item{Table: &verify.Target{Path: in2.Path, DB: d2}}, in2)
+	named := &verify.TableReport{Path: "t.ldb", Skipped: "not live"}
+	j.Add(verify.Item{Table: &verify.Target{Path: named.Path}}, named)
+	var buf strings.Builder
+	if err := j.Write(&buf, "tool", verify.Summary{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Databases []struct {
+			Tables []map[string]any
+			Logs   []map[string]any
+		}
+		Tables     []map[string]any
+		PathErrors []map[string]any `json:"path_errors"`
+		Notes      []map[string]any
+	}
+	if err := json.Unmarshal([]byte(buf.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Databases) != 1 || len(doc.Databases[0].Tables) != 1 || doc.Databases[0].Tables[0]["path"] != in1.Path {
+		t.Fatalf("databases: %+v, want d1 with %s", doc.Databases, in1.Path)
+	}
+	if got := doc.Databases[0].Tables[0]["options"]; got != "paranoid" {
+		t.Errorf("options of an examined table: %v, want paranoid", got)
+	}
+	if len(doc.Tables) != 2 || doc.Tables[0]["path"] != in2.Path || doc.Tables[1]["path"] != named.Path {
+		t.Fatalf("tables: %+v, want %s and %s", doc.Tables, in2.Path, named.Path)
+	}
+	if o, ok := doc.Tables[0]["options"]; ok {
+		t.Errorf("a skipped table has options %v", o)
+	}
+	if len(doc.PathErrors) != 1 || doc.PathErrors[0]["path"] != "p" || doc.PathErrors[0]["error"] != "p: missing" {
+		t.Errorf("path_errors: %+v", doc.PathErrors)
+	}
+	if len(doc.Notes) != 1 || doc.Notes[0]["path"] != "l" || doc.Notes[0]["note"] != "not followed" {
+		t.Errorf("notes: %+v", doc.Notes)
+	}
+	logs := doc.Databases[0].Logs
+	if len(logs) != 2 {
+		t.Fatalf("logs: %+v", logs)
+	}
+	if o, ok := logs[0]["other_options"]; ok {
+		t.Errorf("log replayed under both option sets has other_options %v", o)
+	}
+	o, _ := logs[1]["other_options"].(map[string]any)
+	if o == nil || o["options"] != "paranoid" || o["verdict"] != string(verify.OpenFails) || logs[1]["options"] != "defaults" {
+		t.Errorf("log 4: %+v, want other_options under paranoid: open-fails", logs[1])
 	}
 }
