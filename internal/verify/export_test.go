@@ -35,3 +35,6 @@ var KeyText = keyText
 func ResolveUnsearchable(dir string, ents []fs.DirEntry, err error) (*Database, []*Target) {
 	return resolveUnsearchable(dir, ents, err)
 }
+
+// EscapeKey is escapeKey: a key as dump prints a log record's.
+func EscapeKey(k []byte) string { return escapeKey(k) }
