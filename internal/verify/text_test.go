@@ -351,3 +351,22 @@ func TestVerifyJSONItems(t *testing.T) {
 		t.Errorf("log 4: %+v, want other_options under paranoid: open-fails", logs[1])
 	}
 }
+
+// TestLogFlipDetail: a log that fails the open names the status, the file
+// and the offset, with the flipped bit that explains the drop at that
+// offset, not another's.
+func TestLogFlipDetail(t *testing.T) {
+	l := &verify.LogReport{Path: "d/000003.log", Mode: verify.Paranoid, Verdict: verify.OpenFails, Recovery: &logfile.Recovery{
+		Paranoid: logfile.Outcome{Failed: true, Status: "Corruption: checksum mismatch", FailOffset: 32768, FirstDrop: 32768},
+		Defaults: logfile.Outcome{FirstDrop: -1},
+		Drops: []logfile.Drop{
+			{Offset: 7, Start: 7, Status: "Corruption: bad record length", Flip: &logfile.Flip{Field: logfile.FlipLength, Offset: 11, Bit: 1}},
+			{Offset: 32768, Start: 32768, Status: "Corruption: checksum mismatch", Flip: &logfile.Flip{Field: logfile.FlipData, Offset: 32790, Bit: 5}},
+		},
+	}}
+	want := "Corruption: checksum mismatch (000003.log, offset 32768); one flipped bit explains it: bit 5 of the byte at offset 32790, in the record's " +
+		logfile.FlipData.String() + " (a single flipped bit points at memory or storage, not at the writer)"
+	if got := l.Detail(); got != want {
+		t.Errorf("Detail:\n got %q\nwant %q", got, want)
+	}
+}
