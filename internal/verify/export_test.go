@@ -1,6 +1,9 @@
 package verify
 
-import "runtime"
+import (
+	"io/fs"
+	"runtime"
+)
 
 // SetAfterMap sets a function called with a table file's path once it is
 // memory-mapped, before it is read, and returns a function restoring the
@@ -26,3 +29,12 @@ func MappedFault(path string, f File, data []byte, fault runtime.Error) *TableRe
 
 // KeyText is keyText, for tests.
 var KeyText = keyText
+
+// ResolveUnsearchable is resolveUnsearchable: the database in dir, whose
+// entries are ents, when looking at CURRENT failed with err.
+func ResolveUnsearchable(dir string, ents []fs.DirEntry, err error) (*Database, []*Target) {
+	return resolveUnsearchable(dir, ents, err)
+}
+
+// EscapeKey is escapeKey: a key as dump prints a log record's.
+func EscapeKey(k []byte) string { return escapeKey(k) }

@@ -402,3 +402,31 @@ func TestRunManyWorkers(t *testing.T) {
 		t.Fatal("verify of 13 tables did not end in a minute")
 	}
 }
+
+// TestDamageKeyOutlivesMap: the key of the entry a flipped bit lies in is
+// kept by the report after its file's map is released (and other tables
+// read): the first data block's first entry, its value's byte flipped.
+func TestDamageKeyOutlivesMap(t *testing.T) {
+	es := entries()
+	file := tabletest.Build(es, tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+	// Entry 0 of block 0: shared 0, non-shared 17 and value length 5
+	// (one byte each), its 17-byte internal key, then its value.
+	file[3+17+2] ^= 0x04
+	good := tabletest.Build(es, tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
+	dir := t.TempDir()
+	p, q := filepath.Join(dir, "000005.ldb"), filepath.Join(dir, "000006.ldb")
+	writeTo(t, p, file)
+	writeTo(t, q, good)
+	r := verify.Examine(&verify.Target{Path: p}, verify.Options{})
+	for i := 0; i < 3; i++ {
+		verify.Examine(&verify.Target{Path: q}, verify.Options{})
+	}
+	if r.Damage == nil || len(r.Damage.Blocks) != 1 || r.Damage.Blocks[0].Site == nil {
+		t.Fatalf("%s: %s; want one data block explained by a flipped bit", r.Verdict, r.Detail())
+	}
+	s := r.Damage.Blocks[0].Site
+	want := es[0].Key.UserKey
+	if s.Entry != 0 || s.Offset != 22 || len(s.Key) != len(want)+8 || !bytes.Equal(s.Key[:len(want)], want) {
+		t.Errorf("flipped bit in entry %d at offset %d, key %q; want entry 0 at offset 22, key %q", s.Entry, s.Offset, s.Key, want)
+	}
+}
