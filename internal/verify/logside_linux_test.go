@@ -28,3 +28,22 @@ func TestDumpLogCloses(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayLogsCloses: reading a database's logs leaves none open.
+func TestReplayLogsCloses(t *testing.T) {
+	dir := copyLogDB(t, "crash")
+	openLogDB(t, dir)
+	path := filepath.Join(dir, "000003.log")
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, fd := range fds {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && l == path {
+			t.Errorf("descriptor %s still open on %s", fd.Name(), path)
+		}
+	}
+}
