@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
 
 // copyLogDB copies the database testdata/logdbs/name (upstream left its
@@ -80,5 +82,41 @@ func TestReplayMissingLogs(t *testing.T) {
 	// 0 is the previous log number (none), 3 and 4 not below the log number.
 	if len(got) != 3 || got[0] != 0 || got[1] != 3 || got[2] != 4 {
 		t.Errorf("logs reported %v, want [0 3 4]", got)
+	}
+}
+
+// TestSearchLinkOut: a symbolic link in a searched tree to a directory
+// outside it is not followed, and says so.
+func TestSearchLinkOut(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	link := filepath.Join(root, "elsewhere")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skip(err)
+	}
+	var notes []string
+	for _, it := range Resolve([]string{root}) {
+		if it.Note != "" {
+			notes = append(notes, it.Path+": "+it.Note)
+		}
+	}
+	if len(notes) != 1 || notes[0] != link+": not followed: a symbolic link to a directory outside the tree (name it to check what it leads to)" {
+		t.Errorf("notes %q", notes)
+	}
+}
+
+// TestLiveTableMissingUnreread: a live table not found, the MANIFEST no
+// longer readable when read again: the table is reported missing.
+func TestLiveTableMissingUnreread(t *testing.T) {
+	dir := copyLogDB(t, "crash")
+	db := openLogDB(t, dir)
+	v := *db.Version
+	v.Files = []manifest.File{{Number: 9, Level: 0, Smallest: []byte("a\x01\x00\x00\x00\x00\x00\x00\x00"), Largest: []byte("b\x01\x00\x00\x00\x00\x00\x00\x00")}}
+	db.Version = &v
+	if err := os.Remove(filepath.Join(dir, "CURRENT")); err != nil {
+		t.Fatal(err)
+	}
+	ts := liveTargets(db, nil, []uint64{9})
+	if len(ts) != 1 || !ts[0].missing || ts[0].Skip != "" || ts[0].Path != filepath.Join(dir, "000009.ldb") {
+		t.Errorf("%+v", ts)
 	}
 }
