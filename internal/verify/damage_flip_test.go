@@ -53,3 +53,48 @@ func TestDamageWrongValue(t *testing.T) {
 		}
 	}
 }
+
+// TestDamageWrongKey: bit 0 of key k0020's last byte flipped ('0' to
+// '1'): the scan returns k0021 with k0020's sequence number, an internal
+// key never written, and not k0020, which a lookup then misses.
+func TestDamageWrongKey(t *testing.T) {
+	var es []table.Entry
+	for i := 0; i < 50; i++ {
+		es = append(es, table.Entry{Key: table.InternalKey{UserKey: []byte(fmt.Sprintf("k%04d", i)), Seq: uint64(100 + i), Kind: table.KindValue},
+			Value: []byte(fmt.Sprintf("value-%04d-written", i))})
+	}
+	// A restart interval of 1: every key is stored whole.
+	file := tabletest.Build(es, tabletest.Options{BlockSize: 300, RestartInterval: 1})
+	at := bytes.Index(file, []byte("k0020"))
+	if at < 0 {
+		t.Fatal("key not found")
+	}
+	file[at+4] ^= 1
+	rep := Examine(&Target{Path: writeTemp(t, "000005.ldb", file)}, Options{})
+	d := rep.Damage
+	if d == nil || !d.Known || d.Written != 50 || d.Entries != 50 || d.Extra != 1 || d.Missing != 1 || d.WrongValues != 0 || d.GetsMissing < 1 || rep.Verdict != SilentCorruption {
+		t.Fatalf("%+v, verdict %s", d, rep.Verdict)
+	}
+	if !strings.Contains(d.First, "which was not written") {
+		t.Errorf("first %q", d.First)
+	}
+}
+
+// TestDamageEmptyKey: the empty user key (an 8-byte internal key, its
+// tag alone) is looked up too: its flipped value is a wrong Get.
+func TestDamageEmptyKey(t *testing.T) {
+	es := []table.Entry{{Key: table.InternalKey{UserKey: []byte{}, Seq: 7, Kind: table.KindValue}, Value: []byte("the-empty-keys-value")}}
+	for i := 0; i < 20; i++ {
+		es = append(es, table.Entry{Key: table.InternalKey{UserKey: []byte(fmt.Sprintf("k%04d", i)), Seq: uint64(100 + i), Kind: table.KindValue}, Value: []byte("v")})
+	}
+	file := tabletest.Build(es, tabletest.Options{BlockSize: 300})
+	at := bytes.Index(file, []byte("the-empty-keys-value"))
+	if at < 0 {
+		t.Fatal("value not found")
+	}
+	file[at] ^= 1 << 2
+	d := Examine(&Target{Path: writeTemp(t, "000005.ldb", file)}, Options{}).Damage
+	if d == nil || !d.Known || d.WrongValues != 1 || d.GetsWrong != 1 || d.GetsMissing != 0 {
+		t.Fatalf("%+v", d)
+	}
+}
