@@ -20,17 +20,10 @@ import (
 	"time"
 )
 
-// gremlins decides which mutants to run from the tests' coverage, block by
-// block; Go's coverage blocks of a switch's case clause start after the
-// clause's colon, so the expression of a case is in no block, and every
-// mutant there is "not covered" however often the tests evaluate it; so
-// is every mutant of a package-level declaration. The tool runs those
-// mutants itself (blindMutants, runMutants), as gremlins would: each in a
-// copy of the module, with the target's tests and timeout. A case
-// expression counts as covered when the coverage of the unmutated tests
-// shows it evaluated: its clause's body ran, or the body of a later
-// clause of its switch (the cases are tried in order) or of its default
-// (which runs only when every case was tried).
+// Go's coverage has no block for a case expression (a clause's block
+// starts after its colon) nor for package-level declarations, so gremlins
+// calls their mutants not covered; this tool runs them itself, as gremlins
+// would (blindMutants, runMutants).
 
 // coverProfile holds the blocks of a coverage profile that ran, by file
 // name within the package.
@@ -39,9 +32,8 @@ type coverProfile map[string][]coverBlock
 // coverBlock is a block of a coverage profile: where it starts.
 type coverBlock struct{ line, col int }
 
-// readCoverProfile reads the blocks that ran, of the files of the package
-// whose import path ends in pkg, from the profile go test -coverprofile
-// wrote at p.
+// readCoverProfile reads the blocks that ran of package pkg's files from
+// the coverage profile at p.
 func readCoverProfile(p, pkg string) (coverProfile, error) {
 	f, err := os.Open(p)
 	if err != nil {
@@ -75,7 +67,7 @@ func readCoverProfile(p, pkg string) (coverProfile, error) {
 }
 
 // clauseRan tells whether a block that ran starts on line of file after
-// column col: the body of the case clause whose expression is there.
+// column col.
 func (p coverProfile) clauseRan(file string, line, col int) bool {
 	for _, b := range p[file] {
 		if b.line == line && b.col > col {
@@ -85,9 +77,8 @@ func (p coverProfile) clauseRan(file string, line, col int) bool {
 	return false
 }
 
-// mutated maps a gremlins mutant type and the operator it changes to the
-// operator it puts in its place (gremlins' internal/engine/mappings.go,
-// for the types it enables by default).
+// mutated maps a mutant type and operator to its replacement (gremlins'
+// internal/engine/mappings.go, default types).
 var mutated = map[string]map[string]string{
 	"ARITHMETIC_BASE":       {"+": "-", "*": "/", "/": "*", "%": "*", "-": "+"},
 	"CONDITIONALS_BOUNDARY": {">=": ">", ">": ">=", "<=": "<", "<": "<="},
@@ -97,10 +88,8 @@ var mutated = map[string]map[string]string{
 }
 
 // blindMutants returns the mutants of res that gremlins left not covered
-// where coverage cannot see them: in case expressions whose clause ran,
-// and in package-level declarations (a var's initializer runs when the
-// package loads; a const's expression is the compiler's), which no
-// coverage block holds.
+// where coverage cannot see them: in case expressions evaluated, and in
+// package-level declarations.
 func blindMutants(res *result, prof coverProfile, root string) []*mutant {
 	var todo []*mutant
 	for _, m := range res.Mutants {
@@ -114,11 +103,9 @@ func blindMutants(res *result, prof coverProfile, root string) []*mutant {
 	return todo
 }
 
-// caseEvaluated tells whether the case expression of m, in its file under
-// root, was evaluated by the tests whose coverage is prof: its clause's
-// body ran, or that of a later clause of the same switch, or of its
-// default clause. A file that cannot be read or parsed counts only the
-// clause's own body.
+// caseEvaluated tells whether m's case expression was evaluated: the body
+// of its clause ran, or of a later clause or the default (cases are tried
+// in order).
 func caseEvaluated(prof coverProfile, root string, m *mutant) bool {
 	file := path.Base(m.File)
 	if prof.clauseRan(file, m.Line, m.Column) {
@@ -176,10 +163,8 @@ func before(a, b token.Position) bool {
 	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
 }
 
-// runMutants runs each of ms as gremlins does, on workers module copies
-// of the module at dir (the mutated files in its directory pkgRel), with
-// go test args (the package last) and env, each stopped at timeout, and
-// sets its status.
+// runMutants runs each of ms as gremlins does, in workers copies of the
+// module at dir, with go test args and env, and sets its status.
 func runMutants(ms []*mutant, dir, pkgRel string, args, env []string, timeout time.Duration, workers int) error {
 	if len(ms) == 0 {
 		return nil
@@ -224,8 +209,8 @@ func runMutants(ms []*mutant, dir, pkgRel string, args, env []string, timeout ti
 	return <-errs
 }
 
-// runIn applies m in the module copy at dir, runs the tests with their
-// temporary files in scratch, sets m's status and undoes m.
+// runIn applies m in the module copy at dir, runs the tests, sets m's
+// status and undoes m.
 func runIn(dir, scratch, pkgRel string, m *mutant, args, env []string, timeout time.Duration) error {
 	file := filepath.Join(dir, filepath.FromSlash(pkgRel), path.Base(m.File))
 	orig, err := os.ReadFile(file)
@@ -267,16 +252,10 @@ func mutate(src []byte, m *mutant) ([]byte, error) {
 	return bytes.Join(lines, nil), nil
 }
 
-// runMutant runs go test args in dir with env, stopped at timeout, and
-// says what became of the mutant, as gremlins does: killed when the tests
-// fail, not viable when they do not build, lived when they pass.
-//
-// Its temporary files, the go command's work directory (GOTMPDIR) and the
-// tests' (TMPDIR), go to scratch, which the caller empties: a go test
-// stopped at the timeout has no chance to remove them. The timeout stops
-// go test's whole process group (killGroupOnCancel), the test binary with
-// it, which would otherwise run on with the output's pipe open until its
-// own -timeout.
+// runMutant runs go test args in dir, stopped at timeout, and says what
+// became of the mutant, as gremlins does. Temporary files go to scratch,
+// which a stopped go test cannot clean; the timeout kills the whole process
+// group, lest the test binary run on.
 func runMutant(dir, scratch string, args, env []string, timeout time.Duration) string {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -302,11 +281,8 @@ func runMutant(dir, scratch string, args, env []string, timeout time.Duration) s
 	}
 }
 
-// emptyDir removes what dir holds, leaving dir. A test stopped at the
-// timeout may have left a directory it made unreadable (the tests of
-// unreadable files do) without restoring it, which only root could remove
-// as it is: the modes of what is left are opened up, and the removal tried
-// again.
+// emptyDir removes what dir holds, leaving dir; what a stopped test left
+// unreadable is opened up and removed again.
 func emptyDir(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -330,22 +306,19 @@ func emptyDir(dir string) error {
 	return nil
 }
 
-// withTempDir returns env with the temporary files of the go command
-// (GOTMPDIR) and of the programs it runs (TMPDIR) sent to dir; env itself
-// is left as it is.
+// withTempDir returns a copy of env sending temporary files to dir.
 func withTempDir(env []string, dir string) []string {
 	return append(env[:len(env):len(env)], "TMPDIR="+dir, "GOTMPDIR="+dir)
 }
 
-// removeScratch removes dir, a directory of temporary files, with
-// whatever a stopped test left in it (see emptyDir).
+// removeScratch removes dir and whatever a stopped test left in it.
 func removeScratch(dir string) {
 	_ = emptyDir(dir)
 	_ = os.Remove(dir)
 }
 
-// copyModule copies the module at src into dst, but for what no test
-// reads: the git metadata, the cache of builds and binaries.
+// copyModule copies the module at src into dst but for .git, .cache and
+// bin.
 func copyModule(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,12 +10,10 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
-
-// Running gremlins on a target and reading what it found.
 
 // gremlinsOut is the part of gremlins' JSON output read here.
 type gremlinsOut struct {
@@ -32,7 +31,7 @@ type gremlinsOut struct {
 // runTarget runs gremlins on t and reads its results.
 func runTarget(root string, t target, o options) (*result, error) {
 	res := &result{Target: t}
-	dir := root // the module
+	dir := root
 	gitRef := o.diff
 	if o.diff != "" {
 		changed, err := changedGoFiles(root, o.diff, t.Pkg)
@@ -50,10 +49,7 @@ func runTarget(root string, t target, o options) (*result, error) {
 			return nil, err
 		}
 		if o.diff != "" {
-			// The scratch module is a repository of its own, whose
-			// last commit brings bloom from the merge base of o.diff
-			// to now.
-			gitRef = "HEAD~1"
+			gitRef = "HEAD~1" // the scratch module's last commit
 		}
 	}
 	pkgDir := filepath.Join(dir, filepath.FromSlash(kitPkg(t)))
@@ -61,11 +57,8 @@ func runTarget(root string, t target, o options) (*result, error) {
 	if err := os.MkdirAll(filepath.Dir(outFile), 0o755); err != nil {
 		return nil, err
 	}
-	// Test selection reaches every go test gremlins runs through GOFLAGS,
-	// which go test reads for its own flags too. -vet=off: vet checks
-	// nothing a mutant changes, and costs each run. -count=1: a cached
-	// result would make the coverage run, from which gremlins derives the
-	// timeout, take no time.
+	// GOFLAGS reaches every go test gremlins runs. -count=1: a cached
+	// coverage run would give gremlins no time to derive the timeout from.
 	goflags := []string{"-vet=off", "-count=1"}
 	if t.Run != "" {
 		goflags = append(goflags, "-run="+t.Run)
@@ -78,9 +71,8 @@ func runTarget(root string, t target, o options) (*result, error) {
 	}
 	env := append(append(os.Environ(), t.Env...), "GOFLAGS="+strings.Join(goflags, " "))
 
-	// The unmutated tests first: they must pass, and their time sets the
-	// least coefficient that gives the timeout wanted.
-	// Their coverage tells which case expressions ran (blindMutants).
+	// The unmutated tests must pass; their time sets the least coefficient
+	// that gives the timeout wanted, their coverage serves blindMutants.
 	var testArgs []string
 	if t.Tags != "" {
 		testArgs = append(testArgs, "-tags", t.Tags)
@@ -101,31 +93,25 @@ func runTarget(root string, t target, o options) (*result, error) {
 		return nil, err
 	}
 
-	// --exclude-files /: the package's own files, not those of the
-	// packages below it (test helpers such as internal/table/tabletest).
+	// --exclude-files /: not the packages below (such as tabletest).
 	args := []string{"unleash", "--workers", fmt.Sprint(o.workers), "--timeout-coefficient", fmt.Sprint(coefficient),
 		"--exclude-files", "/", "-o", outFile}
 	if t.Tags != "" {
 		args = append(args, "--tags", t.Tags)
 	}
 	if gitRef != "" {
-		// gremlins asks git diff for the changed lines in the directory
-		// it starts in, and matches them with the package's files by
-		// their names in that directory: diff.relative makes git name
-		// them so. It only finds the mutants there and their coverage
-		// (--dry-run): the tool runs them, as many as o.sample allows.
+		// gremlins only finds the changed lines' mutants (--dry-run);
+		// this tool runs them, as many as o.sample allows.
 		args = append(args, "--diff", gitRef, "--dry-run")
 	}
 	args = append(args, pkgDir)
 	cmd := exec.Command(o.gremlins, args...)
 	cmd.Dir, cmd.Env = pkgDir, env
 	if gitRef != "" {
+		// gremlins matches git's names with those in its directory.
 		cmd.Env = append(env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=diff.relative", "GIT_CONFIG_VALUE_0=true")
 	}
-	// gremlins kills a mutant's go test at its timeout, which leaves the
-	// go command's work directory behind (3 MB and more each): its
-	// temporary files and those of the tests it runs go to a directory
-	// removed after it.
+	// A go test killed at its timeout leaves its work directory behind.
 	scratch, err := os.MkdirTemp("", "mutants-gremlins-")
 	if err != nil {
 		return nil, err
@@ -184,7 +170,7 @@ func runTarget(root string, t target, o options) (*result, error) {
 	}
 	if rec != nil {
 		res.Timeout = rec.Timeout
-		start = start.Add(-rec.Gremlins) // its time counts
+		start = start.Add(-rec.Gremlins)
 	} else if key != "" {
 		r := reuseRecord{Key: key, Timeout: res.Timeout, Gremlins: gremlinsTime.Round(time.Second), When: time.Now().UTC().Format(time.RFC3339)}
 		if err := writeRecord(root, t, r); err != nil {
@@ -193,19 +179,16 @@ func runTarget(root string, t target, o options) (*result, error) {
 	}
 	todo := blindMutants(res, prof, root)
 	if gitRef != "" {
-		// Only the changed lines' mutants, those covered run here.
 		var changed []*mutant
 		for _, m := range res.Mutants {
 			if m.Status != "SKIPPED" {
 				changed = append(changed, m)
 			}
-		}
-		res.Mutants = changed
-		for _, m := range changed {
 			if m.Status == "RUNNABLE" {
 				todo = append(todo, m)
 			}
 		}
+		res.Mutants = changed
 		sortMutants(todo)
 		if o.sample > 0 && len(todo) > o.sample {
 			todo, res.Unsampled = sample(todo, o.sample)
@@ -220,18 +203,8 @@ func runTarget(root string, t target, o options) (*result, error) {
 
 // sortMutants sorts ms by file, line, column and type.
 func sortMutants(ms []*mutant) {
-	sort.Slice(ms, func(i, j int) bool {
-		a, b := ms[i], ms[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return a.Type < b.Type
+	slices.SortFunc(ms, func(a, b *mutant) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), cmp.Compare(a.Type, b.Type))
 	})
 }
 
@@ -271,9 +244,8 @@ func (t target) outside(m *mutant) *outside {
 	return nil
 }
 
-// changedGoFiles lists the package's non-test Go files (not those of the
-// packages below it) that differ between the merge base of ref and the
-// working tree, as gremlins' diff sees them.
+// changedGoFiles lists pkg's own non-test Go files changed since the merge
+// base of ref, as gremlins' diff sees them.
 func changedGoFiles(root, ref, pkg string) ([]string, error) {
 	out, err := git(root, "diff", "--merge-base", "--name-only", ref, "--", pkg)
 	if err != nil {
@@ -288,8 +260,7 @@ func changedGoFiles(root, ref, pkg string) ([]string, error) {
 	return files, nil
 }
 
-// coverageTime finds, in gremlins' log, how long its coverage run took:
-// the timeout of every mutant's tests is that times the coefficient.
+// coverageTime finds in gremlins' log how long its coverage run took.
 func coverageTime(log string) (time.Duration, bool) {
 	for _, l := range strings.Split(log, "\n") {
 		if _, after, ok := strings.Cut(l, "Gathering coverage... done in "); ok {

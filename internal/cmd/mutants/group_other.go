@@ -7,6 +7,5 @@ import "os/exec"
 // runGrouped runs cmd: process groups are a unix matter (group_unix.go).
 func runGrouped(cmd *exec.Cmd) error { return cmd.Run() }
 
-// killGroupOnCancel leaves cmd as it is: its context's end kills its
-// process alone.
+// killGroupOnCancel leaves cmd as it is.
 func killGroupOnCancel(*exec.Cmd) {}

@@ -15,15 +15,9 @@ import (
 // sweepEvery is how often runGrouped looks for orphans while cmd runs.
 var sweepEvery = 5 * time.Second
 
-// runGrouped runs cmd in a process group of its own, kills every orphan of
-// the group while it runs, and kills what is left of the group once it has
-// exited. gremlins stops a mutant's `go test` at its timeout, but the test
-// binary that go test started can outlive it: one mutant's verify.test (an
-// endless loop allocating) ran on for 22 minutes and 6 GB, reparented,
-// taking a core from the mutants after it and from whatever ran after make
-// mutants. An orphan is a process of the group whose parent is not in the
-// group (it was reparented when its parent died); where /proc is missing,
-// only the kill at the end is done.
+// runGrouped runs cmd in a process group of its own, kills the group's
+// orphans while it runs and the rest once it exits: a test binary whose
+// go test gremlins stopped can run on, reparented (one did for 22 minutes).
 func runGrouped(cmd *exec.Cmd) error {
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
@@ -54,16 +48,14 @@ func runGrouped(cmd *exec.Cmd) error {
 	return err
 }
 
-// killGroupOnCancel makes cmd, an exec.CommandContext, start in a process
-// group of its own and, when its context ends, kill the whole group
-// rather than cmd's process alone.
+// killGroupOnCancel makes cmd, an exec.CommandContext, kill its whole
+// process group when its context ends.
 func killGroupOnCancel(cmd *exec.Cmd) {
 	ownGroup(cmd)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }
 
-// ownGroup makes cmd start in a process group of its own, whose id is
-// its pid.
+// ownGroup makes cmd start in a process group of its own.
 func ownGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -86,8 +78,7 @@ func pids() []int {
 	return out
 }
 
-// orphans returns the processes of group pgid whose parent is not in it,
-// from /proc (none where it cannot be read).
+// orphans returns the processes of group pgid whose parent is not in it.
 func orphans(pgid int) []int {
 	group := map[int]int{} // pid -> parent, for the group's processes
 	for _, pid := range pids() {

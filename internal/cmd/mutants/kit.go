@@ -10,12 +10,8 @@ import (
 	"strings"
 )
 
-// The kit targets: the scratch module holding a copy of bloom (and of
-// internal/filterblock, whose builder it wraps), judged by compat.TestPort.
-
-// kitOutside is the code of bloom that is not part of what a port
-// implements (compat.Port's hooks), so the kit has nothing to judge it
-// by: bloom's own tests do (go test ./bloom).
+// kitOutside is the code of bloom beyond compat.Port's hooks, which
+// bloom's own tests judge.
 var kitOutside = []outside{
 	{Func: "HashSignedTail", Why: legacyWhy},
 	{Func: "NewLegacyPolicy", Why: legacyWhy},
@@ -23,9 +19,8 @@ var kitOutside = []outside{
 	{Func: "(*bloomPolicy).SeedHash", Why: hashesWhy},
 }
 
-// blockOutside is the same for internal/filterblock: the arithmetic that
-// only readers of stored filters use, and the builder's path for hashes
-// computed elsewhere (filterblock's and filtercheck's tests judge them).
+// blockOutside is the same for internal/filterblock: what only
+// filtercheck uses.
 var blockOutside = []outside{
 	{Func: "BitsPerKeyForProbes", Why: inverseWhy},
 	{Func: "BitsPerKeyForLen", Why: inverseWhy},
@@ -34,8 +29,7 @@ var blockOutside = []outside{
 }
 
 // logOutside is the code of internal/logfile beyond a port's log writer
-// and reader: recovery, batches, diagnosis and walking are verify's, and
-// its own tests and the logfile targets of verify judge them.
+// and reader: verify's, which logfile's own tests judge.
 var logOutside = []outside{
 	{File: "recover.go", Why: logRecoverWhy},
 	{File: "batch.go", Why: logRecoverWhy},
@@ -66,9 +60,7 @@ var logOutside = []outside{
 }
 
 // tableOutside is the code of internal/table beyond a port's table writer
-// and its reader of every entry: point lookups, filters, the checksum
-// accounting and file access are verify's, which internal/table's own
-// tests judge (the table targets).
+// and its reader of every entry: verify's, which the table targets judge.
 var tableOutside = []outside{
 	{File: "get.go", Why: tableGetWhy},
 	{File: "filter.go", Why: tableGetWhy},
@@ -110,8 +102,7 @@ var tableOutside = []outside{
 	{Func: "compareInternal", Why: tableOrderWhy},
 	{Func: "(*Writer).Add", Text: "compareInternal(key, w.lastKey); c <= 0", Why: tableOrderWhy},
 	{Func: "(*Writer).Add", Text: "w.entries++", Why: tableOrderWhy},
-	// survivors.txt cannot quote this line (it holds " | "); the rest of
-	// the slow loop's long literal is explained there.
+	// survivors.txt cannot quote this line (it holds " | ").
 	{Func: "snappyTags", Text: "length = length<<8 | uint64(src[s+i])", Why: tableSlowLiteralWhy},
 }
 
@@ -146,11 +137,9 @@ const (
 	tableOrderWhy       = "the writer's check that its input is in internal key order, which the kit's entries always are (upstream's TableBuilder::Add only asserts it): the bytes of a table are the same"
 )
 
-// kitPackages returns the packages of this module the scratch module of
-// target t copies, by their directory here and there: bloom, and
-// internal/filterblock, the core of bloom's filter block builder, which
-// the copy of bloom imports in its stead (kitImport); or t's package
-// alone, a port's table or log code.
+// kitPackages returns the packages, by their directory here and in the
+// scratch module, that t's module copies: bloom with internal/filterblock,
+// which it wraps, or t's package alone.
 func kitPackages(t target) [][2]string {
 	if t.Pkg == "bloom" || t.Pkg == "internal/filterblock" {
 		return [][2]string{{"bloom", "bloom"}, {"internal/filterblock", "filterblock"}}
@@ -158,20 +147,16 @@ func kitPackages(t target) [][2]string {
 	return [][2]string{{t.Pkg, path.Base(t.Pkg)}}
 }
 
-// kitImport rewrites the import of internal/filterblock in a copied file
-// to the copy's, on the same line, so that a mutant's position stays.
+// kitImport rewrites the import of internal/filterblock to the copy's, on
+// the same line, so that a mutant's position stays.
 func kitImport(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte(`"github.com/ldbcompat/ldbcompat/internal/filterblock"`), []byte(`"`+kitModulePath+`/filterblock"`))
 }
 
-// kitModule writes the scratch module the kit targets mutate: a copy of
-// bloom's and internal/filterblock's files (line for line, so that a
-// mutant's position is the original's) and in each one test,
-// compat.TestPort with every hook. It returns its directory.
-//
-// With diff, the module is a git repository of two commits, the packages
-// as at the merge base of diff and HEAD, then as now, so that gremlins'
-// diff against HEAD~1 there finds the lines changed in them.
+// kitModule writes the scratch module of t: a line-for-line copy of its
+// packages' files and kitTest in each, and returns its directory. With
+// diff it is a git repository of two commits, the packages as at the
+// merge base of diff and HEAD, then as now, for gremlins' diff to HEAD~1.
 func kitModule(root, diff string, t target) (string, error) {
 	dir := filepath.Join(root, ".cache", "mutants", "kit")
 	if err := os.RemoveAll(dir); err != nil {
@@ -189,10 +174,8 @@ func kitModule(root, diff string, t target) (string, error) {
 		}
 		files[p[1]+"/kit_test.go"] = []byte(kitTest(p[1]))
 	}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), b, 0o644); err != nil {
-			return "", err
-		}
+	if err := writeFiles(dir, files); err != nil {
+		return "", err
 	}
 	if diff != "" {
 		base, err := git(root, "merge-base", diff, "HEAD")
@@ -200,7 +183,7 @@ func kitModule(root, diff string, t target) (string, error) {
 			return "", err
 		}
 		base = strings.TrimSpace(base)
-		var copied []string
+		old := map[string][]byte{}
 		for _, p := range kitPackages(t) {
 			names, err := git(root, "ls-tree", "--name-only", base, p[0]+"/")
 			if err != nil {
@@ -214,24 +197,25 @@ func kitModule(root, diff string, t target) (string, error) {
 				if err != nil {
 					return "", err
 				}
-				to := filepath.Join(dir, p[1], path.Base(n))
-				if err := os.WriteFile(to, kitImport([]byte(b)), 0o644); err != nil {
-					return "", err
-				}
-				copied = append(copied, to)
+				old[p[1]+"/"+path.Base(n)] = kitImport([]byte(b))
 			}
+		}
+		if err := writeFiles(dir, old); err != nil {
+			return "", err
 		}
 		if err := kitCommit(dir, "the packages at "+base, true); err != nil {
 			return "", err
 		}
-		for _, n := range copied {
-			if err := os.Remove(n); err != nil {
+		for n := range old {
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(n))); err != nil {
 				return "", err
 			}
 		}
 	}
+	now := map[string][]byte{}
 	for _, p := range kitPackages(t) {
-		ents, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(p[0])))
+		src := filepath.Join(root, filepath.FromSlash(p[0]))
+		ents, err := os.ReadDir(src)
 		if err != nil {
 			return "", err
 		}
@@ -239,14 +223,15 @@ func kitModule(root, diff string, t target) (string, error) {
 			if e.IsDir() || !kitSource(e.Name()) {
 				continue
 			}
-			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p[0]), e.Name()))
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
 			if err != nil {
 				return "", err
 			}
-			if err := os.WriteFile(filepath.Join(dir, p[1], e.Name()), kitImport(b), 0o644); err != nil {
-				return "", err
-			}
+			now[p[1]+"/"+e.Name()] = kitImport(b)
 		}
+	}
+	if err := writeFiles(dir, now); err != nil {
+		return "", err
 	}
 	if diff != "" {
 		if err := kitCommit(dir, "the packages now", false); err != nil {
@@ -256,14 +241,24 @@ func kitModule(root, diff string, t target) (string, error) {
 	return dir, nil
 }
 
-// kitSource tells whether name is one of the files the kit mutates or
-// builds: Go files and assembly, not tests.
+// writeFiles writes files, by their slash-separated names under dir.
+func writeFiles(dir string, files map[string][]byte) error {
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kitSource tells whether name is a file the kit mutates or builds: Go
+// files and assembly, not tests.
 func kitSource(name string) bool {
 	return !strings.HasSuffix(name, "_test.go") && (strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".s"))
 }
 
-// kitCommit commits everything in the scratch module's directory, making
-// it a repository first if init.
+// kitCommit commits everything in dir, making it a repository first if
+// init.
 func kitCommit(dir, msg string, init bool) error {
 	if init {
 		if _, err := git(dir, "init", "-q"); err != nil {
@@ -290,46 +285,48 @@ func git(dir string, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// kitModulePath is the scratch module's path: under this module's, so
-// that its test may use this module's internal packages (the table reader
-// and writer of its ReadDB and WriteDB).
+// kitModulePath is under this module's path, so that the kit test may use
+// its internal packages.
 const kitModulePath = "github.com/ldbcompat/ldbcompat/mutants/kit"
 
 // kitTest is the test of the copy of package pkg in the scratch module:
-// the kit on the copy, with every hook it can serve. For bloom,
-// ReadDB and WriteDB put the copy's policy and filter block builder and
-// reader around a minimal table reader and writer (internal/tabledb),
-// since bloom has no database of its own; for logfile, the copy's log
-// writer and reader serve WriteLog and ReadLog.
+// the kit with every hook the copy can serve.
 func kitTest(pkg string) string {
 	switch pkg {
 	case "logfile":
-		return kitLogTestText
+		return kitEndToEnd(pkg, "\t\"bytes\"\n\t\"errors\"\n\t\"io\"\n", kitLogHooks)
 	case "table":
-		return kitTableTestText
+		return kitEndToEnd(pkg, "", kitTableHooks)
 	}
 	return strings.Replace(kitTestText, "package bloom_test", "package "+pkg+"_test", 1)
 }
 
-// kitTableTestText is kitTest's text for internal/table: its writer, with
-// package bloom's policy, and its reader scanning every entry, checksums
-// verified.
-const kitTableTestText = `package table_test
+// kitEndToEnd is the test of a port's table or log code: TestPortEndToEnd
+// with bloom's policy and hooks, after the standard imports std.
+func kitEndToEnd(pkg, std, hooks string) string {
+	return fmt.Sprintf(`package %[1]s_test
 
 import (
-	"testing"
+%[2]s	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
-	port "` + kitModulePath + `/table"
+	port "%[3]s/%[1]s"
 )
 
 func TestKit(t *testing.T) {
 	kit.TestPortEndToEnd(t, compat.Port{
-		Name:      "table (mutated)",
+		Name:      "%[1]s (mutated)",
 		NewPolicy: bloom.NewPolicy,
-		WriteTable: func(entries []compat.Entry, o compat.TableOptions) ([]byte, error) {
+%[4]s	})
+}
+`, pkg, std, kitModulePath, hooks)
+}
+
+// kitTableHooks are internal/table's writer, with bloom's policy, and its
+// reader scanning every entry, checksums verified.
+const kitTableHooks = `		WriteTable: func(entries []compat.Entry, o compat.TableOptions) ([]byte, error) {
 			wo := port.WriterOptions{BlockSize: o.BlockSize, RestartInterval: o.RestartInterval, Snappy: o.Snappy}
 			if o.BitsPerKey > 0 {
 				wo.Policy = bloom.NewPolicy(o.BitsPerKey)
@@ -357,31 +354,11 @@ func TestKit(t *testing.T) {
 			})
 			return out, err
 		},
-	})
-}
 `
 
-// kitLogTestText is kitTest's text for internal/logfile: its writer and
-// its reader, with checksums verified and nothing but records asked.
-const kitLogTestText = `package logfile_test
-
-import (
-	"bytes"
-	"errors"
-	"io"
-	"testing"
-
-	"github.com/ldbcompat/ldbcompat/bloom"
-	"github.com/ldbcompat/ldbcompat/compat"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
-	port "` + kitModulePath + `/logfile"
-)
-
-func TestKit(t *testing.T) {
-	kit.TestPortEndToEnd(t, compat.Port{
-		Name:      "logfile (mutated)",
-		NewPolicy: bloom.NewPolicy,
-		WriteLog:  func(recs [][]byte) ([]byte, error) { return port.WriteLog(recs), nil },
+// kitLogHooks are internal/logfile's writer and reader, with checksums
+// verified and nothing but records asked.
+const kitLogHooks = `		WriteLog:  func(recs [][]byte) ([]byte, error) { return port.WriteLog(recs), nil },
 		ReadLog: func(data []byte) ([][]byte, error) {
 			r := port.NewReader(bytes.NewReader(data), "log", port.Options{NoDiagnosis: true})
 			var recs [][]byte
@@ -396,8 +373,6 @@ func TestKit(t *testing.T) {
 				recs = append(recs, bytes.Clone(rec.Data))
 			}
 		},
-	})
-}
 `
 
 // kitTestText is kitTest's text for bloom.

@@ -1,28 +1,15 @@
-// Command mutants measures how much the suite catches: it runs mutation
-// testing (gremlins) on each target, judges every mutant that survives
-// against the committed explanations, and writes docs/mutants.md (a run
-// of some targets only writes its report to .cache/mutants/report.md,
-// leaving the whole one as it is).
+// Command mutants runs mutation testing (gremlins) on each target, judges
+// every surviving mutant against tools/mutants/survivors.txt, and writes
+// docs/mutants.md (a run of some targets writes .cache/mutants/report.md).
 //
 // Usage (make mutants runs it; make mutants-diff runs it with -diff):
 //
 //	go run ./internal/cmd/mutants -gremlins .cache/bin/gremlins [-targets kit,table] [-diff REF] [-out docs/mutants.md]
 //
-// Targets (see targets below): package bloom and internal/filterblock (the
-// core of its filter block builder) judged by the kit alone, as a port (a
-// scratch module under .cache/mutants/kit holding a copy of their files
-// and one test, compat.TestPort with every hook bloom can serve),
-// with the golden vectors only and live against upstream LevelDB
-// (-tags leveldb, with the cgo flags of docker/build-leveldb.sh in the
-// environment); and the readers behind verify (internal/table,
-// internal/manifest, internal/filtercheck, internal/verify) judged by their
-// own tests, with and without the leveldb tag.
-//
-// A mutant that lives, or that no test covers, must be explained in the
-// reasons file (tools/mutants/survivors.txt): equivalent (no input can tell
-// it from the original, and why, naming upstream's code), or out of reach
-// (what it would take). The command fails on any survivor the file does
-// not explain. Mutants that time out are reported apart, with the timeout.
+// The kit targets mutate a copy of a package in a scratch module under
+// .cache/mutants/kit, judged by compat.TestPort alone; the others are
+// judged by the package's own tests. A survivor must be explained as
+// equivalent or out of reach, or the command fails.
 package main
 
 import (
@@ -44,28 +31,21 @@ import (
 // that judge it.
 type target struct {
 	Name string
-	// Kit runs in the scratch module (bloom judged by compat.TestPort);
-	// otherwise Pkg is a package of this module, judged by its own tests.
-	Kit bool
-	Pkg string
-	// Tags are the build tags (leveldb: the upstream differentials).
+	Kit  bool // in the scratch module, judged by compat.TestPort
+	Pkg  string
 	Tags string
-	// Env is added to the tests' environment.
-	Env []string
-	// Run selects the tests (go test -run), Short sets -short: what keeps
-	// a package's run within a bounded time. Empty: all.
+	Env  []string // added to the tests' environment
+	// Run (go test -run) and Short (-short) bound a package's run.
 	Run   string
 	Short bool
-	// About says what judges the package, for the report.
-	About string
-	// Outside is the code of the package that the target does not judge,
-	// and why: its mutants are counted apart, not as survivors.
+	About string // what judges the package, for the report
+	// Outside is code the target does not judge: its mutants are counted
+	// apart, not as survivors.
 	Outside []outside
 }
 
-// outside names code a target leaves out of its count: a function, or
-// the lines of a function whose text contains Text, or a whole file of
-// the package.
+// outside is code a target leaves out: a file, a function, or the lines of
+// a function holding Text.
 type outside struct {
 	Func, Text string
 	File       string
@@ -129,17 +109,14 @@ func main() {
 	}
 }
 
-// The report's default places: the whole report, committed, and the
-// report of a run of some targets, which would otherwise replace the
-// whole one with its few.
+// Where the report goes: a run of some targets must not replace the
+// whole report.
 const (
 	fullReport   = "docs/mutants.md"
 	subsetReport = ".cache/mutants/report.md"
 )
 
-// defaultOut returns where o's report goes: o.out when given, else none
-// for a diff run, subsetReport for a run of some targets, fullReport for
-// one of every target.
+// defaultOut returns o.out, or none for a diff run, or the default place.
 func defaultOut(o options) string {
 	switch {
 	case o.out != "" || o.diff != "":

@@ -21,13 +21,10 @@ type mutant struct {
 	Func, Text   string
 	Op           string  // "<#1": the first < of the line
 	Reason       *reason // why it may survive, when it did
-	// Rerun says that internal/cmd/mutants ran the mutant itself
-	// (blindMutants, or a diff run).
-	Rerun bool
+	Rerun        bool    // run by this tool, not gremlins
 }
 
-// survived tells whether no test killed m although it was run or could
-// have been: it lived, or no test covers it.
+// survived tells whether m lived or no test covers it.
 func (m *mutant) survived() bool { return m.Status == "LIVED" || m.Status == "NOT COVERED" }
 
 // key names m in the reasons file.
@@ -37,24 +34,15 @@ func (m *mutant) key(target string) string {
 
 // result is one target's run.
 type result struct {
-	Target  target
-	Mutants []*mutant
-	// Outside are the mutants in code the target does not judge
-	// (Target.Outside), whatever their status.
-	Outside []*mutant
-	Elapsed time.Duration
-	// Coefficient is gremlins' timeout coefficient used, Timeout the
-	// timeout it gave (0 if gremlins' log did not say).
-	Coefficient int
-	Timeout     time.Duration
-	// NoChange says that a diff run found no change in the package, and
-	// ran nothing.
-	NoChange bool
-	// Unsampled are the mutants of a diff run left out of its sample.
-	Unsampled []*mutant
-	// Reused is when the gremlins run was made whose results -reuse kept
-	// (the target's inputs unchanged since), or "".
-	Reused string
+	Target      target
+	Mutants     []*mutant
+	Outside     []*mutant // in code Target.Outside names
+	Elapsed     time.Duration
+	Coefficient int           // gremlins' timeout coefficient
+	Timeout     time.Duration // the timeout it gave
+	NoChange    bool          // a diff run found no change in the package
+	Unsampled   []*mutant     // a diff run's mutants left out of its sample
+	Reused      string        // when the gremlins run -reuse kept was made
 }
 
 // count counts m's mutants of status s.
@@ -68,9 +56,7 @@ func (r *result) count(s string) int {
 	return n
 }
 
-// equivalentLived counts the mutants that lived and are explained as
-// equivalent: no input tells them from the original, so no test can
-// kill them.
+// equivalentLived counts the lived mutants explained as equivalent.
 func (r *result) equivalentLived() int {
 	n := 0
 	for _, m := range r.Mutants {
@@ -104,13 +90,11 @@ type reason struct {
 	used  bool
 }
 
-// reasons is the reasons file: one explanation per line, as
+// reasons is the reasons file: lines of
 //
 //	TARGET | FILE | FUNC | TYPE | OP | LINE TEXT | CLASS | WHY
 //
-// TARGET may be a target's name, or its package's name without "-live"
-// to cover both modes ("kit" covers kit and kit-live). Blank lines and
-// lines starting with # are comments.
+// where a TARGET without "-live" covers both modes; # starts a comment.
 type reasons struct {
 	byKey map[string]*reason
 	path  string
@@ -158,8 +142,8 @@ func (rs *reasons) find(target string, m *mutant) *reason {
 	return nil
 }
 
-// stale lists the reasons no survivor of a full run used, for the targets
-// run; none for a diff run, which sees only some mutants.
+// stale lists the reasons of the targets run that no survivor used; none
+// for a diff run, which sees only some mutants.
 func (rs *reasons) stale(res []*result, diff bool) []string {
 	if diff {
 		return nil
@@ -189,9 +173,8 @@ type report struct {
 	Stale                []string
 }
 
-// totalTime says how long the measurement took: the run's time, or, when
-// some targets' gremlins results were reused from earlier runs, the sum of
-// the targets' times (each including its gremlins run) beside this run's.
+// totalTime says how long the measurement took: with reused results, the
+// targets' times summed beside this run's.
 func (r *report) totalTime() string {
 	var sum time.Duration
 	reused := 0
@@ -341,8 +324,8 @@ func funcName(f string) string {
 // gremlinsVersion is the version make mutants installs.
 const gremlinsVersion = "v0.6.0"
 
-// cpuName names this machine's CPU by vendor, family and model, as
-// /proc/cpuinfo gives them (the model name may be masked).
+// cpuName names this machine's CPU by vendor, family and model (the model
+// name may be masked).
 func cpuName() string {
 	b, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {

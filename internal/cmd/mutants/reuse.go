@@ -16,18 +16,12 @@ import (
 	"time"
 )
 
-// A target's gremlins run depends only on its inputs: the mutated
-// package's files and tests, the non-test files of every package of this
-// module its tests build, the files they embed, go.mod and go.sum, the
-// target's settings and the tool's versions. With -reuse, a target whose
-// inputs hash as they did at its last run keeps that run's gremlins
-// results (.cache/mutants/NAME.json) instead of running gremlins again;
-// the unmutated tests and the mutants this command runs itself still run.
-// So after a change to one package's tests, only the targets that build
-// them run again.
+// With -reuse, a target whose inputs (the files its tests build, its
+// settings, the tools' versions) hash as at its last run keeps that run's
+// gremlins results; the unmutated tests and this tool's mutants still run.
 
-// reuseRecord is what .cache/mutants/NAME.key holds: the inputs' hash at
-// the run that wrote NAME.json, the timeout gremlins used and its time.
+// reuseRecord is what .cache/mutants/NAME.key holds about the run that
+// wrote NAME.json.
 type reuseRecord struct {
 	Key      string        `json:"key"`
 	Timeout  time.Duration `json:"timeout"`
@@ -49,7 +43,7 @@ type listedPackage struct {
 	TestEmbedFiles, XTestEmbedFiles               []string
 }
 
-// inputsKey hashes what t's results depend on (see above).
+// inputsKey hashes what t's results depend on.
 func inputsKey(root string, t target, o options) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "target %q pkg %q kit %v tags %q run %q short %v env %q\n", t.Name, t.Pkg, t.Kit, t.Tags, t.Run, t.Short, t.Env)
@@ -75,8 +69,7 @@ func inputsKey(root string, t target, o options) (string, error) {
 }
 
 // inputFiles lists, relative to root and sorted, the files of this module
-// that t's tests build: every file of the packages they import, the
-// mutated package's tests, and the files these embed.
+// that t's tests build and embed.
 func inputFiles(root string, t target) ([]string, error) {
 	pkgs := []string{"./" + t.Pkg}
 	if t.Kit {
@@ -109,12 +102,8 @@ func inputFiles(root string, t target) ([]string, error) {
 		}
 		path, _, _ := strings.Cut(p.ImportPath, " ") // "pkg [pkg.test]"
 		lists := [][]string{p.GoFiles, p.CgoFiles, p.CFiles, p.CXXFiles, p.HFiles, p.SFiles, p.EmbedFiles}
-		if own[path] {
-			// The mutated package's tests (the kit's own are kitTest);
-			// other packages' tests are not built into its test binary.
-			if !t.Kit {
-				lists = append(lists, p.TestGoFiles, p.XTestGoFiles, p.TestEmbedFiles, p.XTestEmbedFiles)
-			}
+		if own[path] && !t.Kit { // the kit's test is kitTest
+			lists = append(lists, p.TestGoFiles, p.XTestGoFiles, p.TestEmbedFiles, p.XTestEmbedFiles)
 		}
 		for _, l := range lists {
 			for _, f := range l {
@@ -147,7 +136,7 @@ func hashFile(h interface{ Write([]byte) (int, error) }, root, rel string) error
 	return nil
 }
 
-// goVersion is the go command's version, which builds every test.
+// goVersion is the go command's version.
 func goVersion() string {
 	out, err := exec.Command("go", "env", "GOVERSION").Output()
 	if err != nil {
@@ -184,11 +173,8 @@ func writeRecord(root string, t target, r reuseRecord) error {
 // adoptLine is the line a run prints for each target.
 var adoptLine = regexp.MustCompile(`^mutants: ([a-z-]+): .* in ([0-9hms.]+) \(timeout ([0-9hms.]+)\)$`)
 
-// adopt records, for each target whose line the log file of an earlier
-// run of this command holds (its standard error) and whose gremlins
-// results are in .cache/mutants, the inputs as they are now: for a run
-// made by a build of this command that did not record them yet, when the
-// inputs have not changed since it ran.
+// adopt records the inputs, as they are now, of each target whose line
+// the log of an earlier run holds, for a run that did not record them.
 func adopt(root, logFile string, o options) error {
 	f, err := os.Open(logFile)
 	if err != nil {

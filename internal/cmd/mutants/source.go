@@ -9,8 +9,6 @@ import (
 	"strings"
 )
 
-// Naming a mutant: its line, operator and function in the source.
-
 // source is a Go file, for naming a mutant's line and function.
 type source struct {
 	lines []string
@@ -31,9 +29,9 @@ func newSource(path string) (*source, error) {
 	return &source{lines: strings.Split(string(b), "\n"), fset: fset, file: f}, nil
 }
 
-// operator returns the trimmed text of line, and the operator the mutant
-// changes there, numbered among the same operators of the line ("<#1"),
-// so that a mutant is known by what it changes, wherever the line moves.
+// operator returns the trimmed text of line and the operator at col,
+// numbered among the line's same operators ("<#1"), which name a mutant
+// wherever the line moves.
 func (s *source) operator(line, col int) (text, op string) {
 	if line < 1 || line > len(s.lines) {
 		return "", ""
