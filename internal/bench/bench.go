@@ -1,20 +1,10 @@
 // Package bench compares implementations of LevelDB's bloom filter and
-// filter block on the same inputs, in one process, and prints a table of
-// nanoseconds per key with the ratio of each implementation to upstream C++.
-//
-// An implementation is an Impl: a set of functions that each run one
-// workload a given number of times and return the time the loop took,
-// measured by the implementation itself (upstream's loops are timed inside
-// C++, so no cgo call is counted). Run alternates the implementations round
-// by round, so that a slower or faster stretch of a shared machine hits all
-// of them alike, and reports the median of the rounds.
-//
-// `make bench` runs internal/cmd/benchcmp, which compares package bloom
-// with upstream LevelDB 1.23 (package cgo/upstream, build tag leveldb).
-// A Go port of LevelDB joins the comparison by passing its own Impl to
-// Main; the ports module does this from ports/cmd/bench, which `make bench`
-// runs when it exists. Both also run Verify: `ldbcompat verify`'s CPU time
-// beside upstream's own full scan of the same databases, as a ratio.
+// filter block on the same inputs, in one process, and prints nanoseconds
+// per key with each one's ratio to upstream C++. Each Impl times its own
+// loops (upstream's inside C++, so no cgo call counts); Run alternates
+// them round by round, so a disturbed stretch of a shared machine hits all
+// alike, and reports the median. `make bench` runs internal/cmd/benchcmp
+// and, for the ports, ports/cmd/bench.
 //
 // Output is benchstat-compatible: one line per round and implementation,
 //
@@ -43,12 +33,10 @@ const (
 	DefaultN          = 10000
 	DefaultBitsPerKey = 10
 	KeyLen            = 16
-	// KeysPerBlock and BlockSize shape the filter block workload: a table
-	// of 4 KiB data blocks holding about 100 keys each.
+	// KeysPerBlock and BlockSize shape the filter block workload.
 	KeysPerBlock = 100
 	BlockSize    = 4096
-	// blockTrailer is the 5 bytes (type and CRC) that follow each block.
-	blockTrailer = 5
+	blockTrailer = 5 // type and CRC
 )
 
 // Keys returns n random keys of KeyLen bytes from a fixed seed.
@@ -64,10 +52,8 @@ func Keys(n int, seed int64) [][]byte {
 }
 
 // TableOps returns the calls table/table_builder.cc makes on its filter
-// block builder while writing a table of keys in data blocks of
-// KeysPerBlock keys, each BlockSize bytes long: StartBlock(0), the keys of
-// each block followed by StartBlock with the offset just past that block's
-// trailer, then Finish.
+// block builder while writing keys in data blocks of KeysPerBlock keys and
+// BlockSize bytes.
 func TableOps(keys [][]byte) []blockop.Op {
 	ops := []blockop.Op{{Kind: blockop.StartBlock, Offset: 0}}
 	var off uint64
@@ -85,10 +71,9 @@ func TableOps(keys [][]byte) []blockop.Op {
 // iters times and returns the total time of the loop in nanoseconds; a nil
 // function means the implementation does not take part in that benchmark.
 type Impl struct {
-	// Name appears in the table and as "impl=<Name>" in benchmark names.
-	Name string
-	// BuiltBy, when not empty, names the compiler of the Impl's timed code
-	// ("go1.26.8", "g++ 12.2.0"), which Main prints under the CPU.
+	Name string // in the table, and "impl=<Name>" in benchmark names
+	// BuiltBy, when not empty, names the compiler of the timed code
+	// ("go1.26.8", "g++ 12.2.0").
 	BuiltBy string
 	// CreateFilter builds a filter of keys with bitsPerKey, iters times,
 	// reusing its output buffer, and returns the last filter.
@@ -99,7 +84,7 @@ type Impl struct {
 	// FilterBlock runs ops on a new filter block builder, iters times.
 	FilterBlock func(bitsPerKey int, ops []blockop.Op, iters int) (nanos int64)
 	// Allocs, when not nil, returns the heap allocations of one run of
-	// the named benchmark (see Benchmarks); Main prints them.
+	// the named benchmark.
 	Allocs func(name string, bitsPerKey int, keys [][]byte, filter []byte, ops []blockop.Op) float64
 }
 
@@ -173,12 +158,14 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 	keys := Keys(cfg.N, 1)
 	misses := Keys(cfg.N, 2)
 	ops := TableOps(Keys(cfg.N, 3))
-	perIter := map[string]int{
-		NameCreateFilter: cfg.N, NameMatchHit: cfg.N, NameMatchMiss: cfg.N, NameFilterBlock: cfg.N,
+	queries := func(name string) [][]byte {
+		if name == NameMatchMiss {
+			return misses
+		}
+		return keys
 	}
 
-	// One filter for everybody's KeyMayMatch, and a check that everybody
-	// builds it byte for byte.
+	// One filter for everybody's KeyMayMatch, built by all alike.
 	var filter []byte
 	for _, im := range impls {
 		if im.CreateFilter == nil {
@@ -204,12 +191,8 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 			if im.KeyMayMatch == nil || filter == nil {
 				return 0, false
 			}
-			q := keys
-			if name == NameMatchMiss {
-				q = misses
-			}
 			var hits int
-			hits, ns = im.KeyMayMatch(cfg.BitsPerKey, q, filter, iters)
+			hits, ns = im.KeyMayMatch(cfg.BitsPerKey, queries(name), filter, iters)
 			if w, seen := hitsWant[name]; seen && w != hits && mismatch == nil {
 				mismatch = fmt.Errorf("bench: %s: %s matches %d keys, another implementation %d", name, im.Name, hits, w)
 			}
@@ -225,10 +208,10 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 
 	var results []*Result
 	for _, name := range Benchmarks {
-		// Calibrate: the iteration count that takes about RunTime for
-		// the slowest implementation, the same for all of them.
+		// The same iteration count for all: about RunTime for the slowest.
 		iters := 0
 		var byImpl []*Result
+		var ran []Impl
 		for _, im := range impls {
 			ns, ok := run(im, name, 1)
 			if !ok {
@@ -241,6 +224,7 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 				iters = n
 			}
 			byImpl = append(byImpl, &Result{Bench: name, Impl: im.Name, Allocs: -1})
+			ran = append(ran, im)
 		}
 		iters = max(iters, 1)
 		for r := 0; r < cfg.Rounds; r++ {
@@ -250,18 +234,14 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 					j = len(byImpl) - 1 - j
 				}
 				res := byImpl[j]
-				ns, _ := run(implNamed(impls, res.Impl), name, iters)
+				ns, _ := run(ran[j], name, iters)
 				res.Iters = iters
-				res.NsPerKey = append(res.NsPerKey, float64(ns)/float64(iters)/float64(perIter[name]))
+				res.NsPerKey = append(res.NsPerKey, float64(ns)/float64(iters)/float64(cfg.N))
 			}
 		}
-		for _, res := range byImpl {
-			if im := implNamed(impls, res.Impl); im.Allocs != nil {
-				q := keys
-				if name == NameMatchMiss {
-					q = misses
-				}
-				res.Allocs = im.Allocs(name, cfg.BitsPerKey, q, filter, ops)
+		for j, res := range byImpl {
+			if ran[j].Allocs != nil {
+				res.Allocs = ran[j].Allocs(name, cfg.BitsPerKey, queries(name), filter, ops)
 			}
 		}
 		if mismatch != nil {
@@ -272,15 +252,6 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 	return results, nil
 }
 
-func implNamed(impls []Impl, name string) Impl {
-	for _, im := range impls {
-		if im.Name == name {
-			return im
-		}
-	}
-	panic("bench: no implementation " + name)
-}
-
 // Reference is the implementation that ratios are relative to.
 const Reference = "c++"
 
@@ -289,6 +260,7 @@ const Reference = "c++"
 func WriteTable(w io.Writer, results []*Result, extra []Extra) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var impls, counted []string // all, and those that count allocations
+	rows := map[string]map[string]*Result{}
 	for _, r := range results {
 		if !slices.Contains(impls, r.Impl) {
 			impls = append(impls, r.Impl)
@@ -296,69 +268,66 @@ func WriteTable(w io.Writer, results []*Result, extra []Extra) error {
 		if r.Allocs >= 0 && !slices.Contains(counted, r.Impl) {
 			counted = append(counted, r.Impl)
 		}
+		if rows[r.Bench] == nil {
+			rows[r.Bench] = map[string]*Result{}
+		}
+		rows[r.Bench][r.Impl] = r
 	}
+	others := slices.DeleteFunc(slices.Clone(impls), func(im string) bool { return im == Reference })
 	fmt.Fprint(tw, "benchmark\t")
 	for _, im := range impls {
 		fmt.Fprintf(tw, "%s ns/key\t", im)
 	}
-	for _, im := range impls {
-		if im != Reference {
-			fmt.Fprintf(tw, "%s/%s\t", im, Reference)
-		}
+	for _, im := range others {
+		fmt.Fprintf(tw, "%s/%s\t", im, Reference)
 	}
 	for _, im := range counted {
 		fmt.Fprintf(tw, "%s allocs/op\t", im)
 	}
 	fmt.Fprint(tw, "\n")
-	for _, name := range Benchmarks {
-		row := map[string]*Result{}
-		for _, r := range results {
-			if r.Bench == name {
-				row[r.Impl] = r
-			}
+	// cell prints f of the benchmark's result of im, or "-" when ok says
+	// there is none.
+	cell := func(r *Result, ok bool, format string, f func(*Result) float64) {
+		if r != nil && ok {
+			fmt.Fprintf(tw, format+"\t", f(r))
+		} else {
+			fmt.Fprint(tw, "-\t")
 		}
+	}
+	for _, name := range Benchmarks {
+		row := rows[name]
 		if len(row) == 0 {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t", name)
 		for _, im := range impls {
-			if r := row[im]; r != nil {
-				fmt.Fprintf(tw, "%.2f\t", r.Median())
-			} else {
-				fmt.Fprint(tw, "-\t")
-			}
+			cell(row[im], true, "%.2f", (*Result).Median)
 		}
 		ref := row[Reference]
-		for _, im := range impls {
-			if im == Reference {
-				continue
-			}
-			if r := row[im]; r != nil && ref != nil {
-				fmt.Fprintf(tw, "%.2f\t", r.Median()/ref.Median())
-			} else {
-				fmt.Fprint(tw, "-\t")
-			}
+		for _, im := range others {
+			cell(row[im], ref != nil, "%.2f", func(r *Result) float64 { return r.Median() / ref.Median() })
 		}
 		for _, im := range counted {
-			if r := row[im]; r != nil && r.Allocs >= 0 {
-				fmt.Fprintf(tw, "%.0f\t", r.Allocs)
-			} else {
-				fmt.Fprint(tw, "-\t")
-			}
+			cell(row[im], row[im] != nil && row[im].Allocs >= 0, "%.0f", func(r *Result) float64 { return r.Allocs })
 		}
 		fmt.Fprint(tw, "\n")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	// On a busy machine the median can still hold disturbed samples; the
-	// fastest sample of each is the least disturbed, so its ratio is given
-	// too.
-	err := writePerImpl(w, impls, results, "fastest samples, %s/%s", ", ", func(name string, r, ref *Result) string {
-		return fmt.Sprintf("%s %.2f", name, r.Min()/ref.Min())
-	})
-	if err != nil {
-		return err
+	// The fastest samples are the least disturbed on a busy machine.
+	for _, im := range others {
+		var parts []string
+		for _, name := range Benchmarks {
+			if r, ref := rows[name][im], rows[name][Reference]; r != nil && ref != nil {
+				parts = append(parts, fmt.Sprintf("%s %.2f", name, r.Min()/ref.Min()))
+			}
+		}
+		if len(parts) > 0 {
+			if _, err := fmt.Fprintf(w, "fastest samples, %s/%s: %s\n", im, Reference, strings.Join(parts, ", ")); err != nil {
+				return err
+			}
+		}
 	}
 	for _, e := range extra {
 		if _, err := fmt.Fprintf(w, "%s: %s\n", e.Name, e.Text); err != nil {
@@ -368,57 +337,14 @@ func WriteTable(w io.Writer, results []*Result, extra []Extra) error {
 	return nil
 }
 
-// writePerImpl prints a line for each implementation of impls but
-// Reference that gives something: label (formatted with the
-// implementation's name and Reference's), a colon, and part's text for
-// each benchmark both ran, joined by sep; part returns "" to leave a
-// benchmark out.
-func writePerImpl(w io.Writer, impls []string, results []*Result, label, sep string, part func(name string, r, ref *Result) string) error {
-	for _, im := range impls {
-		if im == Reference {
-			continue
-		}
-		var parts []string
-		for _, name := range Benchmarks {
-			r, ref := resultOf(results, name, im), resultOf(results, name, Reference)
-			if r == nil || ref == nil {
-				continue
-			}
-			if p := part(name, r, ref); p != "" {
-				parts = append(parts, p)
-			}
-		}
-		if len(parts) > 0 {
-			if _, err := fmt.Fprintf(w, label+": %s\n", im, Reference, strings.Join(parts, sep)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// resultOf returns the result of benchmark bench for implementation
-// impl, or nil.
-func resultOf(results []*Result, bench, impl string) *Result {
-	for _, r := range results {
-		if r.Bench == bench && r.Impl == impl {
-			return r
-		}
-	}
-	return nil
-}
-
 // Extra is a measurement outside the table, such as verify throughput.
 type Extra struct {
-	Name string
-	Text string
-	// Lines are benchstat lines ("BenchmarkX 1 2.5 MB/s") for the file.
-	Lines []string
+	Name, Text string
+	Lines      []string // benchstat lines ("BenchmarkX 1 2.5 MB/s")
 }
 
 // WriteBenchstat writes results in the Go benchmark format that benchstat
-// reads: a header naming the machine (and the compilers, builtBy, when not
-// empty: see BuiltBy), then one line per sample.
+// reads: a header naming the machine (and builtBy), one line per sample.
 func WriteBenchstat(w io.Writer, builtBy string, results []*Result, extra []Extra) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "goos: %s\ngoarch: %s\npkg: github.com/ldbcompat/ldbcompat/internal/bench\ncpu: %s\n",
@@ -457,10 +383,9 @@ func BuiltBy(impls []Impl) string {
 	return strings.Join(parts, ", ")
 }
 
-// CPUName names the processor as precisely as /proc/cpuinfo allows: the
-// model name, then the vendor, family and model numbers, which a virtual
-// machine shows even where it masks the name, e.g. "AMD EPYC (AuthenticAMD
-// cpu family 25 model 17)"; on arm64, the implementer and part numbers.
+// CPUName names the processor as precisely as /proc/cpuinfo allows, e.g.
+// "AMD EPYC (AuthenticAMD cpu family 25 model 17)": a virtual machine may
+// mask the name but not the numbers.
 func CPUName() string {
 	return cpuName(cpuInfo())
 }
@@ -487,8 +412,7 @@ func cpuName(info map[string]string) string {
 	return name + " (" + strings.Join(ids, " ") + ")"
 }
 
-// cpuInfo returns the fields of the first processor in /proc/cpuinfo
-// (none when it cannot be read).
+// cpuInfo returns the fields of the first processor in /proc/cpuinfo.
 func cpuInfo() map[string]string {
 	info := map[string]string{}
 	data, err := os.ReadFile("/proc/cpuinfo")

@@ -8,9 +8,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
-// Go returns the Impl of package bloom, named "go". Its loops are the ones
-// a caller writes: CreateFilter reusing dst[:0], KeyMayMatch through the
-// FilterPolicy interface, and a new FilterBlockBuilder per table.
+// Go returns the Impl of package bloom, named "go", looping as a caller
+// does: dst[:0] reused, the FilterPolicy interface, a builder per table.
 func Go() Impl {
 	im := FromPolicy("go", bloom.NewPolicy)
 	im.BuiltBy = runtime.Version()
@@ -25,9 +24,8 @@ func Go() Impl {
 	return im
 }
 
-// FromPolicy returns the Impl of a Go filter policy, such as a LevelDB
-// port's bloom filter seen through an adapter: CreateFilter and
-// KeyMayMatch only, since a port's filter block builder is its own.
+// FromPolicy returns the Impl of a Go filter policy, such as a port's
+// through an adapter: CreateFilter and KeyMayMatch only.
 func FromPolicy(name string, newPolicy func(bitsPerKey int) bloom.FilterPolicy) Impl {
 	return Impl{
 		Name: name,
@@ -73,9 +71,7 @@ func runOps(b *bloom.FilterBlockBuilder, ops []blockop.Op) {
 	}
 }
 
-// policyAllocs counts the heap allocations of one run of a benchmark: per
-// CreateFilter into a reused buffer, per pass of KeyMayMatch over all keys,
-// and per table for package bloom's filter block builder.
+// policyAllocs counts the heap allocations of one run of a benchmark.
 func policyAllocs(p bloom.FilterPolicy, name string, keys [][]byte, filter []byte, ops []blockop.Op) float64 {
 	dst := p.CreateFilter(keys, nil)
 	var f func()

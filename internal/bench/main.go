@@ -13,18 +13,9 @@ import (
 // against upstream's scan) with the given number of rounds.
 type ExtraFunc func(rounds int) ([]Extra, error)
 
-// Main is the body of a comparison program: it parses the command line,
-// runs impls and extras, prints the table on standard output and writes
-// the benchstat file. Flags:
-//
-//	-rounds n   samples per benchmark and implementation (default 9)
-//	-time d     target duration of one sample (default 30ms)
-//	-n n        keys per filter (default 10000)
-//	-bits n     bits per key (default 10)
-//	-out file   benchstat output (default .cache/bench/bench.txt; "" for none)
-//
-// and, with the leveldb build tag, Verify's (-db, -entries, -smalldb,
-// -smallentries: the databases it measures verify and upstream's scan on).
+// Main is the body of a comparison program: it parses the flags (-rounds,
+// -time, -n, -bits, -out; with the leveldb tag, Verify's), runs impls and
+// extras, prints the table and writes the benchstat file.
 func Main(impls []Impl, extras ...ExtraFunc) {
 	var cfg Config
 	flag.IntVar(&cfg.Rounds, "rounds", 9, "samples per benchmark and implementation")

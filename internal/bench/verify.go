@@ -55,21 +55,11 @@ func benchDBs() []benchDB {
 	}
 }
 
-// Verify measures, over each database of benchDBs (upstream writes them
-// when they do not exist yet), what `ldbcompat verify` costs against what
-// upstream spends reading the same database once:
-//
-//   - the `ldbcompat verify` command, run with GOMAXPROCS=1, in CPU time
-//     (user and system) of the whole command;
-//   - upstream's full scan (upstream.TimeDBScan: DB::Open, one iterator
-//     over everything with verify_checksums on and fill_cache off), in CPU
-//     time of this process taken inside C++, on a copy of the database
-//     whose tables are hard links to the same files;
-//
-// and reports the ratio verify / upstream scan: the median of each round's
-// ratio, the command and the scan alternating round by round (readRounds
-// times rounds of them), and the ratio of the fastest runs. Both read the
-// tables from the page cache, which a plain read fills first.
+// Verify measures, over each database of benchDBs (written by upstream if
+// missing), the CPU time of `ldbcompat verify` (GOMAXPROCS=1) against that
+// of upstream's full scan (upstream.TimeDBScan, on a hard-linked copy),
+// alternating round by round, both from the page cache, and reports the
+// median of the rounds' ratios and the ratio of the fastest runs.
 func Verify(rounds int) ([]Extra, error) {
 	var out []Extra
 	for _, db := range benchDBs() {
@@ -112,8 +102,7 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 	e.Name = fmt.Sprintf("verify, db=%s (%s; %d tables, %.1f MB, snappy, 10 bits/key)",
 		db.name, db.shape, len(tables), mb)
 
-	// The command, if it builds. Naming it by import path works from this
-	// module and from one that replaces it, such as ports.
+	// By import path, which works from a module that replaces this one.
 	bin := filepath.Join(os.TempDir(), fmt.Sprintf("benchcmp-ldbcompat-%d", os.Getpid()))
 	defer os.Remove(bin)
 	const cmdPath = "github.com/ldbcompat/ldbcompat/cmd/ldbcompat"
@@ -127,9 +116,7 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 		return e, err
 	}
 	defer cleanup()
-	// A round of the command and the scan takes a tenth of a second or
-	// so; readRounds of them for each of the other benchmarks' rounds,
-	// since the command's CPU time, a new process's, varies more.
+	// A new process's CPU time varies more: readRounds rounds each.
 	warm, err := alternate(readRounds*rounds, bin, dir, scanDir)
 	if err != nil {
 		return e, err
@@ -144,15 +131,14 @@ func verifyDB(db benchDB, rounds int) (Extra, error) {
 	return e, nil
 }
 
-// readRuns is what alternate measured: the CPU-seconds of each round's
-// `ldbcompat verify` and upstream scan, and the last scan.
+// readRuns is the CPU-seconds of each round's `ldbcompat verify` and
+// upstream scan, and the last scan.
 type readRuns struct {
 	cli, scan []float64
 	scanned   upstream.DBScan
 }
 
-// lines returns the runs as benchstat lines of the benchmark named
-// bench/name, mb being the tables' size in MB.
+// lines returns the runs as benchstat lines of bench/name, of mb MB.
 func (r readRuns) lines(bench, name string, mb float64) []string {
 	var out []string
 	for i := range r.cli {
@@ -164,8 +150,7 @@ func (r readRuns) lines(bench, name string, mb float64) []string {
 }
 
 // alternate runs `ldbcompat verify` (bin) on dir and upstream's scan on
-// scanDir in n rounds, the command first in even rounds and second in odd
-// ones.
+// scanDir in n rounds, each first in every other round.
 func alternate(n int, bin, dir, scanDir string) (runs readRuns, err error) {
 	for r := 0; r < n; r++ {
 		for i := 0; i < 2; i++ {
@@ -177,9 +162,7 @@ func alternate(n int, bin, dir, scanDir string) (runs readRuns, err error) {
 				runs.cli = append(runs.cli, cpuSec)
 				continue
 			}
-			// With no garbage left to collect, so that what the Go
-			// runtime does meanwhile is little.
-			runtime.GC()
+			runtime.GC() // so that the Go runtime does little meanwhile
 			s, err := upstream.TimeDBScan(scanDir)
 			if err != nil {
 				return runs, err
@@ -191,9 +174,8 @@ func alternate(n int, bin, dir, scanDir string) (runs readRuns, err error) {
 	return runs, nil
 }
 
-// medianRatio is the median of the ratios a[r] / b[r]: each round's two
-// runs saw much the same machine, so it is the least disturbed by other
-// programs.
+// medianRatio is the median of the ratios a[r] / b[r]: a round's two runs
+// saw much the same machine.
 func medianRatio(a, b []float64) float64 {
 	ratios := make([]float64, len(a))
 	for r := range a {
@@ -202,8 +184,7 @@ func medianRatio(a, b []float64) float64 {
 	return median(ratios)
 }
 
-// warmCache reads tables once, so that the rounds find them in the page
-// cache, as a database in use is.
+// warmCache reads tables once, into the page cache.
 func warmCache(tables []string) error {
 	for _, path := range tables {
 		f, err := os.Open(path)
@@ -219,12 +200,11 @@ func warmCache(tables []string) error {
 	return nil
 }
 
-// readRounds is how many rounds of `ldbcompat verify` against upstream's
-// scan Verify runs for each round of the other benchmarks.
+// readRounds is Verify's rounds per round of the other benchmarks.
 const readRounds = 3
 
-// runVerify runs `ldbcompat verify dir` with GOMAXPROCS=1 and returns the
-// CPU time (user and system) the command used, in seconds.
+// runVerify runs `ldbcompat verify dir` with GOMAXPROCS=1 and returns its
+// CPU time (user and system) in seconds.
 func runVerify(bin, dir string) (float64, error) {
 	cmd := exec.Command(bin, "verify", dir)
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
@@ -236,10 +216,9 @@ func runVerify(bin, dir string) (float64, error) {
 	return (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil
 }
 
-// linkCopy makes a copy of the database dir that upstream may open, since
-// DB::Open writes a new log and MANIFEST: tables are hard links to dir's
-// (copied when the file system refuses a link), the other files copies;
-// LOCK and the info logs are left out. cleanup removes the copy.
+// linkCopy makes a copy of the database dir for upstream's DB::Open, which
+// writes: tables hard-linked where it can, other files copied, but LOCK
+// and the info logs. cleanup removes the copy.
 func linkCopy(dir string) (copyDir string, cleanup func(), err error) {
 	tmp, err := os.MkdirTemp("", "benchcmp-scan-")
 	if err != nil {
@@ -262,29 +241,16 @@ func linkCopy(dir string) (copyDir string, cleanup func(), err error) {
 				continue
 			}
 		}
-		if err := copyFile(src, dst); err != nil {
+		b, err := os.ReadFile(src)
+		if err == nil {
+			err = os.WriteFile(dst, b, 0o666)
+		}
+		if err != nil {
 			cleanup()
 			return "", nil, fmt.Errorf("bench: copying %s: %w", src, err)
 		}
 	}
 	return tmp, cleanup, nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // tableFiles lists dir's tables and their total size.
@@ -312,9 +278,8 @@ func tableFiles(dir string) ([]string, int64, error) {
 }
 
 // WriteDB writes a database of n entries with upstream, shaped like
-// db_bench's: 16-byte keys (decimal numbers) in random order, 100-byte
-// values that snappy halves, 10 bits/key bloom filters, 4 KiB blocks; then
-// it compacts the whole range.
+// db_bench's: 16-byte decimal keys in random order, 100-byte values that
+// snappy halves.
 func WriteDB(dir string, n int) error {
 	rng := rand.New(rand.NewPCG(1, 2))
 	val := make([]byte, 100)
@@ -333,11 +298,8 @@ func WriteDB(dir string, n int) error {
 // SmallValueLen is the length of WriteSmallDB's values.
 const SmallValueLen = 8
 
-// WriteSmallDB writes a database of n puts of small keys with upstream:
-// keys of random bytes, 1 to 30 of them (uniformly), so the shortest ones
-// repeat; values of SmallValueLen random bytes, which snappy cannot
-// shrink; 10 bits/key bloom filters, 4 KiB blocks, snappy; then it compacts
-// the whole range.
+// WriteSmallDB writes a database of n puts with upstream: keys of 1 to 30
+// random bytes (the shortest repeat), values of SmallValueLen random bytes.
 func WriteSmallDB(dir string, n int) error {
 	rng := rand.New(rand.NewPCG(7, 30))
 	key := make([]byte, 30)
