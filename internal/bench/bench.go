@@ -14,6 +14,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math/rand"
@@ -108,18 +109,10 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	if c.N == 0 {
-		c.N = DefaultN
-	}
-	if c.BitsPerKey == 0 {
-		c.BitsPerKey = DefaultBitsPerKey
-	}
-	if c.Rounds == 0 {
-		c.Rounds = 9
-	}
-	if c.RunTime == 0 {
-		c.RunTime = 30 * time.Millisecond
-	}
+	c.N = cmp.Or(c.N, DefaultN)
+	c.BitsPerKey = cmp.Or(c.BitsPerKey, DefaultBitsPerKey)
+	c.Rounds = cmp.Or(c.Rounds, 9)
+	c.RunTime = cmp.Or(c.RunTime, 30*time.Millisecond)
 }
 
 // Result holds the samples of one benchmark for one implementation.
@@ -217,10 +210,7 @@ func Run(cfg Config, impls []Impl) ([]*Result, error) {
 			if !ok {
 				continue
 			}
-			if ns <= 0 {
-				ns = 1
-			}
-			if n := int(cfg.RunTime.Nanoseconds() / ns); iters == 0 || n < iters {
+			if n := int(cfg.RunTime.Nanoseconds() / max(ns, 1)); iters == 0 || n < iters {
 				iters = n
 			}
 			byImpl = append(byImpl, &Result{Bench: name, Impl: im.Name, Allocs: -1})
