@@ -1,25 +1,15 @@
-// Command fprate measures the false-positive rate and the size of package
-// bloom's filters for 1 to 20 bits per key, compares them with theory, and
-// draws both as a plot (`make fprate` writes docs/fprate.png and
-// docs/fprate.svg, and prints the table).
-//
-// It is a module of its own so that the plotting library stays out of the
-// ldbcompat module, whose bloom package has no dependencies.
-//
-// For each bits/key b it builds filters of n random 16-byte keys and asks
-// each about q other random keys; every answer true is a false positive.
-// Theory: a filter of m bits holding n keys with k probes has a
-// false-positive rate of (1 - e^(-kn/m))^k, with upstream's
-// k = int(0.69*b) clamped to 1..30 and m = n*b bits rounded up to bytes,
-// at least 64; its size is m/8 bytes plus one for k.
+// Command fprate measures the false-positive rate and size of package
+// bloom's filters for 1 to 20 bits per key against theory, (1-e^(-kn/m))^k
+// and m/8+1 bytes, and plots both (`make fprate`: docs/fprate.*). It is a
+// module of its own to keep the plotting library out of ldbcompat's.
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"flag"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -68,9 +58,7 @@ type row struct {
 	theoryBytes float64 // b/8 + 1/n, before rounding up to whole bytes
 }
 
-// keys fills a fresh slice with n random 16-byte keys. Keys of a filter
-// and the absent keys asked come from different streams; a collision among
-// 16 random bytes is negligible.
+// keys returns n random 16-byte keys: a collision is negligible.
 func keys(rng *rand.Rand, n int) [][]byte {
 	flat := make([]byte, 16*n)
 	for i := 0; i < len(flat); i += 8 {
@@ -113,14 +101,9 @@ func measure(n, filters, queries, maxBits int) []row {
 // draw2 draws two panels, false-positive rate (log scale) and size, and
 // writes them as PNG and SVG.
 func draw2(rows []row, n int, out string) error {
-	fpr := plot.New()
-	fpr.Title.Text = fmt.Sprintf("leveldb.BuiltinBloomFilter2: false-positive rate (%d keys per filter)", n)
-	fpr.X.Label.Text = "bits per key"
-	fpr.Y.Label.Text = "false-positive rate"
+	fpr := newPlot(fmt.Sprintf("leveldb.BuiltinBloomFilter2: false-positive rate (%d keys per filter)", n), "false-positive rate")
 	fpr.Y.Scale = plot.LogScale{}
 	fpr.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	fpr.X.Tick.Marker = bitTicks{}
-	fpr.Add(plotter.NewGrid())
 	var measured, theory, size, theorySize plotter.XYs
 	for _, r := range rows {
 		if r.fpr > 0 {
@@ -136,12 +119,7 @@ func draw2(rows []row, n int, out string) error {
 		return err
 	}
 
-	sz := plot.New()
-	sz.Title.Text = "filter size"
-	sz.X.Label.Text = "bits per key"
-	sz.Y.Label.Text = "bytes per key"
-	sz.X.Tick.Marker = bitTicks{}
-	sz.Add(plotter.NewGrid())
+	sz := newPlot("filter size", "bytes per key")
 	if err := addSeries(sz, "theory: bits/8 + 1/n", theorySize, orange, "measured: len(filter)/n", size, blue); err != nil {
 		return err
 	}
@@ -149,25 +127,42 @@ func draw2(rows []row, n int, out string) error {
 
 	const w, h = 8 * vg.Inch, 9 * vg.Inch
 	plots := [][]*plot.Plot{{fpr}, {sz}}
-	write := func(c draw.Canvas) {
-		tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Centimeter, PadTop: vg.Millimeter * 3,
-			PadBottom: vg.Millimeter * 3, PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 5}
-		canvases := plot.Align(plots, tiles, c)
-		for i := range plots {
-			plots[i][0].Draw(canvases[i][0])
-		}
-	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	png := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96))}
-	write(draw.New(png))
-	if err := writeTo(out+".png", png.WriteTo); err != nil {
-		return err
+	for _, c := range []struct {
+		ext string
+		vg.CanvasWriterTo
+	}{
+		{".png", vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96))}},
+		{".svg", vgsvg.New(w, h)},
+	} {
+		tiles := draw.Tiles{Rows: 2, Cols: 1, PadY: vg.Centimeter, PadTop: vg.Millimeter * 3,
+			PadBottom: vg.Millimeter * 3, PadLeft: vg.Millimeter * 3, PadRight: vg.Millimeter * 5}
+		canvases := plot.Align(plots, tiles, draw.New(c))
+		for i := range plots {
+			plots[i][0].Draw(canvases[i][0])
+		}
+		var b bytes.Buffer
+		if _, err := c.WriteTo(&b); err != nil {
+			return err
+		}
+		if err := os.WriteFile(out+c.ext, b.Bytes(), 0o666); err != nil {
+			return err
+		}
 	}
-	svg := vgsvg.New(w, h)
-	write(draw.New(svg))
-	return writeTo(out+".svg", svg.WriteTo)
+	return nil
+}
+
+// newPlot returns a plot over bits per key, with a grid.
+func newPlot(title, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "bits per key"
+	p.Y.Label.Text = y
+	p.X.Tick.Marker = bitTicks{}
+	p.Add(plotter.NewGrid())
+	return p
 }
 
 func addSeries(p *plot.Plot, name1 string, xy1 plotter.XYs, c1 color.Color, name2 string, xy2 plotter.XYs, c2 color.Color) error {
@@ -204,16 +199,4 @@ func (bitTicks) Ticks(min, max float64) []plot.Tick {
 		ts = append(ts, plot.Tick{Value: b, Label: label})
 	}
 	return ts
-}
-
-func writeTo(path string, w func(io.Writer) (int64, error)) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := w(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
