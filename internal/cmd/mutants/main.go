@@ -82,7 +82,6 @@ var targets = []target{
 // options are the command's settings.
 type options struct {
 	gremlins, only, diff, out, reasons string
-	adopt                              string
 	reuse                              bool
 	workers, coefficient, sample       int
 	minTimeout                         time.Duration
@@ -100,7 +99,6 @@ func main() {
 	flag.DurationVar(&o.minTimeout, "min-timeout", 30*time.Second, "the least timeout of a mutant's tests (the coefficient is raised to reach it)")
 	flag.IntVar(&o.sample, "sample", 0, "with -diff, run at most this many of a target's mutants, evenly spread over the changed lines (0: all)")
 	flag.BoolVar(&o.reuse, "reuse", false, "keep a target's gremlins results when its inputs are as at its last run (see reuse.go)")
-	flag.StringVar(&o.adopt, "adopt", "", "record the inputs, as they are now, of the targets this log (an earlier run's standard error) names, for -reuse; then exit")
 	flag.Parse()
 	o.out = defaultOut(o)
 	if err := run(o); err != nil {
@@ -150,9 +148,6 @@ func run(o options) error {
 	}
 	if o.gremlins, err = filepath.Abs(o.gremlins); err != nil {
 		return err
-	}
-	if o.adopt != "" {
-		return adopt(root, o.adopt, o)
 	}
 	reasons, err := readReasons(o.reasons)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -168,58 +166,4 @@ func writeRecord(root string, t target, r reuseRecord) error {
 		return err
 	}
 	return os.WriteFile(keyFile(root, t), append(b, '\n'), 0o644)
-}
-
-// adoptLine is the line a run prints for each target.
-var adoptLine = regexp.MustCompile(`^mutants: ([a-z-]+): .* in ([0-9hms.]+) \(timeout ([0-9hms.]+)\)$`)
-
-// adopt records the inputs, as they are now, of each target whose line
-// the log of an earlier run holds, for a run that did not record them.
-func adopt(root, logFile string, o options) error {
-	f, err := os.Open(logFile)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		m := adoptLine.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		i := slices.IndexFunc(targets, func(t target) bool { return t.Name == m[1] })
-		if i < 0 {
-			continue
-		}
-		t := targets[i]
-		timeout, err := time.ParseDuration(m[3])
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(root, ".cache", "mutants", t.Name+".json")
-		b, err := os.ReadFile(out)
-		if err != nil {
-			return err
-		}
-		var g struct {
-			Elapsed float64 `json:"elapsed_time"`
-		}
-		if err := json.Unmarshal(b, &g); err != nil {
-			return fmt.Errorf("%s: %w", out, err)
-		}
-		key, err := inputsKey(root, t, o)
-		if err != nil {
-			return err
-		}
-		st, err := os.Stat(out)
-		if err != nil {
-			return err
-		}
-		r := reuseRecord{Key: key, Timeout: timeout, Gremlins: time.Duration(g.Elapsed * float64(time.Second)).Round(time.Second), When: st.ModTime().UTC().Format(time.RFC3339)}
-		if err := writeRecord(root, t, r); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "mutants: %s: adopted the run of %s\n", t.Name, r.When)
-	}
-	return sc.Err()
 }
