@@ -377,7 +377,7 @@ func BuiltBy(impls []Impl) string {
 // "AMD EPYC (AuthenticAMD cpu family 25 model 17)": a virtual machine may
 // mask the name but not the numbers.
 func CPUName() string {
-	return cpuName(cpuInfo())
+	return cpuName(CPUInfo())
 }
 
 func cpuName(info map[string]string) string {
@@ -402,8 +402,9 @@ func cpuName(info map[string]string) string {
 	return name + " (" + strings.Join(ids, " ") + ")"
 }
 
-// cpuInfo returns the fields of the first processor in /proc/cpuinfo.
-func cpuInfo() map[string]string {
+// CPUInfo returns the fields of the first processor in /proc/cpuinfo
+// (none when it cannot be read).
+func CPUInfo() map[string]string {
 	info := map[string]string{}
 	data, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {

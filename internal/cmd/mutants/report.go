@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ldbcompat/ldbcompat/internal/bench"
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
@@ -45,22 +47,12 @@ type result struct {
 	Reused      string        // when the gremlins run -reuse kept was made
 }
 
-// count counts m's mutants of status s.
-func (r *result) count(s string) int {
+// count counts r's mutants of status s, and of those explained as class
+// when class is given.
+func (r *result) count(s string, class ...string) int {
 	n := 0
 	for _, m := range r.Mutants {
-		if m.Status == s {
-			n++
-		}
-	}
-	return n
-}
-
-// equivalentLived counts the lived mutants explained as equivalent.
-func (r *result) equivalentLived() int {
-	n := 0
-	for _, m := range r.Mutants {
-		if m.Status == "LIVED" && m.Reason != nil && m.Reason.Class == "equivalent" {
+		if m.Status == s && (class == nil || m.Reason != nil && m.Reason.Class == class[0]) {
 			n++
 		}
 	}
@@ -220,7 +212,7 @@ func (r *report) markdown() string {
 		if k+l > 0 {
 			eff = fmt.Sprintf("%.1f%%", 100*float64(k)/float64(k+l))
 		}
-		if d := k + l - t.equivalentLived(); d > 0 {
+		if d := k + l - t.count("LIVED", "equivalent"); d > 0 {
 			effNonEq = fmt.Sprintf("%.1f%%", 100*float64(k)/float64(d))
 		}
 		timeout := "—"
@@ -327,24 +319,10 @@ const gremlinsVersion = "v0.6.0"
 // cpuName names this machine's CPU by vendor, family and model (the model
 // name may be masked).
 func cpuName() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
+	f := bench.CPUInfo()
+	if len(f) == 0 {
 		return runtime.GOARCH
 	}
-	f := map[string]string{}
-	for _, l := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(l, ":")
-		if !ok {
-			continue
-		}
-		k = strings.TrimSpace(k)
-		if _, seen := f[k]; !seen {
-			f[k] = strings.TrimSpace(v)
-		}
-	}
-	vendor := map[string]string{"AuthenticAMD": "AMD", "GenuineIntel": "Intel"}[f["vendor_id"]]
-	if vendor == "" {
-		vendor = f["vendor_id"]
-	}
+	vendor := cmp.Or(map[string]string{"AuthenticAMD": "AMD", "GenuineIntel": "Intel"}[f["vendor_id"]], f["vendor_id"])
 	return fmt.Sprintf("%s family %s model %s (%s)", vendor, f["cpu family"], f["model"], plural.Count(runtime.NumCPU(), "core"))
 }
