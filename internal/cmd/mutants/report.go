@@ -231,6 +231,8 @@ func (r *report) markdown() string {
 	}
 	for _, t := range r.Targets {
 		var surv, timed []*mutant
+		rerun := map[string]int{}
+		nrerun := 0
 		for _, m := range t.Mutants {
 			switch {
 			case m.survived():
@@ -238,10 +240,6 @@ func (r *report) markdown() string {
 			case m.Status == "TIMED OUT":
 				timed = append(timed, m)
 			}
-		}
-		rerun := map[string]int{}
-		nrerun := 0
-		for _, m := range t.Mutants {
 			if m.Rerun {
 				rerun[strings.ToLower(m.Status)]++
 				nrerun++
