@@ -290,43 +290,67 @@ func git(dir string, args ...string) (string, error) {
 const kitModulePath = "github.com/ldbcompat/ldbcompat/mutants/kit"
 
 // kitTest is the test of the copy of package pkg in the scratch module:
-// the kit with every hook the copy can serve.
+// the kit with every hook the copy can serve (filterblock's through the
+// copy of bloom).
 func kitTest(pkg string) string {
+	port, std, imports, run, hooks := "bloom", "", kitTableDBImports, "compat.TestPort", kitBloomHooks
 	switch pkg {
 	case "logfile":
-		return kitEndToEnd(pkg, "\t\"bytes\"\n\t\"errors\"\n\t\"io\"\n", kitLogHooks)
+		port, std, imports, run, hooks = pkg, "\t\"bytes\"\n\t\"errors\"\n\t\"io\"\n", kitKitImport, "kit.TestPortEndToEnd", kitLogHooks
 	case "table":
-		return kitEndToEnd(pkg, "", kitTableHooks)
+		port, std, imports, run, hooks = pkg, "", kitKitImport, "kit.TestPortEndToEnd", kitTableHooks
 	}
-	return strings.Replace(kitTestText, "package bloom_test", "package "+pkg+"_test", 1)
-}
-
-// kitEndToEnd is the test of a port's table or log code: TestPortEndToEnd
-// with bloom's policy and hooks, after the standard imports std.
-func kitEndToEnd(pkg, std, hooks string) string {
 	return fmt.Sprintf(`package %[1]s_test
 
 import (
-%[2]s	"testing"
+%[3]s	"testing"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
-	"github.com/ldbcompat/ldbcompat/internal/kit"
-	port "%[3]s/%[1]s"
+%[4]s	port "%[6]s/%[2]s"
 )
 
 func TestKit(t *testing.T) {
-	kit.TestPortEndToEnd(t, compat.Port{
-		Name:      "%[1]s (mutated)",
-		NewPolicy: bloom.NewPolicy,
-%[4]s	})
+	%[5]s(t, compat.Port{
+		Name:      "%[2]s (mutated)",
+%[7]s	})
 }
-`, pkg, std, kitModulePath, hooks)
+`, pkg, port, std, imports, run, kitModulePath, hooks)
 }
+
+// The imports of the kit tests beyond bloom and compat.
+const (
+	kitKitImport      = "\t\"github.com/ldbcompat/ldbcompat/internal/kit\"\n"
+	kitTableDBImports = "\t\"github.com/ldbcompat/ldbcompat/internal/table/tabletest\"\n\t\"github.com/ldbcompat/ldbcompat/internal/tabledb\"\n"
+)
+
+// kitBloomHooks are the copy of bloom's policy, filter block builder and
+// reader, and ReadDB and WriteDB putting them around a minimal table
+// reader and writer (internal/tabledb).
+const kitBloomHooks = `		Hash:      port.Hash,
+		NewPolicy: func(b int) bloom.FilterPolicy { return port.NewPolicy(b) },
+		NewFilterBlockBuilder: func(p bloom.FilterPolicy) compat.FilterBlockBuilder {
+			return port.NewFilterBlockBuilder(p)
+		},
+		NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) compat.FilterBlockReader {
+			return port.NewFilterBlockReader(p, c)
+		},
+		ReadDB: func(dir string, bits int, keys [][]byte) ([]bool, error) {
+			return tabledb.Read(dir, port.NewPolicy(bits), func(p bloom.FilterPolicy, c []byte) tabledb.FilterBlockReader {
+				return port.NewFilterBlockReader(p, c)
+			}, keys)
+		},
+		WriteDB: func(dir string, kvs [][2][]byte, bits int) error {
+			return tabledb.Write(dir, kvs, port.NewPolicy(bits), func(p bloom.FilterPolicy) tabletest.FilterBlockBuilder {
+				return port.NewFilterBlockBuilder(p)
+			})
+		},
+`
 
 // kitTableHooks are internal/table's writer, with bloom's policy, and its
 // reader scanning every entry, checksums verified.
-const kitTableHooks = `		WriteTable: func(entries []compat.Entry, o compat.TableOptions) ([]byte, error) {
+const kitTableHooks = `		NewPolicy: bloom.NewPolicy,
+		WriteTable: func(entries []compat.Entry, o compat.TableOptions) ([]byte, error) {
 			wo := port.WriterOptions{BlockSize: o.BlockSize, RestartInterval: o.RestartInterval, Snappy: o.Snappy}
 			if o.BitsPerKey > 0 {
 				wo.Policy = bloom.NewPolicy(o.BitsPerKey)
@@ -358,7 +382,8 @@ const kitTableHooks = `		WriteTable: func(entries []compat.Entry, o compat.Table
 
 // kitLogHooks are internal/logfile's writer and reader, with checksums
 // verified and nothing but records asked.
-const kitLogHooks = `		WriteLog:  func(recs [][]byte) ([]byte, error) { return port.WriteLog(recs), nil },
+const kitLogHooks = `		NewPolicy: bloom.NewPolicy,
+		WriteLog:  func(recs [][]byte) ([]byte, error) { return port.WriteLog(recs), nil },
 		ReadLog: func(data []byte) ([][]byte, error) {
 			r := port.NewReader(bytes.NewReader(data), "log", port.Options{NoDiagnosis: true})
 			var recs [][]byte
@@ -373,42 +398,4 @@ const kitLogHooks = `		WriteLog:  func(recs [][]byte) ([]byte, error) { return p
 				recs = append(recs, bytes.Clone(rec.Data))
 			}
 		},
-`
-
-// kitTestText is kitTest's text for bloom.
-const kitTestText = `package bloom_test
-
-import (
-	"testing"
-
-	"github.com/ldbcompat/ldbcompat/bloom"
-	"github.com/ldbcompat/ldbcompat/compat"
-	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
-	"github.com/ldbcompat/ldbcompat/internal/tabledb"
-	port "` + kitModulePath + `/bloom"
-)
-
-func TestKit(t *testing.T) {
-	compat.TestPort(t, compat.Port{
-		Name:      "bloom (mutated)",
-		Hash:      port.Hash,
-		NewPolicy: func(b int) bloom.FilterPolicy { return port.NewPolicy(b) },
-		NewFilterBlockBuilder: func(p bloom.FilterPolicy) compat.FilterBlockBuilder {
-			return port.NewFilterBlockBuilder(p)
-		},
-		NewFilterBlockReader: func(p bloom.FilterPolicy, c []byte) compat.FilterBlockReader {
-			return port.NewFilterBlockReader(p, c)
-		},
-		ReadDB: func(dir string, bits int, keys [][]byte) ([]bool, error) {
-			return tabledb.Read(dir, port.NewPolicy(bits), func(p bloom.FilterPolicy, c []byte) tabledb.FilterBlockReader {
-				return port.NewFilterBlockReader(p, c)
-			}, keys)
-		},
-		WriteDB: func(dir string, kvs [][2][]byte, bits int) error {
-			return tabledb.Write(dir, kvs, port.NewPolicy(bits), func(p bloom.FilterPolicy) tabletest.FilterBlockBuilder {
-				return port.NewFilterBlockBuilder(p)
-			})
-		},
-	})
-}
 `

@@ -47,7 +47,7 @@ func inputsKey(root string, t target, o options) (string, error) {
 	fmt.Fprintf(h, "target %q pkg %q kit %v tags %q run %q short %v env %q\n", t.Name, t.Pkg, t.Kit, t.Tags, t.Run, t.Short, t.Env)
 	fmt.Fprintf(h, "gremlins %s go %s coefficient %d min-timeout %s workers %d\n", gremlinsVersion, goVersion(), o.coefficient, o.minTimeout, o.workers)
 	if t.Kit {
-		fmt.Fprintf(h, "kit test %q\n", kitTestText)
+		fmt.Fprintf(h, "kit test %q\n", kitTest("bloom"))
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
 		if err := hashFile(h, root, f); err != nil {
