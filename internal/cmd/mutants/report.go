@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"os"
@@ -94,15 +93,12 @@ type reasons struct {
 
 func readReasons(path string) (*reasons, error) {
 	rs := &reasons{byKey: map[string]*reason{}, path: path}
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		l := strings.TrimSpace(sc.Text())
+	for i, l := range strings.Split(string(b), "\n") {
+		n, l := i+1, strings.TrimSpace(l)
 		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
@@ -120,7 +116,7 @@ func readReasons(path string) (*reasons, error) {
 		}
 		rs.byKey[key] = &reason{Class: class, Why: parts[7], key: key}
 	}
-	return rs, sc.Err()
+	return rs, nil
 }
 
 // find returns m's reason under target, or under target's mode-less name.
