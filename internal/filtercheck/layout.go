@@ -28,9 +28,8 @@ type Layout struct {
 	BaseLg      int      // log2 of the data-offset range each filter covers
 }
 
-// ParseLayout decodes the structure of a well-formed filter block. Unlike
-// upstream's reader, which treats damage as "may match", it reports any
-// inconsistency as an error.
+// ParseLayout decodes a well-formed filter block; unlike upstream's reader
+// it reports any inconsistency as an error.
 func ParseLayout(contents []byte) (*Layout, error) {
 	l := new(Layout)
 	if err := parseLayout(l, contents); err != nil {
@@ -67,9 +66,8 @@ func parseLayout(l *Layout, contents []byte) error {
 	return nil
 }
 
-// KeysPerFilter returns how many keys the rebuilt filter block puts in each
-// of num filters: keys of the data block at offset o go to filter o >> baseLg.
-// Keys past the last filter are not counted.
+// KeysPerFilter returns the keys the rebuilt block puts in each of num
+// filters (offset o goes to o >> baseLg; past the last is not counted).
 func KeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 	return keysPerFilter(nil, blocks, baseLg, num)
 }

@@ -7,9 +7,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// Follows db/write_batch.cc: the write batch a write-ahead log's record
-// holds, decoded as WriteBatch::Iterate does (the layout is drawn in
-// doc.go).
+// db/write_batch.cc: a log record's write batch, as WriteBatch::Iterate
+// decodes it.
 
 // BatchHeaderSize is a write batch's header: an 8-byte sequence number and
 // a 4-byte count.
@@ -48,10 +47,8 @@ type Batch struct {
 	Data     []byte // the whole record
 }
 
-// BatchError is a write batch WriteBatch::Iterate refuses: Reason is its
-// status's message, such as "bad WriteBatch Put"; Offset is the byte of
-// the record where the op that fails starts (for a wrong count, the
-// record's end).
+// BatchError is a batch WriteBatch::Iterate refuses: Reason is its message,
+// Offset where the failing op starts (the end for a wrong count).
 type BatchError struct {
 	Offset int
 	Reason string
@@ -75,12 +72,10 @@ func NewBatch(rec []byte) (Batch, error) {
 // batch's last op: Sequence + Count - 1, modulo 2^64 as in C++.
 func (b Batch) LastSequence() uint64 { return b.Sequence + uint64(b.Count) - 1 }
 
-// Iterate calls fn with each op in order, as WriteBatch::Iterate calls its
-// Handler, and returns the ops it called fn with and the first error, a
-// *BatchError with upstream's message: "bad WriteBatch Put", "bad
-// WriteBatch Delete", "unknown WriteBatch tag", or, after every op, "
-// WriteBatch has wrong count" when their number is not Count. The ops
-// before an error are the ones WriteBatchInternal::InsertInto applies.
+// Iterate calls fn with each op as WriteBatch::Iterate calls its Handler,
+// returning the ops called and the first *BatchError ("bad WriteBatch
+// Put", "... Delete", "unknown WriteBatch tag", then "WriteBatch has wrong
+// count"). The ops before an error are those InsertInto applies.
 func (b Batch) Iterate(fn func(Op)) (int, error) {
 	in := b.Data[BatchHeaderSize:]
 	found := 0
@@ -121,11 +116,4 @@ func (b Batch) Iterate(fn func(Op)) (int, error) {
 		return found, &BatchError{Offset: len(b.Data), Reason: "WriteBatch has wrong count"}
 	}
 	return found, nil
-}
-
-// Ops returns the batch's ops, as Iterate visits them, and its error.
-func (b Batch) Ops() ([]Op, error) {
-	var ops []Op
-	_, err := b.Iterate(func(o Op) { ops = append(ops, o) })
-	return ops, err
 }
