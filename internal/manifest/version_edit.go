@@ -51,8 +51,7 @@ func (e *editError) Error() string {
 	return fmt.Sprintf("byte %d: invalid %s", e.at, e.what)
 }
 
-// decodeEdit decodes one VersionEdit as upstream's DecodeFrom
-// (db/version_edit.cc) does, rejecting what it rejects.
+// decodeEdit decodes a VersionEdit as DecodeFrom does.
 func decodeEdit(b []byte) (*edit, error) {
 	e := &edit{}
 	d := decoder{b: b}

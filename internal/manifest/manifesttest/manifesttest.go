@@ -1,7 +1,6 @@
-// Package manifesttest writes LevelDB MANIFEST files for tests. It follows
-// the formats of upstream's db/log_writer.cc and db/version_edit.cc on its
-// own, without package manifest, so that the reader is checked against an
-// independent writer.
+// Package manifesttest writes LevelDB MANIFEST files for tests, from
+// db/log_writer.cc and db/version_edit.cc without package manifest, so the
+// reader is checked against an independent writer.
 package manifesttest
 
 import (
@@ -121,8 +120,7 @@ func (e *Edit) NewFile(level int, num, size uint64, smallest, largest string) *E
 	return e.U(TagNewFile).U(uint64(level)).U(num).U(size).S(smallest).S(largest)
 }
 
-// CompactPointer appends a level's compaction pointer: key, an internal
-// key, is where its next compaction starts. Recovery only checks it.
+// CompactPointer appends a level's compaction pointer (an internal key).
 func (e *Edit) CompactPointer(level int, key string) *Edit {
 	return e.U(TagCompactPointer).U(uint64(level)).S(key)
 }
@@ -149,13 +147,11 @@ type Table struct {
 	Level  int
 	Number uint64
 	Size   uint64
-	// Smallest and Largest are the table's first and last internal keys
-	// (InternalKey): a Get looks in the table only for user keys between
-	// theirs. Empty: "a" at sequence 1 and "z" at sequence 2.
+	// Smallest and Largest bound the user keys Get looks for (empty: "a"
+	// at sequence 1, "z" at 2).
 	Smallest, Largest string
-	// LastSequence is the table's largest sequence number: the
-	// MANIFEST's last sequence is the largest of these, or 100, and a Get
-	// sees no entry of a larger one.
+	// LastSequence is the table's largest sequence; the MANIFEST's is the
+	// largest of these, or 100.
 	LastSequence uint64
 }
 
