@@ -169,8 +169,7 @@ func (it *blockIter) undefined(pos uint32, format string, args ...any) bool {
 	return false
 }
 
-// valueAt returns the current value's file offset (the block's if
-// compressed).
+// valueAt returns the value's file offset (the block's if compressed).
 func (it *blockIter) valueAt() uint64 {
 	if it.b.Compression == NoCompression {
 		return it.b.Handle.Offset + uint64(it.valuePos)
@@ -225,9 +224,8 @@ func (it *blockIter) seek(target []byte, cmp comparator) bool {
 	return false
 }
 
-// blockErrorf returns a *base.Error at byte pos of b's decompressed
-// contents: its file offset if uncompressed, else the block's with pos in
-// the message.
+// blockErrorf returns a *base.Error at pos of b's contents (in the message
+// if compressed).
 func (t *Table) blockErrorf(b *Block, what blockName, pos int, status, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if b.Compression == NoCompression {

@@ -8,11 +8,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// The file as util/env_posix.cc maps it: a read past the end is an I/O
-// error. It is read whole once a scan needs every block.
-
-// ioStatus is the status of a read the memory-mapped file refuses
-// (util/env_posix.cc PosixMmapReadableFile::Read: EINVAL).
+// ioStatus is PosixMmapReadableFile::Read's EINVAL (util/env_posix.cc).
 func (t *Table) ioStatus() string { return "IO error: " + t.name + ": Invalid argument" }
 
 // read returns n bytes at off (a slice of the whole file if read); past

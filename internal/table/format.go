@@ -38,8 +38,7 @@ var foreignMagics = map[uint64]string{
 	0xb3aa9ff0b3aa9ff0: "a Pebble table",
 }
 
-// ForeignTable names the table format whose magic number is magic, when it
-// is another LevelDB-like store's ("a Pebble table"), or returns "".
+// ForeignTable names another store's format of this magic ("a Pebble table"), or "".
 func ForeignTable(magic uint64) string { return foreignMagics[magic] }
 
 // Compression types stored in block trailers.
@@ -48,8 +47,7 @@ const (
 	SnappyCompression = 1 // contents stored as a snappy block
 )
 
-// BlockChecksum returns the masked CRC-32C that the trailer of a block with
-// the given stored contents and compression type holds.
+// BlockChecksum returns the masked CRC-32C a block's trailer holds.
 func BlockChecksum(contents []byte, compression byte) uint32 {
 	return crc.Mask(crc.Extend(crc.Value(contents), byteValues[compression:int(compression)+1]))
 }
@@ -62,8 +60,7 @@ var byteValues = func() (b [256]byte) {
 	return b
 }()
 
-// BlockHandle locates a block's stored contents in a table: Size bytes at
-// Offset, followed by a TrailerSize-byte trailer.
+// BlockHandle locates a block's stored contents, before its trailer.
 type BlockHandle struct {
 	Offset uint64 // where the stored contents start
 	Size   uint64 // stored (compressed) size, trailer excluded
@@ -105,8 +102,7 @@ func decodeHandleOK(b []byte) (BlockHandle, bool) {
 	return h, n > 0
 }
 
-// readFooter reads and decodes the footer as Table::Open and
-// Footer::DecodeFrom (table/format.cc) do.
+// readFooter is Table::Open's Footer::DecodeFrom (table/format.cc).
 func (t *Table) readFooter() error {
 	if t.size < FooterSize {
 		return t.statusErrorf(0, "Corruption: file is too short to be an sstable",
@@ -224,8 +220,7 @@ func (t *Table) readBlock(b *Block, h BlockHandle, what blockName, scratch []byt
 	return scratch, nil
 }
 
-// blockName names a block in errors ("data block 3" when n >= 0),
-// formatted only when an error is.
+// blockName names a block in errors, formatted only when one is.
 type blockName struct {
 	kind string
 	n    int

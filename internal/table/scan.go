@@ -8,9 +8,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// A full scan: table/two_level_iterator.cc with verify_checksums, and
-// db/db_iter.cc's key check.
-
 // statusBadKey is DBIter's status for a key that is not an internal key.
 const statusBadKey = "Corruption: corrupted internal key in DBIter"
 
@@ -71,8 +68,7 @@ func (t *Table) takeBufs() walkerBufs {
 	return bufs
 }
 
-// block reads index entry i's block and reports whether it has an entry;
-// its error is it.err.
+// block reads entry i's block, reporting whether it has an entry (else it.err).
 func (w *walker) block(i int) bool {
 	t := w.t
 	w.i = i

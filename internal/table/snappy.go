@@ -211,14 +211,12 @@ func snappyTags(dst, src []byte) bool {
 	return d == len(dst)
 }
 
-// ld64 reads the little-endian word at p+i, which the caller knows to lie
-// inside the slice p points into.
+// ld64 reads the LE word at p+i, known to lie in p's slice.
 func ld64(p unsafe.Pointer, i int) uint64 {
 	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, i))[:])
 }
 
-// st64 writes the little-endian word v at p+i, which the caller knows to
-// lie inside the slice p points into.
+// st64 writes the LE word v at p+i, known to lie in p's slice.
 func st64(p unsafe.Pointer, i int, v uint64) {
 	binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(p, i))[:], v)
 }

@@ -10,16 +10,12 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// Opening a table as table/table.cc Table::Open does; Table::ReadMeta's
-// metaindex problems never fail it.
-
 // errorf returns a *base.Error at offset off of t's file.
 func (t *Table) errorf(off uint64, format string, args ...any) error {
 	return &base.Error{Type: base.TableFile, File: t.name, Offset: int64(off), Msg: fmt.Sprintf(format, args...)}
 }
 
-// statusErrorf returns a *base.Error at offset off of t's file for a
-// problem upstream reports with status.
+// statusErrorf is errorf for a problem upstream reports with status.
 func (t *Table) statusErrorf(off uint64, status, format string, args ...any) error {
 	return &base.Error{Type: base.TableFile, File: t.name, Offset: int64(off), Msg: fmt.Sprintf(format, args...), Status: status}
 }
@@ -34,8 +30,7 @@ type MetaEntry struct {
 	HandleOK bool
 }
 
-// IndexEntry is one entry of a table's index block: a data block's handle
-// and the separator key that bounds it.
+// IndexEntry is an index block entry: a data block's handle and separator.
 type IndexEntry struct {
 	Separator []byte      // an internal key >= the block's last key
 	Value     []byte      // the entry's value, normally a block handle
@@ -95,8 +90,7 @@ type Options struct {
 	SkipChecksums bool
 }
 
-// Open reads the table in r, a file of size bytes, as Table::Open does
-// when given the file's own size. See OpenSized.
+// Open is OpenSized with the file's own size.
 func Open(name string, r io.ReaderAt, size int64) (*Table, error) {
 	return OpenSized(name, r, size, size)
 }
@@ -214,8 +208,7 @@ func (t *Table) MetaindexError() error {
 // NumDataBlocks returns the number of index entries.
 func (t *Table) NumDataBlocks() int { return len(t.index) }
 
-// readIndex reads the index block as Table::Open does, then decodes its
-// entries as upstream's index iterator yields them.
+// readIndex reads the index block as Table::Open does and decodes it.
 func (t *Table) readIndex() error {
 	var err error
 	if t.indexBuf, err = t.readBlock(&t.indexBlock, t.indexHandle, named("index block"), t.indexBuf); err != nil {
@@ -242,8 +235,7 @@ func (t *Table) readIndex() error {
 	return nil
 }
 
-// readMetaindex reads the metaindex block as Table::ReadMeta does, keeping
-// why it cannot, and lists its entries.
+// readMetaindex reads the metaindex as Table::ReadMeta does, keeping why not.
 func (t *Table) readMetaindex() {
 	if _, err := t.readBlock(&t.metaBlock, t.metaindexHandle, named("metaindex block"), nil); err != nil {
 		t.metaErr = err

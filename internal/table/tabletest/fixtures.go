@@ -17,6 +17,8 @@ type Fixture struct {
 	Name       string // database/file, such as "b10-bs4096-none/000007.ldb"
 	BitsPerKey int
 	Data       []byte
+	DB         *fixtures.Info // its database's metadata
+	Index      int            // its place in DB.Tables
 }
 
 // Fixtures reads every table that the databases in dir (testdata/tables,
@@ -34,12 +36,12 @@ func Fixtures(t testing.TB, dir string) []Fixture {
 	}
 	var all []Fixture
 	for _, db := range dbs {
-		for _, tb := range db.Info.Tables {
+		for i, tb := range db.Info.Tables {
 			data, err := fs.ReadFile(db.FS, tb.File)
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}
-			all = append(all, Fixture{Name: path.Join(db.Info.Name, tb.File), BitsPerKey: db.Info.BitsPerKey, Data: data})
+			all = append(all, Fixture{Name: path.Join(db.Info.Name, tb.File), BitsPerKey: db.Info.BitsPerKey, Data: data, DB: db.Info, Index: i})
 		}
 	}
 	return all
