@@ -177,8 +177,7 @@ func compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte
 	return r, true
 }
 
-// compareBufs is Compare's memory, pooled between tables; nothing Compare
-// returns aliases it.
+// compareBufs is Compare's pooled memory; nothing it returns aliases it.
 type compareBufs struct {
 	layout  Layout
 	counts  []int // keys per filter
@@ -205,8 +204,7 @@ func HashesDiffer(blocks []BlockKeys) bool {
 	return false
 }
 
-// FalseNegatives counts the table's keys upstream's filter reader rejects:
-// Table::InternalGet reports them missing.
+// FalseNegatives counts keys the filter rejects, which InternalGet misses.
 type FalseNegatives struct {
 	Keys     int // keys asked about
 	Rejected int // keys the filter block says are not in their data block

@@ -12,8 +12,7 @@ type Filter struct {
 	Len    int // its length, k byte included; 0 for an empty filter
 }
 
-// K returns the probe count stored in the filter's last byte, or -1 for an
-// empty filter.
+// K returns the filter's last byte, its k, or -1 when empty.
 func (f Filter) K(contents []byte) int {
 	if f.Len == 0 {
 		return -1

@@ -62,8 +62,7 @@ func ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	return new(KeyStore).ReadKeys(t)
 }
 
-// KeyStore is memory ReadKeys reuses across tables: what one call returns
-// is valid only until the next.
+// KeyStore is memory ReadKeys reuses: results last until the next call.
 type KeyStore struct {
 	arenas [][]byte   // chunks the keys are copied into
 	slices [][][]byte // chunks of the blocks' key slices
@@ -216,8 +215,7 @@ func buildWith(fb *filterblock.Builder, blocks []BlockKeys) []byte {
 	return fb.Finish()
 }
 
-// builders keeps builders by policy between tables, so each rebuild
-// reuses an earlier one's memory (Builder.Reset).
+// builders keeps builders by policy for reuse (Builder.Reset).
 var builders sync.Map // builderKey -> *sync.Pool of *filterblock.Builder
 
 // builderKey tells policies apart: name, bits/key, legacy tail hash.
@@ -251,8 +249,7 @@ func Rebuild(t *table.Table, p bloom.FilterPolicy) ([]byte, error) {
 	return Build(blocks, p), nil
 }
 
-// RebuiltSize returns the size of Build's block for a bloom filter of
-// bitsPerKey, without building it.
+// RebuiltSize returns Build's block size at bitsPerKey, without building it.
 func RebuiltSize(blocks []BlockKeys, bitsPerKey int) uint64 {
 	return rebuiltSize(rebuiltFilters(nil, blocks), bitsPerKey)
 }

@@ -7,11 +7,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// db/write_batch.cc: a log record's write batch, as WriteBatch::Iterate
-// decodes it.
-
-// BatchHeaderSize is a write batch's header: an 8-byte sequence number and
-// a 4-byte count.
+// BatchHeaderSize is a batch header's size: sequence (8) and count (4).
 const BatchHeaderSize = 12
 
 // OpKind is an op's tag in a write batch (db/dbformat.h ValueType).
@@ -33,8 +29,7 @@ func (k OpKind) String() string {
 	return fmt.Sprintf("OpKind(%d)", byte(k))
 }
 
-// Op is one put or delete of a write batch. Key and Value alias the
-// record.
+// Op is one put or delete; Key and Value alias the record.
 type Op struct {
 	Kind       OpKind
 	Key, Value []byte
@@ -59,8 +54,7 @@ func (e *BatchError) Error() string { return fmt.Sprintf("byte %d: %s", e.Offset
 // Status is upstream's Status::ToString() for it.
 func (e *BatchError) Status() string { return "Corruption: " + e.Reason }
 
-// NewBatch returns the write batch in rec, a *BatchError when it is
-// shorter than its header ("malformed WriteBatch (too small)").
+// NewBatch returns the batch in rec, or "malformed WriteBatch (too small)".
 func NewBatch(rec []byte) (Batch, error) {
 	if len(rec) < BatchHeaderSize {
 		return Batch{}, &BatchError{Offset: 0, Reason: "malformed WriteBatch (too small)"}
@@ -68,8 +62,7 @@ func NewBatch(rec []byte) (Batch, error) {
 	return Batch{Sequence: binary.LittleEndian.Uint64(rec), Count: binary.LittleEndian.Uint32(rec[8:]), Data: rec}, nil
 }
 
-// LastSequence is the sequence number DBImpl::RecoverLogFile takes for the
-// batch's last op: Sequence + Count - 1, modulo 2^64 as in C++.
+// LastSequence is Sequence + Count - 1 mod 2^64, as RecoverLogFile takes it.
 func (b Batch) LastSequence() uint64 { return b.Sequence + uint64(b.Count) - 1 }
 
 // Iterate calls fn with each op as WriteBatch::Iterate calls its Handler,

@@ -14,8 +14,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
-// db/log_reader.cc's log::Reader with checksum=true and initial_offset=0,
-// as RecoverLogFile, VersionSet::Recover and leveldbutil dump create it.
+// log::Reader with checksum=true and initial_offset=0, as upstream uses it.
 
 // Log format constants (db/log_format.h).
 const (
@@ -343,8 +342,7 @@ const (
 	typeReaderBad = TypeBad
 )
 
-// assemble appends a fragment to the pending record, holding at most
-// opts.MaxRecord bytes of it.
+// assemble appends a fragment, keeping at most opts.MaxRecord bytes.
 func (r *Reader) assemble(frag []byte) {
 	r.scratchLen += int64(len(frag))
 	if r.scratchLen <= r.opts.MaxRecord {

@@ -8,13 +8,10 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// db/db_impl.cc: which logs DBImpl::Recover replays, and RecoverLogFile
-// under default options and paranoid checks at once. Reading is the same
-// in both; only under paranoid checks does the first drop fail the open,
-// and a batch InsertInto refuses is ignored otherwise (MaybeIgnoreError).
+// Only under paranoid checks does a drop fail the open, and a batch
+// InsertInto refuses is ignored otherwise (MaybeIgnoreError).
 
-// MaxListed bounds the drops, skips and malformed batches a Recovery
-// lists; the outcomes count them all.
+// MaxListed bounds each list of a Recovery; the outcomes count all.
 const MaxListed = 1000
 
 // Outcome is what DBImpl::RecoverLogFile makes of a log under one option set.
@@ -37,8 +34,7 @@ type Outcome struct {
 	FailOffset int64
 }
 
-// Malformed is a batch WriteBatch::Iterate refuses; its ops before the
-// error are applied.
+// Malformed is a batch Iterate refuses; its ops before the error apply.
 type Malformed struct {
 	Offset  int64 // the record's offset
 	Err     *BatchError
