@@ -61,8 +61,7 @@ func newBloom(bitsPerKey int, name string, signedTail bool) *bloomPolicy {
 
 func (p *bloomPolicy) Name() string { return p.name }
 
-// appendEmpty appends n keys' zeroed bit array and k byte to dst, returning
-// both.
+// appendEmpty appends n keys' zeroed bit array and k byte; it returns both.
 func (p *bloomPolicy) appendEmpty(dst []byte, n int) ([]byte, []byte) {
 	nbytes := p.filterLen(n) - 1
 	start := len(dst)

@@ -6,8 +6,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 )
 
-// table/filter_block.cc; the builder is internal/filterblock's, shared with
-// internal/filtercheck, which documents the layout.
+// table/filter_block.cc; the builder (and the layout's doc) is in
+// internal/filterblock, shared with internal/filtercheck.
 
 // FilterBlockBuilder builds a table's filter block as
 // leveldb::FilterBlockBuilder does. Call (StartBlock AddKey*)* Finish,

@@ -8,6 +8,5 @@ import "github.com/ldbcompat/ldbcompat/internal/filterblock"
 // clamped to 1..30, negative taken as 0.
 func ProbesFor(bitsPerKey int) int { return filterblock.Probes(bitsPerKey) }
 
-// filterLen is a filter's length: n*bits/key bits, at least 64, whole
-// bytes, and the k byte.
+// filterLen is a filter's length in bytes, k byte included.
 func (p *bloomPolicy) filterLen(n int) int { return filterblock.FilterLen(n, int(p.bitsPerKey)) }

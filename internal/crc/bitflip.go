@@ -6,8 +6,7 @@ package crc
 // tests every flip. A single flip points at memory or storage, not the
 // writer (cockroachdb/pebble#1931 asked for this).
 
-// castagnoliReflected is CRC-32C's polynomial, bit-reversed, as
-// hash/crc32 uses it (bits are fed least significant first).
+// castagnoliReflected is CRC-32C's polynomial as hash/crc32 uses it.
 const castagnoliReflected = 0x82f63b78
 
 // Unmask inverts Mask (util/crc32c.h Unmask).
@@ -80,8 +79,7 @@ var step8 = func() (t [256]uint32) {
 	return t
 }()
 
-// stepBack inverts step: the polynomial's top bit tells whether the
-// step added it.
+// stepBack inverts step: the polynomial's top bit tells if step added it.
 func stepBack(s uint32) uint32 {
 	if s&0x80000000 != 0 {
 		return (s^castagnoliReflected)<<1 | 1
@@ -89,8 +87,7 @@ func stepBack(s uint32) uint32 {
 	return s << 1
 }
 
-// step is one bit of the reflected CRC register's update with a zero
-// input bit.
+// step is one reflected CRC register update with a zero input bit.
 func step(s uint32) uint32 {
 	if s&1 != 0 {
 		return s>>1 ^ castagnoliReflected

@@ -13,8 +13,7 @@ import (
 // BaseLg is kFilterBaseLg: a filter per 2 KiB, stored as the last byte.
 const BaseLg = 11
 
-// Policy is what a Builder needs of a filter policy (bloom.FilterPolicy
-// has it).
+// Policy is what a Builder needs of a filter policy.
 type Policy interface {
 	CreateFilter(keys [][]byte, dst []byte) []byte
 }

@@ -92,8 +92,7 @@ func Checksum(typ byte, data []byte) uint32 {
 	return (c>>15 | c<<17) + 0xa282ead8 // util/crc32c.h Mask
 }
 
-// Physical appends one physical record of type typ, checksummed, without
-// regard to block boundaries.
+// Physical appends one checksummed record of type typ, ignoring blocks.
 func (w *Log) Physical(typ byte, data []byte) {
 	var h [HeaderSize]byte
 	binary.LittleEndian.PutUint32(h[0:], Checksum(typ, data))
@@ -130,14 +129,12 @@ func (e *Edit) Deleted(level int, num uint64) *Edit {
 	return e.U(TagDeletedFile).U(uint64(level)).U(num)
 }
 
-// Counters appends the log number, previous log number, next file number
-// and last sequence number, as every MANIFEST's first edits hold them.
+// Counters appends the counters every MANIFEST's first edits hold.
 func (e *Edit) Counters(log, next, seq uint64) *Edit {
 	return e.U(TagLogNumber).U(log).U(TagPrevLogNumber).U(0).U(TagNextFileNumber).U(next).U(TagLastSequence).U(seq)
 }
 
-// InternalKey is a user key followed by sequence<<8 | type 1 (a value),
-// little-endian.
+// InternalKey is a user key and the LE tag sequence<<8 | 1 (a value).
 func InternalKey(user string, seq uint64) string {
 	return user + string(binary.LittleEndian.AppendUint64(nil, seq<<8|1))
 }

@@ -11,8 +11,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Fixture is one table of testdata/tables, written by C++ LevelDB through
-// `make fixtures`, with the bits per key of its database's filter policy.
+// Fixture is a table of testdata/tables (`make fixtures`).
 type Fixture struct {
 	Name       string // database/file, such as "b10-bs4096-none/000007.ldb"
 	BitsPerKey int
@@ -21,10 +20,8 @@ type Fixture struct {
 	Index      int            // its place in DB.Tables
 }
 
-// Fixtures reads every table that the databases in dir (testdata/tables,
-// relative to the calling test's package) list in their metadata, parsed
-// by package fixtures, with the bits per key recorded there. It fails the
-// test when there is none.
+// Fixtures reads every table the databases in dir list in their metadata
+// (package fixtures), failing the test when there is none.
 func Fixtures(t testing.TB, dir string) []Fixture {
 	t.Helper()
 	dbs, err := fixtures.Load(os.DirFS(dir))
