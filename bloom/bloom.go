@@ -5,54 +5,41 @@ import (
 	"unsafe"
 )
 
-// FilterPolicy is the Go form of leveldb::FilterPolicy: it names a filter
-// format, builds a filter from a set of keys and answers whether a key may be
-// in the set a filter was built from.
-//
-// A FilterBlockBuilder and a FilterBlockReader work with any FilterPolicy,
-// not only the bloom filter of this package.
+// FilterPolicy is leveldb::FilterPolicy: a named filter format that builds
+// filters and answers membership queries. The filter block builder and
+// reader take any FilterPolicy.
 type FilterPolicy interface {
-	// Name returns the name stored in a table's metaindex as
-	// "filter.<Name>". A reader ignores filters whose name differs from its
-	// policy's.
+	// Name is stored in the metaindex as "filter.<Name>"; readers ignore
+	// filters of another name.
 	Name() string
 
-	// CreateFilter appends a filter for keys to dst and returns the extended
-	// slice. It never modifies dst[:len(dst)]. Duplicate keys count as
-	// separate keys.
+	// CreateFilter appends a filter for keys to dst, never modifying
+	// dst[:len(dst)]. Duplicate keys count as separate keys.
 	CreateFilter(keys [][]byte, dst []byte) []byte
 
-	// KeyMayMatch reports whether key may be in the set filter was built
-	// from. It must return true for every key that was added; it may return
-	// true for other keys (false positives).
+	// KeyMayMatch reports whether key may be in filter's set: true for
+	// every key added, maybe for others (false positives).
 	KeyMayMatch(key, filter []byte) bool
 }
 
 // PolicyName is the name of LevelDB's current built-in bloom filter.
 const PolicyName = "leveldb.BuiltinBloomFilter2"
 
-// maxK is the largest number of probes upstream builds or reads; a filter
-// whose trailing k byte is larger is reserved for other encodings and
-// matches every key.
+// maxK is the largest probe count upstream uses; a larger k byte is
+// reserved for other encodings and matches every key.
 const maxK = 30
 
-// NewPolicy returns LevelDB's built-in bloom filter policy,
-// leveldb::NewBloomFilterPolicy(bitsPerKey), named
-// "leveldb.BuiltinBloomFilter2".
-//
-// The number of probes is k = int(bitsPerKey * 0.69) clamped to 1..30; a
-// filter for n keys has max(n*bitsPerKey, 64) bits rounded up to whole bytes,
-// followed by one byte holding k. Upstream's recommended value is 10 bits per
-// key (a false-positive rate near 1%).
-//
-// A negative bitsPerKey, which makes upstream crash or allocate without bound,
-// is treated as 0: filters are then 64 bits with k = 1.
+// NewPolicy returns leveldb::NewBloomFilterPolicy(bitsPerKey), named
+// "leveldb.BuiltinBloomFilter2": k = int(bitsPerKey*0.69) clamped to
+// 1..30, filters of max(n*bitsPerKey, 64) bits in whole bytes, then k.
+// Upstream recommends 10 (about 1% false positives). A negative
+// bitsPerKey, which crashes upstream, is taken as 0.
 func NewPolicy(bitsPerKey int) FilterPolicy {
 	return newBloom(bitsPerKey, PolicyName, false)
 }
 
-// bloomPolicy implements util/bloom.cc's BloomFilterPolicy, and the legacy
-// variants of LevelDB v1.4 to v1.17 that differ only in name and hash.
+// bloomPolicy is util/bloom.cc's BloomFilterPolicy, and the v1.4 to v1.17
+// variants that differ in name and hash.
 type bloomPolicy struct {
 	bitsPerKey uint64
 	k          int
@@ -74,8 +61,7 @@ func newBloom(bitsPerKey int, name string, signedTail bool) *bloomPolicy {
 
 func (p *bloomPolicy) Name() string { return p.name }
 
-// appendEmpty appends an empty filter for n keys to dst: its bit array,
-// all zero, and the k byte. It returns the extended slice and the array.
+// appendEmpty appends n keys' zeroed bit array and k byte; it returns both.
 func (p *bloomPolicy) appendEmpty(dst []byte, n int) ([]byte, []byte) {
 	nbytes := p.filterLen(n) - 1
 	start := len(dst)
@@ -86,9 +72,8 @@ func (p *bloomPolicy) appendEmpty(dst []byte, n int) ([]byte, []byte) {
 	return dst, array
 }
 
-// hashChunk is how many keys CreateFilter hashes before it sets their bits.
-// Hashing a run of keys first lets the processor overlap the hashes, which
-// are independent, and keeps the probe loop free of them.
+// hashChunk is how many keys CreateFilter hashes before setting bits, so
+// the independent hashes overlap and the probe loop is free of them.
 const hashChunk = 64
 
 func (p *bloomPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
@@ -110,9 +95,8 @@ func (p *bloomPolicy) CreateFilter(keys [][]byte, dst []byte) []byte {
 	return dst
 }
 
-// hashKeys sets hashes[i] to Hash(keys[i], bloomSeed) for each key. Hash is
-// written out, as in KeyMayMatch, so that the loop calls nothing and spills
-// nothing around a call per key; TestHashKeys holds it equal to Hash.
+// hashKeys sets hashes[i] to Hash(keys[i], bloomSeed), with Hash written
+// out so the loop calls nothing; TestHashKeys holds it equal to Hash.
 func hashKeys(keys [][]byte, hashes []uint32) {
 	hashes = hashes[:len(keys)]
 	if !unalignedLE {
@@ -160,8 +144,7 @@ func hashKeys(keys [][]byte, hashes []uint32) {
 				r -= 4
 			}
 			if r > 0 {
-				// One to three tail bytes, unsigned: from the key's
-				// last 4 bytes when it has them, else one by one.
+				// 1 to 3 unsigned tail bytes, from the last 4 if any.
 				var t uint32
 				if kn >= 4 {
 					t = *(*uint32)(unsafe.Add(kp, kn-4)) >> (32 - 8*uint(r))
@@ -179,8 +162,7 @@ func hashKeys(keys [][]byte, hashes []uint32) {
 	}
 }
 
-// hash is the hash the policy's filters are made of: Hash, or
-// HashSignedTail for the legacy policy of LevelDB v1.4 to v1.17 on x86.
+// hash is Hash, or HashSignedTail for the legacy x86 policy.
 func (p *bloomPolicy) hash(key []byte) uint32 {
 	if p.signedTail {
 		return HashSignedTail(key, bloomSeed)
@@ -188,9 +170,8 @@ func (p *bloomPolicy) hash(key []byte) uint32 {
 	return Hash(key, bloomSeed)
 }
 
-// KeyMayMatch calls nothing, so that it needs no stack frame and spills
-// nothing: its hash is Hash (or HashSignedTail) written out, held equal to
-// them by TestKeyMayMatchInlineHash.
+// KeyMayMatch calls nothing, so it needs no stack frame: Hash (or
+// HashSignedTail) is written out, held equal by TestKeyMayMatchInlineHash.
 func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 	n := len(filter)
 	if n < 2 {
@@ -203,9 +184,8 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 
 	var h uint32
 	if unalignedLE {
-		// Hash(key, bloomSeed), reading the key through unsafe.Add at
-		// offsets checked against its length, by loads of the machine's
-		// own, which are little-endian and may be unaligned.
+		// Hash(key, bloomSeed) by unaligned little-endian loads at
+		// offsets checked against the length.
 		kp := unsafe.Pointer(unsafe.SliceData(key))
 		kn := len(key)
 		h = bloomSeed ^ uint32(kn)*hashM
@@ -226,8 +206,7 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 			h *= hashM
 			h ^= h >> 16
 		}
-		// The 1 to 15 bytes left, behind one test: a key of a multiple
-		// of 16 bytes passes them in one branch instead of three.
+		// 1 to 15 bytes left, behind one test for multiples of 16.
 		if r != 0 {
 			if r >= 8 {
 				w := *(*uint64)(unsafe.Add(kp, i))
@@ -246,9 +225,8 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 				r -= 4
 			}
 			if r > 0 {
-				// One to three tail bytes: unsigned, from the key's
-				// last 4 bytes when it has them (as in Hash), or
-				// sign-extended as HashSignedTail does.
+				// 1 to 3 tail bytes: unsigned from the last 4 (as in
+				// Hash), or sign-extended as HashSignedTail does.
 				var t uint32
 				if kn >= 4 && !p.signedTail {
 					t = *(*uint32)(unsafe.Add(kp, kn-4)) >> (32 - 8*uint(r))
@@ -284,9 +262,8 @@ func (p *bloomPolicy) KeyMayMatch(key, filter []byte) bool {
 		}
 		return true
 	}
-	// All k bits are read and ANDed rather than returning at the first
-	// clear one, as upstream does: for an absent key where that bit falls
-	// is random, and the mispredicted branch costs more than the probes.
+	// All k bits are ANDed, not returning at the first clear one as
+	// upstream does: that branch mispredicts for absent keys.
 	r := newReducer(nbytes)
 	all := uint32(1)
 	for j := 0; j < k; j++ {

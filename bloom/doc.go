@@ -1,22 +1,11 @@
-// Package bloom is a Go implementation of LevelDB's built-in bloom
-// filter policy ("leveldb.BuiltinBloomFilter2") and of the filter block that
-// LevelDB tables carry, byte for byte compatible with upstream LevelDB 1.23
-// release builds on amd64 and arm64.
+// Package bloom is a Go implementation of LevelDB's built-in bloom filter
+// policy ("leveldb.BuiltinBloomFilter2") and of the filter block LevelDB
+// tables carry, byte for byte compatible with upstream LevelDB 1.23 release
+// builds on amd64 and arm64: Hash is util/hash.cc, NewPolicy util/bloom.cc,
+// FilterBlockBuilder and FilterBlockReader table/filter_block.cc.
 //
-// The package mirrors three upstream files:
-//
-//	util/hash.cc           Hash
-//	util/bloom.cc          NewPolicy (FilterPolicy)
-//	table/filter_block.cc  FilterBlockBuilder, FilterBlockReader
-//
-// Everything a filter or filter block contains is determined by upstream's
-// code, including its answers for malformed input: a filter whose last byte
-// (the probe count k) is above 30 matches every key, a filter shorter than two
-// bytes matches none, and a damaged filter block answers "may match" rather
-// than reporting an error. The package never panics on malformed filters or
-// filter blocks.
-//
-// The rules, each upstream's (release builds, amd64 and arm64):
+// Everything a filter or filter block contains is upstream's, answers to
+// malformed input included; the package never panics on them. The rules:
 //
 //	Hash          4-byte little-endian words; 1-3 tail bytes added unsigned
 //	              (v1.17 and older: plain char, signed on x86)
@@ -34,8 +23,7 @@
 //	              start <= limit <= array offset: ask the policy;
 //	              start == limit otherwise: no match; else match
 //
-// The package depends on nothing outside the standard library but this
-// module's internal/filterblock (the filter block's core, which the
-// module's checker shares), uses no cgo and no assembly, and runs the same
-// code on every processor of an architecture.
+// It depends only on the standard library and internal/filterblock, uses
+// no cgo or assembly, and runs the same code on every processor of an
+// architecture.
 package bloom

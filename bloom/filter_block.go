@@ -6,23 +6,14 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/filterblock"
 )
 
-// Follows table/filter_block.cc. The builder's code is
-// internal/filterblock's, which internal/filtercheck uses too (it rebuilds
-// a table's block from hashes it computed while reading the keys); the
-// block's layout is drawn there.
+// table/filter_block.cc; the builder (and the layout's doc) is in
+// internal/filterblock, shared with internal/filtercheck.
 
-// FilterBlockBuilder builds the filter block of a table, as
-// leveldb::FilterBlockBuilder does.
-//
-// The calls must follow the pattern (StartBlock AddKey*)* Finish, with
-// StartBlock called with each data block's offset before that block's keys.
-// A StartBlock for a range earlier than one already started is a no-op, as
-// in upstream release builds (debug builds assert).
-//
-// The builder keeps its buffers from filter to filter, and Reset keeps them
-// from table to table, so that AddKey allocates nothing once they have grown
-// to the size of a filter's keys. With this package's bloom filter it keeps
-// only each key's hash, which is all the filter needs.
+// FilterBlockBuilder builds a table's filter block as
+// leveldb::FilterBlockBuilder does. Call (StartBlock AddKey*)* Finish,
+// StartBlock with each data block's offset; a backwards StartBlock is a
+// no-op, as in release builds. Buffers are kept between filters and, by
+// Reset, tables; a bloom filter keeps only each key's hash.
 type FilterBlockBuilder struct{ b filterblock.Builder }
 
 // NewFilterBlockBuilder returns a builder that makes filters with p.
@@ -32,55 +23,43 @@ func NewFilterBlockBuilder(p FilterPolicy) *FilterBlockBuilder {
 	return fb
 }
 
-// Reset makes b ready to build another table's filter block, as a new
-// builder with the same policy would, but keeps its buffers. The slice an
-// earlier Finish returned is overwritten by the next one.
+// Reset readies b for another table, keeping its buffers; it overwrites
+// what an earlier Finish returned.
 func (b *FilterBlockBuilder) Reset() { b.b.Reset() }
 
-// StartBlock tells the builder that the next keys belong to the data block at
-// blockOffset. It finishes the filters of every 2 KiB range before the one
-// holding blockOffset; ranges without keys get empty filters.
+// StartBlock starts the data block at blockOffset, finishing the filters
+// of the 2 KiB ranges before it (empty where they have no keys).
 func (b *FilterBlockBuilder) StartBlock(blockOffset uint64) { b.b.StartBlock(blockOffset) }
 
-// AddKey adds key to the filter of the current range. The builder copies
-// it, or for this package's bloom filter only its hash.
+// AddKey adds key (a copy, or a bloom filter's hash) to the current range.
 func (b *FilterBlockBuilder) AddKey(key []byte) { b.b.AddKey(key) }
 
-// Finish finishes the last filter and appends the offset array, the array
-// offset and the base log, and returns the whole filter block. The returned
-// slice belongs to the builder; it is valid until the builder's next call.
-//
-// As upstream's, a builder is meant to be finished once (or Reset); calling
-// Finish again appends another offset array to the block, exactly as
-// upstream does.
+// Finish finishes the last filter, appends the offset array, its offset
+// and the base log, and returns the block, valid until the builder's next
+// call. Finishing again appends another offset array, as upstream does.
 func (b *FilterBlockBuilder) Finish() []byte { return b.b.Finish() }
 
-// The methods by which a filterblock.Builder (this package's, and
-// internal/filtercheck's) builds a bloom filter from the keys' hashes
-// (filterblock.HashPolicy). They are not part of the package's API:
-// bloomPolicy is unexported, and FilterPolicy does not name them.
+// filterblock.HashPolicy, by which a filterblock.Builder builds bloom
+// filters from hashes; not API, as bloomPolicy is unexported.
 
 // HashKey returns the hash p's filter of key is made of.
 func (p *bloomPolicy) HashKey(key []byte) uint32 { return p.hash(key) }
 
-// SeedHash reports whether p's hash is Hash(key, bloomSeed), not the
-// legacy hash of signed tail bytes.
+// SeedHash reports whether p's hash is Hash(key, bloomSeed).
 func (p *bloomPolicy) SeedHash() bool { return !p.signedTail }
 
 // FilterLen returns the length of p's filter of n keys, k byte included.
 func (p *bloomPolicy) FilterLen(n int) int { return p.filterLen(n) }
 
-// AppendFilter appends to dst p's filter of the keys whose hashes
-// (HashKey) are given.
+// AppendFilter appends p's filter of the keys with these hashes to dst.
 func (p *bloomPolicy) AppendFilter(dst []byte, hashes []uint32) []byte {
 	dst, array := p.appendEmpty(dst, len(hashes))
 	addHashes(array, p.k, hashes)
 	return dst
 }
 
-// FilterBlockReader answers queries against a filter block, as
-// leveldb::FilterBlockReader does, including for damaged blocks: whatever
-// cannot be decoded is treated as a potential match, never as an error.
+// FilterBlockReader answers queries as leveldb::FilterBlockReader does:
+// what cannot be decoded may match, never an error.
 type FilterBlockReader struct {
 	policy   FilterPolicy
 	contents []byte
@@ -89,12 +68,9 @@ type FilterBlockReader struct {
 	baseLg   uint8
 }
 
-// NewFilterBlockReader returns a reader of a filter block built with p. The
-// reader keeps contents; the caller must not modify it while the reader is
-// in use.
-//
-// A block shorter than 5 bytes, or whose array offset lies past its last 5
-// bytes, holds no usable filter: every query on it answers true.
+// NewFilterBlockReader returns a reader of contents, built with p, which
+// must not change while in use. Under 5 bytes, or with the array offset
+// past the last 5, every query answers true.
 func NewFilterBlockReader(p FilterPolicy, contents []byte) *FilterBlockReader {
 	r := &FilterBlockReader{policy: p}
 	n := uint64(len(contents))
@@ -112,12 +88,9 @@ func NewFilterBlockReader(p FilterPolicy, contents []byte) *FilterBlockReader {
 	return r
 }
 
-// KeyMayMatch reports whether key may be in the data block at blockOffset.
-//
-// The filter is chosen as blockOffset >> lg, with lg taken modulo 64 as
-// amd64 and arm64 do for upstream's over-wide shift. A filter whose offsets
-// are out of order or point past the offset array answers true; an empty
-// filter answers false.
+// KeyMayMatch reports whether key may be in the data block at blockOffset:
+// filter blockOffset >> (lg mod 64, as amd64 and arm64 shift); offsets out
+// of order or past the array answer true, an empty filter false.
 func (r *FilterBlockReader) KeyMayMatch(blockOffset uint64, key []byte) bool {
 	index := blockOffset >> (r.baseLg & 63)
 	if index >= r.num {

@@ -14,17 +14,14 @@ const (
 // bloomSeed is the seed util/bloom.cc passes to Hash (BloomHash).
 const bloomSeed = 0xbc9f1d34
 
-// Hash is LevelDB's util/hash.cc Hash: a Murmur-like hash that reads data as
-// little-endian 32-bit words and folds the 1 to 3 remaining tail bytes in as
-// unsigned values (LevelDB 1.18 and later on every architecture).
-//
-// The length enters the hash truncated to 32 bits, as in upstream.
+// Hash is util/hash.cc Hash: Murmur-like over little-endian 32-bit words,
+// 1 to 3 tail bytes added unsigned (LevelDB 1.18 on), the length
+// truncated to 32 bits.
 func Hash(data []byte, seed uint32) uint32 {
 	n := len(data)
 	h := seed ^ (uint32(n) * hashM)
-	// Whole words, four and then two at a time from 8-byte loads: the
-	// same arithmetic as one word at a time, with fewer loads, length
-	// checks and slice updates.
+	// Whole words four and two at a time from 8-byte loads: fewer loads
+	// and checks, same arithmetic.
 	for len(data) >= 16 {
 		w0 := binary.LittleEndian.Uint64(data)
 		w1 := binary.LittleEndian.Uint64(data[8:])
@@ -48,12 +45,9 @@ func Hash(data []byte, seed uint32) uint32 {
 		if n < 4 {
 			return mixTail(h, data)
 		}
-		// The 1 to 3 tail bytes are the top of the last 4 bytes of the
-		// key: one load and a shift, instead of a branch on how many
-		// there are, which changes from key to key where keys have mixed
-		// lengths and which the processor then mispredicts
-		// (BenchmarkHashMixed). The load starts len(data)-4 bytes from
-		// data, before it: inside the key, which has n >= 4 bytes.
+		// The tail is the top of the key's last 4 bytes (n >= 4): one
+		// load and shift, not a branch that mixed lengths mispredict
+		// (BenchmarkHashMixed).
 		t := le32(unsafe.Pointer(unsafe.SliceData(data)), len(data)-4) >> (32 - 8*uint(len(data)))
 		h += t
 		h *= hashM
@@ -85,11 +79,9 @@ func mixTail(h uint32, tail []byte) uint32 {
 	return h ^ h>>hashR
 }
 
-// HashSignedTail is the hash of LevelDB v1.4 to v1.17 as compiled
-// where char is signed (x86): tail bytes of 0x80 and above are sign-extended
-// before they are shifted and added. On ARM, where char is unsigned, those
-// releases computed Hash. The difference is google/leveldb issue 243; this
-// variant exists only to read tables written by such releases.
+// HashSignedTail is v1.4 to v1.17's hash where char is signed (x86): tail
+// bytes >= 0x80 sign-extended (google/leveldb#243). It exists to read
+// tables those releases wrote; on ARM they computed Hash.
 func HashSignedTail(data []byte, seed uint32) uint32 {
 	h := seed ^ (uint32(len(data)) * hashM)
 	for len(data) >= 4 {
@@ -113,8 +105,7 @@ func HashSignedTail(data []byte, seed uint32) uint32 {
 	return h
 }
 
-// le32 reads the little-endian word at p+i, which the caller has checked
-// lies inside p's slice.
+// le32 reads the LE word at p+i, checked by the caller to lie in p's slice.
 func le32(p unsafe.Pointer, i int) uint32 {
 	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(p, i))[:])
 }

@@ -2,16 +2,11 @@ package bloom
 
 import "github.com/ldbcompat/ldbcompat/internal/filterblock"
 
-// The arithmetic of util/bloom.cc: how many probes a bits-per-key setting
-// gives and how large a filter of n keys is. It is internal/filterblock's,
-// which readers of stored filters use too, with its inverses.
+// util/bloom.cc's arithmetic (internal/filterblock has it with inverses).
 
-// ProbesFor is the number of probes, k, of util/bloom.cc's
-// BloomFilterPolicy for bitsPerKey: int(bitsPerKey * 0.69), ln 2 rounded
-// down, clamped to 1..30. A negative bitsPerKey is taken as 0, as by
-// NewPolicy.
+// ProbesFor is util/bloom.cc's k for bitsPerKey: int(bitsPerKey * 0.69),
+// clamped to 1..30, negative taken as 0.
 func ProbesFor(bitsPerKey int) int { return filterblock.Probes(bitsPerKey) }
 
-// filterLen returns the length of a filter of n keys, k byte included:
-// n times bits/key bits, at least 64, in whole bytes, and the k byte.
+// filterLen is a filter's length in bytes, k byte included.
 func (p *bloomPolicy) filterLen(n int) int { return filterblock.FilterLen(n, int(p.bitsPerKey)) }

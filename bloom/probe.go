@@ -5,20 +5,11 @@ import (
 	"unsafe"
 )
 
-// Probing. A key's hash h gives k probes, h, h+delta, h+2*delta, ... (mod
-// 2^32) with delta = h rotated right by 17, and each probe sets or tests
-// bit (probe % bits) of the filter's bit array, where bits = 8*len(array)
-// and the modulo is 64-bit, as in util/bloom.cc.
+// Probing as util/bloom.cc: probes h, h+delta, ... (delta = h rotr 17),
+// each bit probe % bits, modulo in 64 bits. Instead of a division per probe:
 //
-// A division per probe is what upstream pays; here the remainder comes
-// from two multiplications (a reducer) with one division per filter. Two
-// sizes of filter take two paths, both exact:
-//
-//	bits < 2^32    reducer: Lemire's fastmod
+//	bits < 2^32    reducer: Lemire's fastmod (every filter under 512 MiB)
 //	bits >= 2^32   probe % bits == probe: the probe is the bit
-//
-// The first covers every filter below 512 MiB, which is all of them in
-// practice; the other exists to match upstream everywhere.
 
 // hugeBytes is the size of the smallest bit array with 2^32 bits, whose
 // probes are their own bit positions.

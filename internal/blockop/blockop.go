@@ -1,9 +1,6 @@
-// Package blockop names the calls on a LevelDB filter block builder and
-// reader (leveldb::FilterBlockBuilder and leveldb::FilterBlockReader,
-// table/filter_block.h), so that a sequence of them can be replayed on any
-// implementation: package bloom, a Go port, or upstream C++ through
-// cgo/upstream. It is the one definition of these calls in the module; it
-// imports nothing, so that every package that replays them can import it.
+// Package blockop names the calls on a filter block builder and reader
+// (table/filter_block.h), so a sequence replays on bloom, a port or
+// upstream through cgo/upstream. It imports nothing, so all can import it.
 package blockop
 
 // Kind is the kind of a call on a filter block builder. Its values are

@@ -1,18 +1,12 @@
 package crc
 
-// Finding the one flipped bit that explains a checksum mismatch.
-//
-// CRC-32C is linear over GF(2): for messages a and b of the same length,
-// crc(a^b) = crc(a) ^ crc(b) ^ crc(0…0). Flipping bit j of a message
-// therefore changes its CRC by a constant that depends only on how many
-// bits follow j, not on the message. Walking the message backwards from
-// its last bit, that constant is the CRC register's one-bit step applied
-// once more per bit: O(len) to test every single-bit flip at once.
-// A single flipped bit points at memory or storage, not at the writer
-// (cockroachdb/pebble#1931 asked for this diagnosis).
+// Finding one flipped bit that explains a checksum mismatch: CRC-32C is
+// linear over GF(2), so flipping bit j changes the CRC by a constant that
+// depends only on the bits after j, one step per bit walking back: O(len)
+// tests every flip. A single flip points at memory or storage, not the
+// writer (cockroachdb/pebble#1931 asked for this).
 
-// castagnoliReflected is CRC-32C's polynomial, bit-reversed, as
-// hash/crc32 uses it (bits are fed least significant first).
+// castagnoliReflected is CRC-32C's polynomial as hash/crc32 uses it.
 const castagnoliReflected = 0x82f63b78
 
 // Unmask inverts Mask (util/crc32c.h Unmask).
@@ -23,21 +17,17 @@ func Unmask(masked uint32) uint32 {
 
 // BitFlip is one flipped bit that explains a checksum mismatch.
 type BitFlip struct {
-	// InChecksum tells that the flipped bit is in the stored (masked)
-	// checksum, not in the data: the data is intact.
+	// InChecksum: the bit is in the stored checksum; the data is intact.
 	InChecksum bool
-	// Byte and Bit locate the bit: Byte is an index into the data (or
-	// into the 4 little-endian bytes of the stored checksum), Bit is 0
-	// (least significant) to 7.
+	// Byte indexes the data (or the stored checksum's 4 LE bytes), Bit 0-7
+	// from the least significant.
 	Byte, Bit int
 }
 
-// FindBitFlip returns the single bit whose flip makes the masked checksum
-// stored match data, where it does not: a bit of data, or a bit of the
-// stored checksum itself. ok is false when the checksum already matches
-// or no single bit explains the difference. Where several bits would
-// (impossible for messages under 2^31 bits, since CRC-32C's polynomial
-// has a period far longer than that), the first in the data is returned.
+// FindBitFlip returns the bit (of data or of stored) whose flip makes the
+// masked checksum stored match data; ok is false when it matches already
+// or no one bit explains it. Where several would (not under 2^31 bits),
+// the first in data is returned.
 func FindBitFlip(data []byte, stored uint32) (f BitFlip, ok bool) {
 	computed := Value(data)
 	want := Unmask(stored)
@@ -89,8 +79,7 @@ var step8 = func() (t [256]uint32) {
 	return t
 }()
 
-// stepBack inverts step: the polynomial's top bit tells whether the
-// step added it.
+// stepBack inverts step: the polynomial's top bit tells if step added it.
 func stepBack(s uint32) uint32 {
 	if s&0x80000000 != 0 {
 		return (s^castagnoliReflected)<<1 | 1
@@ -98,8 +87,7 @@ func stepBack(s uint32) uint32 {
 	return s << 1
 }
 
-// step is one bit of the reflected CRC register's update with a zero
-// input bit.
+// step is one reflected CRC register update with a zero input bit.
 func step(s uint32) uint32 {
 	if s&1 != 0 {
 		return s>>1 ^ castagnoliReflected

@@ -1,6 +1,4 @@
-// Package crc computes the checksums LevelDB stores beside table blocks and
-// log records: CRC-32C (Castagnoli), masked before it is stored
-// (util/crc32c.h).
+// Package crc computes LevelDB's masked CRC-32C checksums (util/crc32c.h).
 package crc
 
 import "hash/crc32"
@@ -15,15 +13,13 @@ func Value(data []byte) uint32 {
 	return crc32.Checksum(data, castagnoli)
 }
 
-// Extend returns the CRC-32C of the bytes whose CRC-32C is crc followed by
-// data (util/crc32c.h Extend).
+// Extend extends crc with data (util/crc32c.h Extend).
 func Extend(crc uint32, data []byte) uint32 {
 	return crc32.Update(crc, castagnoli, data)
 }
 
-// Mask masks crc as LevelDB does before storing it (util/crc32c.h Mask):
-// rotate right by 15 bits and add 0xa282ead8, so that the CRC of a string
-// holding CRCs is not the CRC of an easier string.
+// Mask is util/crc32c.h Mask: rotate right 15 and add 0xa282ead8, so a CRC
+// of data holding CRCs is not an easy one.
 func Mask(crc uint32) uint32 {
 	return (crc>>15 | crc<<17) + maskDelta
 }

@@ -5,63 +5,38 @@ import (
 	"slices"
 )
 
-// Follows table/filter_block.cc's FilterBlockBuilder.
+// A filter block (table/filter_block.cc, doc/table_format.md): filters of
+// the keys of each 2^lg range of data-block offsets (maybe empty), their
+// uint32 LE offsets, the array's uint32 offset, and lg (11). Filter i ends
+// where the next, or the offset array, starts.
 
-// A filter block holds one filter per 2 KiB range of data-block offsets in a
-// table. Its layout, from table/filter_block.cc and doc/table_format.md:
-//
-//	+----------------------+
-//	| filter 0             |  policy.CreateFilter of the keys of every data
-//	| filter 1             |  block whose offset lies in [i*2^lg, (i+1)*2^lg)
-//	| ...                  |  (possibly empty)
-//	| filter N-1           |
-//	+----------------------+
-//	| offset of filter 0   |  uint32 little-endian, from the start of the block
-//	| ...                  |
-//	| offset of filter N-1 |
-//	+----------------------+
-//	| array offset         |  uint32 little-endian: where the offsets start
-//	| lg                   |  1 byte: base 2 log of the range size, 11
-//	+----------------------+
-//
-// Filter i spans from its offset to the next filter's offset; the last one
-// ends where the offset array starts.
-
-// BaseLg is upstream's kFilterBaseLg: the builder makes one filter per
-// 2^BaseLg bytes (2 KiB) of data-block offsets, and stores it as the
-// block's last byte.
+// BaseLg is kFilterBaseLg: a filter per 2 KiB, stored as the last byte.
 const BaseLg = 11
 
-// Policy is what a Builder needs of a filter policy (bloom.FilterPolicy
-// has it).
+// Policy is what a Builder needs of a filter policy.
 type Policy interface {
 	CreateFilter(keys [][]byte, dst []byte) []byte
 }
 
-// HashPolicy is a policy whose filters are made of one 32-bit hash per
-// key, as package bloom's are: a Builder given one keeps each key's hash
-// instead of a copy of the key.
+// HashPolicy is a policy whose filters need one 32-bit hash a key, as
+// bloom's do; a Builder keeps hashes rather than keys.
 type HashPolicy interface {
 	Policy
 	// HashKey returns the hash key's filter is made of.
 	HashKey(key []byte) uint32
-	// SeedHash reports whether HashKey(key) is bloom.Hash(key, Seed),
-	// so that hashes computed elsewhere may be added (AddHashes).
+	// SeedHash reports whether HashKey(key) is bloom.Hash(key, Seed), so
+	// hashes from elsewhere may be added (AddHashes).
 	SeedHash() bool
 	// FilterLen returns the length of the filter of n keys.
 	FilterLen(n int) int
-	// AppendFilter appends to dst the filter of the keys whose hashes
-	// (HashKey) are given, FilterLen(len(hashes)) bytes, and returns the
-	// extended slice, as CreateFilter of the keys would.
+	// AppendFilter appends what CreateFilter of the keys would,
+	// FilterLen(len(hashes)) bytes.
 	AppendFilter(dst []byte, hashes []uint32) []byte
 }
 
-// Builder builds the filter block of a table, as leveldb::FilterBlockBuilder
-// does (bloom.FilterBlockBuilder documents the calls).
-//
-// It keeps its buffers from filter to filter, and Reset keeps them from
-// table to table, so that AddKey allocates nothing once they have grown to
-// the size of a filter's keys.
+// Builder is leveldb::FilterBlockBuilder (bloom.FilterBlockBuilder
+// documents the calls); its buffers are kept between filters and, by
+// Reset, tables.
 type Builder struct {
 	policy        Policy
 	hashed        HashPolicy // policy, when it is a HashPolicy
@@ -73,8 +48,7 @@ type Builder struct {
 	filterOffsets []uint32   // start of each filter in result
 }
 
-// Initial buffer sizes: the keys of a 2 KiB range of data blocks rarely
-// take more than a few KiB, and a table has tens to thousands of filters.
+// Initial buffer sizes: a range's keys rarely take more than a few KiB.
 const (
 	initialKeyBytes = 4 << 10
 	initialKeys     = 128
@@ -100,8 +74,7 @@ func New(p Policy) *Builder {
 	return b
 }
 
-// Reset makes b ready to build another table's filter block, as a new
-// builder with the same policy would, but keeps its buffers.
+// Reset readies b for another table, keeping its buffers.
 func (b *Builder) Reset() {
 	b.hashes = b.hashes[:0]
 	b.keys = b.keys[:0]
@@ -110,25 +83,22 @@ func (b *Builder) Reset() {
 	b.filterOffsets = b.filterOffsets[:0]
 }
 
-// StartBlock finishes the filters of every 2 KiB range before the one
-// holding blockOffset; ranges without keys get empty filters. A range
-// earlier than one already started is a no-op.
+// StartBlock finishes the filters of the ranges before blockOffset's
+// (empty without keys); an earlier range is a no-op.
 func (b *Builder) StartBlock(blockOffset uint64) {
 	index := blockOffset >> BaseLg
 	if index <= uint64(len(b.filterOffsets)) {
 		return
 	}
 	b.generateFilter()
-	// Every further range is empty: each gets an empty filter at the
-	// current end of the result.
+	// Further ranges are empty: empty filters at the current end.
 	end := uint32(len(b.result))
 	for uint64(len(b.filterOffsets)) < index {
 		b.filterOffsets = append(b.filterOffsets, end)
 	}
 }
 
-// AddKey adds key to the filter of the current range: a copy of it, or
-// for a HashPolicy only its hash.
+// AddKey adds key (a copy, or a HashPolicy's hash) to the current range.
 func (b *Builder) AddKey(key []byte) {
 	if b.hashed != nil {
 		b.hashes = append(b.hashes, b.hashed.HashKey(key))
@@ -138,10 +108,8 @@ func (b *Builder) AddKey(key []byte) {
 	b.ends = append(b.ends, len(b.keys))
 }
 
-// AddHashes adds keys given their hashes bloom.Hash(key, Seed), as AddKey
-// of each would, when b's policy makes its filters of that hash (SeedHash);
-// otherwise it adds nothing and returns false, and the caller adds the
-// keys.
+// AddHashes adds keys by their bloom.Hash(key, Seed) when the policy is
+// SeedHash; otherwise it returns false and the caller adds the keys.
 func (b *Builder) AddHashes(hashes []uint32) bool {
 	if b.hashed == nil || !b.hashed.SeedHash() {
 		return false
@@ -150,10 +118,8 @@ func (b *Builder) AddHashes(hashes []uint32) bool {
 	return true
 }
 
-// Finish finishes the last filter and appends the offset array, the array
-// offset and the base log, and returns the whole filter block, which
-// belongs to b until its next call. Finishing again appends another
-// offset array, as upstream does.
+// Finish appends the last filter and the tail and returns the block, b's
+// until its next call; finishing again appends another array, as upstream.
 func (b *Builder) Finish() []byte {
 	if len(b.ends)+len(b.hashes) > 0 {
 		b.generateFilter()
@@ -168,8 +134,7 @@ func (b *Builder) Finish() []byte {
 	return b.result
 }
 
-// generateFilter closes the current range: an empty filter when it has no
-// keys, else the policy's filter of its keys.
+// generateFilter closes the current range's filter (empty without keys).
 func (b *Builder) generateFilter() {
 	b.filterOffsets = append(b.filterOffsets, uint32(len(b.result)))
 	if b.hashed != nil {
@@ -177,9 +142,7 @@ func (b *Builder) generateFilter() {
 		if n == 0 {
 			return
 		}
-		// Grow the result by doubling, not by append's smaller steps for
-		// large slices: a table's filters then take a handful of
-		// allocations, whatever their number.
+		// Grow by doubling: a handful of allocations per table.
 		if need := b.hashed.FilterLen(n); cap(b.result)-len(b.result) < need {
 			grown := make([]byte, len(b.result), max(2*cap(b.result), len(b.result)+need, initialResult))
 			copy(grown, b.result)

@@ -1,43 +1,33 @@
 package filterblock
 
-// The arithmetic of util/bloom.cc that readers of stored filters need:
-// how many probes a bits-per-key setting gives and how long a filter of n
-// keys is, what settings give a stored filter's probe count or length,
-// and the start of a filter made without the rest of it. Package bloom
-// has its own copies of Probes and FilterBits (ProbesFor, filterBits),
-// judged by the kit; tests hold these to upstream's filters and to them.
+// util/bloom.cc's arithmetic for readers of stored filters, with inverses
+// and a filter's prefix. bloom keeps its own Probes and FilterBits
+// (judged by the kit); tests hold these to them and to upstream.
 
-// Seed is the seed util/bloom.cc's BloomHash passes to Hash: a bloom
-// filter of LevelDB 1.18 and later is made of bloom.Hash(key, Seed).
+// Seed is BloomHash's seed: filters from 1.18 are of bloom.Hash(key, Seed).
 const Seed = 0xbc9f1d34
 
-// MaxProbes is the largest number of probes util/bloom.cc uses, 30; a
-// filter whose k byte is larger matches every key, the encoding being
-// reserved for other filters.
+// MaxProbes is util/bloom.cc's largest k; a larger k byte matches all.
 const MaxProbes = 30
 
-// Probes is the number of probes, k, of util/bloom.cc's BloomFilterPolicy
-// for bitsPerKey: int(bitsPerKey * 0.69) clamped to 1..30, a negative
-// bitsPerKey taken as 0 (bloom.ProbesFor).
+// Probes is BloomFilterPolicy's k: int(bitsPerKey * 0.69) clamped to 1..30,
+// negative taken as 0 (bloom.ProbesFor).
 func Probes(bitsPerKey int) int {
 	k := int(float64(max(bitsPerKey, 0)) * 0.69)
 	return min(max(k, 1), MaxProbes)
 }
 
-// FilterBits is the size in bits of the bit array of util/bloom.cc's
-// filter of n keys at bitsPerKey (negative taken as 0): n*bitsPerKey, at
-// least 64, rounded up to a multiple of 8. Duplicate keys count.
+// FilterBits is the bit array's size for n keys: n*bitsPerKey (negative
+// as 0), at least 64, rounded up to 8. Duplicates count.
 func FilterBits(n, bitsPerKey int) uint64 {
 	nbits := uint64(max(n, 0)) * uint64(max(bitsPerKey, 0))
 	return (max(nbits, 64) + 7) / 8 * 8
 }
 
-// FilterLen is the length of util/bloom.cc's filter of n keys at
-// bitsPerKey, in bytes: its bit array and the k byte after it.
+// FilterLen is a filter's length in bytes, k byte included.
 func FilterLen(n, bitsPerKey int) int { return int(FilterBits(n, bitsPerKey)/8) + 1 }
 
-// clampedAt is the smallest bits/key whose k is the largest, 30: every
-// larger value gives 30 too.
+// clampedAt is the smallest bits/key giving k = 30, as all larger do.
 const clampedAt = 44
 
 // BitsPerKeyForProbes returns the bits-per-key values lo..hi, hi at most
@@ -73,15 +63,10 @@ func BitsPerKeyForLen(n, flen int) (lo, hi int, ok bool) {
 	return lo, hi, lo <= hi
 }
 
-// AppendFilterPrefix appends to dst the first n bytes of util/bloom.cc's
-// filter at bitsPerKey of the keys whose hashes are given (each key's
-// bloom.Hash(key, Seed), or bloom.HashSignedTail for the legacy policy),
-// all of it when it is no longer, without making the rest: a reader
-// comparing a stored filter with the one its setting implies needs no
-// more than the stored filter's length, where a damaged k byte or size
-// can imply a filter far larger than the table. It probes as util/bloom.cc
-// does: bit h % bits for each of k probes h, h+delta, h+2*delta, ... with
-// delta h rotated right by 17 bits.
+// AppendFilterPrefix appends the first n bytes (or all) of util/bloom.cc's
+// filter at bitsPerKey of these hashes (bloom.Hash(key, Seed), or
+// HashSignedTail for legacy) without the rest, since a damaged k or size
+// can imply a filter far larger than the table. Probes as util/bloom.cc.
 func AppendFilterPrefix(dst []byte, hashes []uint32, bitsPerKey, n int) []byte {
 	bits := FilterBits(len(hashes), bitsPerKey)
 	k := Probes(bitsPerKey)

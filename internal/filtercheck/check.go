@@ -9,8 +9,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Match says whether a table's stored filter block is the one upstream
-// writes for the table's keys.
+// Match says whether a stored filter block is the one upstream writes.
 type Match string
 
 // The matches Compare reports.
@@ -21,61 +20,47 @@ const (
 	MatchUnknownPolicy Match = "unknown-policy" // the filter's policy is not a bloom filter of LevelDB's
 )
 
-// Legacy hash variants, for tables whose filter is named
-// "leveldb.BuiltinBloomFilter" (LevelDB v1.4 to v1.17, which hashed tail
-// bytes as plain char; v1.18 renamed the filter and hashes them unsigned,
-// google/leveldb#243).
+// Legacy hash variants for "leveldb.BuiltinBloomFilter" (v1.4 to v1.17
+// hashed tail bytes as plain char; v1.18 renamed it, google/leveldb#243).
 const (
-	// LegacyUnsigned: written with the unsigned-char hash: LevelDB v1.17
-	// or older where char is unsigned (such as ARM), or a port that kept
-	// the old name with an unsigned hash (such as goleveldb).
+	// LegacyUnsigned: unsigned char (ARM), or a port such as goleveldb.
 	LegacyUnsigned = "unsigned"
-	// LegacySigned: written with the signed-char hash: LevelDB v1.17 or
-	// older where char is signed (such as x86).
+	// LegacySigned: signed char (x86).
 	LegacySigned = "signed"
-	// LegacyEither: both hashes give the stored block: no key has a tail
-	// byte of 0x80 or more, the only bytes they hash differently.
+	// LegacyEither: both give it; no key has a tail byte >= 0x80.
 	LegacyEither = "either"
 	// LegacyNeither: neither hash gives the stored block.
 	LegacyNeither = "neither"
 )
 
-// Comparison is the outcome of comparing a table's stored filter block
-// with the one rebuilt from its keys.
+// Comparison compares a table's stored filter block with the rebuilt one.
 type Comparison struct {
 	Match Match
-	// Policy is the filter policy name from the metaindex ("" without a
-	// filter block).
+	// Policy is the metaindex's policy name ("" without a filter block).
 	Policy string
-	// Legacy is set for "leveldb.BuiltinBloomFilter" filters: which hash
-	// wrote them (LegacyUnsigned, LegacySigned, LegacyEither,
-	// LegacyNeither).
+	// Legacy says which hash wrote a "leveldb.BuiltinBloomFilter" block.
 	Legacy string
 	// Params are the bits/key and k the stored block implies.
 	Params *Params
 	// DataBlocks and Keys count the table's data blocks and entries.
 	DataBlocks int
 	Keys       int
-	// Filters counts the filters in the stored block (0 when its layout
-	// cannot be decoded, see LayoutError).
+	// Filters counts the stored filters (0 if LayoutError).
 	Filters int
 	// FilterBlock locates the stored filter block in the file.
 	FilterBlockOffset uint64
 	FilterBlockSize   int
 	// LayoutError says why the stored block's layout could not be decoded.
 	LayoutError string
-	// Diff is the first difference from the rebuilt block, when Match is
-	// MatchDiffers.
+	// Diff is the first difference, when MatchDiffers.
 	Diff *Diff
-	// Blocks holds the data blocks' handles and user keys, as ReadKeys
-	// returns them, for measuring the filters further (MeasureFPR).
+	// Blocks is what ReadKeys returned, for MeasureFPR.
 	Blocks []BlockKeys
 }
 
-// CompareTable reads t's data blocks, rebuilds its filter block with the policy
-// its name and layout imply, and compares the result with the stored block.
-// A mismatch is a Comparison, not an error; the error reports a table that
-// cannot be read.
+// CompareTable rebuilds t's filter block with the policy its name and
+// layout imply and compares it with the stored one; the error is only for
+// a table that cannot be read.
 func CompareTable(t *table.Table) (*Comparison, error) {
 	blocks, err := ReadKeys(t)
 	if err != nil {
@@ -99,13 +84,9 @@ func (r *Comparison) count() {
 	}
 }
 
-// Compare compares stored, the contents of the filter block of policy
-// name stored at h, with the block upstream's TableBuilder writes for the
-// data blocks blocks (as ReadKeys returns them) with the policy its name
-// and layout imply: MatchOK, MatchDiffers, or MatchUnknownPolicy for
-// a name other than LevelDB's bloom filters'. Each block is rebuilt once;
-// a legacy block twice, once per hash, only when a key hashes differently
-// under the two.
+// Compare compares stored (policy name, at h) with the block TableBuilder
+// writes for blocks: MatchOK, MatchDiffers, or MatchUnknownPolicy. A
+// legacy block is rebuilt twice only when some key hashes differently.
 func Compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte) *Comparison {
 	r, ok := compare(blocks, name, h, stored)
 	if !ok {
@@ -114,14 +95,9 @@ func Compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte
 	return r
 }
 
-// CompareHashes is Compare for blocks that may hold hashes without keys.
-// Hashes are all the rebuild of a filter block of the policy named
-// bloom.PolicyName needs, in the usual case; where more is needed
-// (another policy, or a stored block implying a rebuilt one too large to
-// build whole), the keys are read again from the table, block by block
-// (BlockKeys.EachKey, for blocks KeyStore.ReadHashes read). Only for
-// blocks of hashes without a table does it then compare nothing and
-// return false.
+// CompareHashes is Compare for blocks that may hold only hashes; where
+// keys are needed they are read again (BlockKeys.EachKey), and only for
+// hashes without a table does it compare nothing and return false.
 func CompareHashes(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte) (*Comparison, bool) {
 	return compare(blocks, name, h, stored)
 }
@@ -157,8 +133,7 @@ func compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte
 		bufs.counts = keysPerFilter(bufs.counts, blocks, l.BaseLg, len(l.Filters))
 		params = inferParams(stored, l, bufs.counts, &bufs.params)
 		if !params.Known {
-			// Nothing constrains bits/key; every value rebuilds the
-			// same (empty) filters.
+			// Nothing constrains bits/key: all rebuild the same empty filters.
 			params.BitsPerKey = 10
 		}
 	}
@@ -202,10 +177,7 @@ func compare(blocks []BlockKeys, name string, h table.BlockHandle, stored []byte
 	return r, true
 }
 
-// compareBufs is the memory Compare works in, kept between calls in
-// compareBufsPool: one process checks table after table, and memory used
-// again costs no allocation, no zeroing and no page faults. Nothing
-// Compare returns aliases it.
+// compareBufs is Compare's pooled memory; nothing it returns aliases it.
 type compareBufs struct {
 	layout  Layout
 	counts  []int // keys per filter
@@ -215,10 +187,8 @@ type compareBufs struct {
 
 var compareBufsPool = sync.Pool{New: func() any { return new(compareBufs) }}
 
-// HashesDiffer reports whether some key of blocks hashes differently with
-// bloom.Hash and bloom.HashSignedTail: one whose 1 to 3 tail bytes (those
-// after its last whole 4-byte word) include one of 0x80 or more, which a
-// signed char sign-extends.
+// HashesDiffer reports whether some key hashes differently with bloom.Hash
+// and HashSignedTail: a tail byte >= 0x80, which signed char extends.
 func HashesDiffer(blocks []BlockKeys) bool {
 	differ := false
 	for i := range blocks {
@@ -234,25 +204,18 @@ func HashesDiffer(blocks []BlockKeys) bool {
 	return false
 }
 
-// FalseNegatives is what upstream's filter block reader answers for every
-// key of a table: how many of them it rejects, though the table holds
-// them. Table::InternalGet reports such a key missing without reading its
-// data block.
+// FalseNegatives counts keys the filter rejects, which InternalGet misses.
 type FalseNegatives struct {
 	Keys     int // keys asked about
 	Rejected int // keys the filter block says are not in their data block
-	// FirstKey is the first rejected user key in table order, and
-	// FirstBlock the handle of its data block (Table::InternalGet asks
-	// the reader about the block's offset).
+	// FirstKey is the first rejected key, FirstBlock its block's handle.
 	FirstKey   []byte
 	FirstBlock table.BlockHandle
 }
 
-// CountFalseNegatives asks a filter block reader over contents, with
-// policy p, about every key of blocks at its data block's offset, as
-// Table::InternalGet does for a key it looks up, and counts the keys it
-// rejects. Only the policy's KeyMayMatch is used (a bloom filter's stores
-// its probe count, so any bits/key reads it).
+// CountFalseNegatives asks a reader over contents with p about each key at
+// its block's offset, as Table::InternalGet does, and counts rejections.
+// Only KeyMayMatch is used (a bloom filter stores k, so any bits/key reads).
 func CountFalseNegatives(p bloom.FilterPolicy, contents []byte, blocks []BlockKeys) FalseNegatives {
 	fr := bloom.NewFilterBlockReader(p, contents)
 	var fn FalseNegatives
@@ -262,8 +225,7 @@ func CountFalseNegatives(p bloom.FilterPolicy, contents []byte, blocks []BlockKe
 			fn.Keys++
 			if !fr.KeyMayMatch(b.Handle.Offset, key) {
 				if fn.Rejected == 0 {
-					// A copy when the keys are read again: key is
-					// then valid only during the call.
+					// Copy: a key read again is valid only during the call.
 					fn.FirstKey, fn.FirstBlock = key, b.Handle
 					if b.Keys == nil {
 						fn.FirstKey = bytes.Clone(key)
@@ -276,13 +238,11 @@ func CountFalseNegatives(p bloom.FilterPolicy, contents []byte, blocks []BlockKe
 	return fn
 }
 
-// Diff is the first difference between a stored and a rebuilt filter
-// block.
+// Diff is the first difference between a stored and a rebuilt block.
 type Diff struct {
-	// Offset is the first differing byte's offset in the filter block.
+	// Offset is the first differing byte's offset.
 	Offset int
-	// Stored and Rebuilt are the bytes at Offset, or -1 when that block
-	// ends before Offset.
+	// Stored and Rebuilt are the bytes there, -1 past a block's end.
 	Stored  int
 	Rebuilt int
 	// StoredLen and RebuiltLen are the blocks' lengths.
@@ -305,8 +265,7 @@ func (d *Diff) String() string {
 	return s
 }
 
-// FirstDiff returns the first difference between stored and rebuilt, or nil
-// when they are equal.
+// FirstDiff returns the first difference, or nil when equal.
 func FirstDiff(stored, rebuilt []byte) *Diff {
 	n := min(len(stored), len(rebuilt))
 	i := 0

@@ -18,57 +18,41 @@ func TheoreticalFPR(m, n, k int) float64 {
 	return math.Pow(1-math.Exp(-float64(k)*float64(n)/float64(m)), float64(k))
 }
 
-// FPR is a filter block's false-positive rate on keys absent from its
-// table, measured and as theory predicts.
+// FPR is a filter block's false-positive rate, measured and predicted.
 type FPR struct {
-	// Samples is the number of absent keys queried, FalsePositives the
-	// number the filters did not rule out, Measured their ratio.
+	// Samples absent keys queried, FalsePositives not ruled out, Measured
+	// their ratio.
 	Samples        int
 	FalsePositives int
 	Measured       float64
-	// Theoretical is (1-e^(-kn/m))^k averaged over the filters queried,
-	// with n the number of distinct user keys in a filter: versions of a
-	// key count towards a filter's size but set the same bits. The formula
-	// assumes k independent hash functions, which LevelDB does not have:
-	// it derives its k probes from one 32-bit hash (double hashing, the
-	// positions taken modulo the filter's size), which small filters feel
-	// most (in 64 bits, only 12 bits of the hash choose the probes).
+	// Theoretical is (1-e^(-kn/m))^k averaged over the filters queried, n
+	// their distinct keys. It assumes k independent hashes; LevelDB
+	// double-hashes one 32-bit hash, which small filters feel most.
 	Theoretical float64
-	// Expected is the rate expected of LevelDB's own probe scheme for
-	// filters of the sizes queried, averaged as Measured is
-	// (ExpectFilters), or NaN when it was not computed.
+	// Expected is LevelDB's own scheme's rate for these filter sizes
+	// (ExpectFilters), else NaN.
 	Expected float64
-	// Shortened counts the samples cut to MaxSampleKey bytes, drawn for
-	// stored keys longer than that.
+	// Shortened counts samples cut to MaxSampleKey.
 	Shortened int
 }
 
-// MaxSampleKey is the longest absent key MeasureFPR queries: a sample
-// drawn for a longer stored key is cut to it, so that a table of
-// megabyte keys costs what one of ordinary keys does (a filter's answer
-// depends on a key's hash, uniform whatever its length). A table of one
-// 4 MiB key took past a minute of 10,000 samples of its length.
+// MaxSampleKey is the longest key MeasureFPR queries; the answer depends
+// only on the hash, and one 4 MiB key's samples took past a minute.
 const MaxSampleKey = 1024
 
-// maxCollidingKey is the longest key length at which a random absent key
-// may be a stored one with a probability worth ruling out: a random key of
-// 17 bytes or more equals one of n stored keys with probability at most
-// n/2^136, so only shorter stored keys are kept to check samples against.
+// maxCollidingKey: a random key of 17 bytes or more equals one of n stored
+// keys with probability n/2^136 at most, so only shorter ones are checked.
 const maxCollidingKey = 16
 
-// Simulation size of ExpectedFPR: filters built and absent keys queried
-// against each.
+// ExpectedFPR's simulation: filters built, absent keys queried on each.
 const (
 	expectedFilters = 32
 	expectedQueries = 1024
 )
 
-// ExpectedFPR is the false-positive rate that policy p's filters give, on
-// average, for n keys of which distinct are distinct (versions of a key
-// count towards a filter's size but set the same bits), simulated on
-// random 16-byte keys, reproducibly for a seed. It also returns the
-// length the filters have (their k byte included) and their k, for the
-// caller to check that they match a stored filter's.
+// ExpectedFPR simulates p's false-positive rate for n keys (distinct of
+// them distinct) on random 16-byte keys, reproducibly for seed, and
+// returns the filters' length (k byte included) and k.
 func ExpectedFPR(p bloom.FilterPolicy, n, distinct int, seed uint64) (rate float64, length, k int) {
 	rng := rand.New(rand.NewPCG(seed, uint64(n)<<32|uint64(distinct)))
 	random := func(dst []byte) {
@@ -92,8 +76,7 @@ func ExpectedFPR(p bloom.FilterPolicy, n, distinct int, seed uint64) (rate float
 		}
 		filter = p.CreateFilter(keys, filter[:0])
 		for range expectedQueries {
-			// A random 16-byte key is absent but with probability 2^-128
-			// per key.
+			// A random 16-byte key is absent but for a 2^-128 chance.
 			random(query)
 			if p.KeyMayMatch(query, filter) {
 				hits++
@@ -106,14 +89,10 @@ func ExpectedFPR(p bloom.FilterPolicy, n, distinct int, seed uint64) (rate float
 	return float64(hits) / float64(expectedFilters*expectedQueries), len(filter), k
 }
 
-// MeasureFPR queries samples random keys that are not among the table's
-// user keys against the stored filter block, read with policy p as
-// upstream's FilterBlockReader reads it. Each query goes to a non-empty
-// filter chosen uniformly; keys have the length of a random stored key, at
-// most MaxSampleKey (FPR.Shortened counts those cut), and random bytes;
-// seed makes the choice reproducible. When no filter holds
-// keys, or samples is not positive, it returns an FPR of no samples, its
-// Expected NaN (not computed).
+// MeasureFPR queries samples random absent keys, each against a uniformly
+// chosen non-empty filter of the stored block read as FilterBlockReader
+// does; lengths follow random stored keys (at most MaxSampleKey), seeded.
+// With no filter holding keys, or samples <= 0, Expected is NaN.
 func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPolicy, samples int, seed uint64) FPR {
 	keys := KeysPerFilter(blocks, l.BaseLg, len(l.Filters))
 	distinct := distinctKeysPerFilter(blocks, l.BaseLg, len(l.Filters))
@@ -174,14 +153,9 @@ func MeasureFPR(contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPo
 	return fpr
 }
 
-// ExpectFilters sets fpr.Expected, the false-positive rate expected of
-// LevelDB's own probe scheme for the filter block's filters, averaged over
-// the filters MeasureFPR queries: for each, what policy p's filters for
-// the same number of keys (and of distinct keys) give on random key sets
-// and random absent keys (ExpectedFPR). Call it only for a block that p
-// writes byte for byte from the table's keys (a check that passed): then
-// p's filters have the stored ones' sizes and k, and cost no more memory.
-// Filters of a size or k that p does not give leave Expected NaN.
+// ExpectFilters sets fpr.Expected by ExpectedFPR for each queried filter's
+// key counts. Call it only when p rebuilt the block byte for byte, so
+// p's filters have the stored sizes and k; otherwise Expected stays NaN.
 func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []BlockKeys, p bloom.FilterPolicy, seed uint64) {
 	keys := KeysPerFilter(blocks, l.BaseLg, len(l.Filters))
 	distinct := distinctKeysPerFilter(blocks, l.BaseLg, len(l.Filters))
@@ -221,10 +195,8 @@ func ExpectFilters(fpr *FPR, contents []byte, l *Layout, blocks []BlockKeys, p b
 	}
 }
 
-// distinctKeysPerFilter is KeysPerFilter counting each user key once per
-// filter. Keys longer than 32 bytes are told apart by a 64-bit FNV-1a hash
-// and their length rather than kept whole: two distinct ones of a filter
-// are counted as one with a probability of about n^2/2^65.
+// distinctKeysPerFilter is KeysPerFilter counting each key once; keys over
+// 32 bytes are told apart by FNV-1a and length (collision ~n^2/2^65).
 func distinctKeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 	counts := make([]int, num)
 	seen := map[string]bool{}

@@ -12,8 +12,7 @@ type Filter struct {
 	Len    int // its length, k byte included; 0 for an empty filter
 }
 
-// K returns the probe count stored in the filter's last byte, or -1 for an
-// empty filter.
+// K returns the filter's last byte, its k, or -1 when empty.
 func (f Filter) K(contents []byte) int {
 	if f.Len == 0 {
 		return -1
@@ -28,9 +27,8 @@ type Layout struct {
 	BaseLg      int      // log2 of the data-offset range each filter covers
 }
 
-// ParseLayout decodes the structure of a well-formed filter block. Unlike
-// upstream's reader, which treats damage as "may match", it reports any
-// inconsistency as an error.
+// ParseLayout decodes a well-formed filter block; unlike upstream's reader
+// it reports any inconsistency as an error.
 func ParseLayout(contents []byte) (*Layout, error) {
 	l := new(Layout)
 	if err := parseLayout(l, contents); err != nil {
@@ -67,9 +65,8 @@ func parseLayout(l *Layout, contents []byte) error {
 	return nil
 }
 
-// KeysPerFilter returns how many keys the rebuilt filter block puts in each
-// of num filters: keys of the data block at offset o go to filter o >> baseLg.
-// Keys past the last filter are not counted.
+// KeysPerFilter returns the keys the rebuilt block puts in each of num
+// filters (offset o goes to o >> baseLg; past the last is not counted).
 func KeysPerFilter(blocks []BlockKeys, baseLg, num int) []int {
 	return keysPerFilter(nil, blocks, baseLg, num)
 }

@@ -11,17 +11,15 @@ import (
 
 // Params are the bloom filter parameters a filter block implies.
 type Params struct {
-	// BitsPerKey is the bits-per-key value that explains the most filters;
-	// every value in MinBitsPerKey..MaxBitsPerKey explains the same ones
-	// and gives the same filters.
+	// BitsPerKey explains the most filters, as does every value in
+	// MinBitsPerKey..MaxBitsPerKey.
 	BitsPerKey    int
 	MinBitsPerKey int
 	MaxBitsPerKey int
 	// K is the probe count those values give.
 	K int
-	// Explained and Constrained count the filters that bits/key explains
-	// and the filters with keys that could be checked; they differ when no
-	// single bits/key value explains the block.
+	// Explained and Constrained count filters explained and filters with
+	// keys; they differ when no value explains the block.
 	Explained   int
 	Constrained int
 	// Known is false when no filter has keys, so nothing can be inferred.
@@ -49,9 +47,8 @@ func (p Params) String() string {
 // interval is a closed range of bits-per-key values.
 type interval struct{ lo, hi int }
 
-// filterInterval returns the bits-per-key values that give a filter of
-// length flen (k byte included) ending in k for n > 0 keys, as
-// util/bloom.cc sizes it (filterblock.BitsPerKeyForLen, filterblock.BitsPerKeyForProbes).
+// filterInterval returns the bits/key values giving a filter of length flen
+// ending in k for n > 0 keys (util/bloom.cc).
 func filterInterval(n, flen, k int) (interval, bool) {
 	lo, hi, ok := filterblock.BitsPerKeyForLen(n, flen)
 	if !ok {
@@ -65,15 +62,13 @@ func filterInterval(n, flen, k int) (interval, bool) {
 	return iv, iv.lo <= iv.hi
 }
 
-// InferParams infers the bits-per-key value a filter block was built with
-// from the size and k byte of each filter and the number of keys it should
-// hold (keys[i] for filter i, as KeysPerFilter returns).
+// InferParams infers a block's bits/key from each filter's size and k and
+// its key count (keys, as KeysPerFilter returns).
 func InferParams(contents []byte, l *Layout, keys []int) Params {
 	return inferParams(contents, l, keys, new(paramsBufs))
 }
 
-// edge is where an interval of bits-per-key values starts (delta +1) or
-// ends (delta -1, one past its last value).
+// edge starts (delta +1) or ends (delta -1, one past) an interval.
 type edge struct{ at, delta int }
 
 // paramsBufs is the memory InferParams works in.
@@ -119,8 +114,7 @@ func inferParams(contents []byte, l *Layout, keys []int, bufs *paramsBufs) Param
 		}
 	}
 	if best == 0 {
-		// No filter is explained by any value: report the k of the first
-		// constrained filter and a bits/key value that gives it.
+		// No value explains any filter: the first constrained one's k.
 		for i, f := range l.Filters {
 			if i < len(keys) && keys[i] > 0 && f.Len > 0 {
 				if lo, _, ok := filterblock.BitsPerKeyForProbes(f.K(contents), 100); ok {

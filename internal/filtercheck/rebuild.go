@@ -11,31 +11,24 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// BlockKeys is a data block's handle and the user keys of its entries in table
-// order.
+// BlockKeys is a data block's handle and its entries' user keys in order.
 type BlockKeys struct {
 	Handle table.BlockHandle // where the data block is stored
-	// Keys are its entries' user keys, in order; nil when only their
-	// hashes were read (KeyStore.ReadHashes): EachKey then reads them
-	// again from the table, one at a time.
+	// Keys is nil when only hashes were read (KeyStore.ReadHashes).
 	Keys [][]byte
-	// Hashes, when not nil, holds bloom.Hash(key, filterblock.Seed) of each
-	// of Keys: ReadKeys hashes each key as it reads it, and a bloom
-	// filter's rebuild uses those hashes instead of hashing the keys again.
-	// Without Keys, they stand for the keys.
+	// Hashes, if not nil, holds bloom.Hash(key, filterblock.Seed) of each
+	// key, so a bloom rebuild does not hash again; without Keys they stand
+	// for the keys.
 	Hashes []uint32
-	// src and index are the table and the block's position in its index,
-	// for EachKey, when Keys are not kept.
+	// src and index let EachKey read keys again when Keys are not kept.
 	src   *table.Table
 	index int
 }
 
-// EachKey calls fn with each user key of the block, in order: Keys, or
-// when only the hashes were kept (KeyStore.ReadHashes), the keys read
-// again from the table, block by block, k then valid only during the
-// call. It reports false when the block has no keys to give: hashes
-// read without their table (blocks made by hand), or a table that no
-// longer reads as it did (its file changed).
+// EachKey calls fn with each user key in order: Keys, or (after
+// ReadHashes) keys read again from the table, valid only during the call.
+// It reports false when it has none to give: no table (hand-made blocks),
+// or the table's file changed.
 func (b *BlockKeys) EachKey(fn func(k []byte)) bool {
 	if b.Keys != nil || b.src == nil {
 		for _, k := range b.Keys {
@@ -56,8 +49,7 @@ func (b *BlockKeys) EachKey(fn func(k []byte)) bool {
 // hasKeys tells whether EachKey can give the block's keys.
 func (b *BlockKeys) hasKeys() bool { return b.Keys != nil || b.src != nil || len(b.Hashes) == 0 }
 
-// Len returns the number of the block's entries: its keys, or its hashes
-// when only they were read.
+// Len returns the number of the block's entries.
 func (b *BlockKeys) Len() int {
 	if b.Keys == nil {
 		return len(b.Hashes)
@@ -65,15 +57,12 @@ func (b *BlockKeys) Len() int {
 	return len(b.Keys)
 }
 
-// ReadKeys reads every data block of t and returns their handles, user
-// keys and the keys' hashes.
+// ReadKeys returns the handles, user keys and key hashes of t's data blocks.
 func ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	return new(KeyStore).ReadKeys(t)
 }
 
-// KeyStore is the memory ReadKeys keeps keys in. One KeyStore may read
-// many tables in turn, reusing its memory each time: the blocks and keys
-// returned by one call are then valid only until the next.
+// KeyStore is memory ReadKeys reuses: results last until the next call.
 type KeyStore struct {
 	arenas [][]byte   // chunks the keys are copied into
 	slices [][][]byte // chunks of the blocks' key slices
@@ -81,20 +70,14 @@ type KeyStore struct {
 	hashes []uint32
 }
 
-// ReadKeys reads every data block of t and returns their handles, user
-// keys and the keys' hashes, in s's memory: what an earlier call returned
-// is overwritten.
+// ReadKeys is the package's ReadKeys in s's memory.
 func (s *KeyStore) ReadKeys(t *table.Table) ([]BlockKeys, error) {
 	return s.read(t, true)
 }
 
-// ReadHashes is ReadKeys without the keys: each block's Keys is nil, and
-// its Hashes stand for them. That is all a rebuild of a filter block of
-// the policy named bloom.PolicyName needs (Compare), and it copies and
-// keeps no key: 4 bytes a key, whatever the keys' length. Anything that
-// looks at keys (CountFalseNegatives, HashesDiffer, a legacy filter's
-// rebuild, MeasureFPR) reads them again from t, block by block
-// (BlockKeys.EachKey), while t is open and reads as it did.
+// ReadHashes is ReadKeys keeping only hashes (4 bytes a key), all that a
+// bloom.PolicyName rebuild needs (Compare); whatever looks at keys reads
+// them again from t (BlockKeys.EachKey) while it is open and unchanged.
 func (s *KeyStore) ReadHashes(t *table.Table) ([]BlockKeys, error) {
 	return s.read(t, false)
 }
@@ -105,10 +88,8 @@ func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 	if cap(blocks) < t.NumDataBlocks() {
 		blocks = make([]BlockKeys, 0, t.NumDataBlocks())
 	}
-	// The keys share buffers, and their slices arrays, allocated in chunks
-	// that are never grown in place, so that earlier keys stay put; a
-	// block's slices are contiguous. Chunks grow with the file up to a
-	// limit, so that small tables allocate little.
+	// Keys and their slices share chunks never grown in place, so earlier
+	// keys stay put; chunks grow with the file up to a limit.
 	size := int(min(t.Size(), math.MaxInt32))
 	arenaChunk := min(64<<10, max(size/4, 256))
 	sliceChunk := min(4<<10, max(size/64, 16))
@@ -119,8 +100,7 @@ func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 	first := 0                    // where the current block's slices start
 	hstart := 0                   // where its hashes start
 	err := t.DataKeys(func(k []byte) {
-		// Every key is a valid internal key: its user key is all but its
-		// 8-byte tag.
+		// Every key is a valid internal key: drop the 8-byte tag.
 		u := k[:len(k)-8]
 		if len(hashes) == cap(hashes) {
 			hashes = growHashes(hashes, t.Size())
@@ -188,8 +168,7 @@ func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 		hstart = len(hashes)
 		return nil
 	})
-	// The hashes are sliced again once all are read, since appending may
-	// have moved them: each block's follow the last block's.
+	// Re-slice the hashes, which appending may have moved.
 	start := 0
 	for i := range blocks {
 		end := start + len(blocks[i].Hashes)
@@ -203,12 +182,9 @@ func (s *KeyStore) read(t *table.Table, keep bool) ([]BlockKeys, error) {
 	return blocks, nil
 }
 
-// growHashes returns hashes with room for more, for a table of size bytes.
-// The first time, that is one hash per 32 bytes of the table (up to 4 MiB
-// of them), more than most tables hold, and memory never touched costs
-// nothing; after that twice as many: append would grow the slice a
-// quarter at a time, each time into new memory, every page of which is
-// faulted in again.
+// growHashes returns hashes with room for more: first one per 32 bytes of
+// the table (up to 4 Mi; untouched memory costs nothing), then twice as
+// many, since append's quarter steps fault in new memory each time.
 func growHashes(hashes []uint32, size int64) []uint32 {
 	n := max(2*cap(hashes), int(min(size/32, 1<<20)), 1024)
 	grown := make([]uint32, len(hashes), n)
@@ -216,21 +192,18 @@ func growHashes(hashes []uint32, size int64) []uint32 {
 	return grown
 }
 
-// Build returns the filter block upstream's TableBuilder writes with policy
-// p for a table with the given data blocks.
+// Build returns the filter block TableBuilder writes with p for blocks.
 func Build(blocks []BlockKeys, p bloom.FilterPolicy) []byte {
 	return buildWith(filterblock.New(p), blocks)
 }
 
-// buildWith is Build with the builder fb, new or Reset; the block returned
-// is fb's, valid until its next use.
+// buildWith is Build with fb (new or Reset); the block is fb's until reuse.
 func buildWith(fb *filterblock.Builder, blocks []BlockKeys) []byte {
 	fb.StartBlock(0)
 	for _, b := range blocks {
 		switch {
 		case !b.hasKeys():
-			// Only hashes were read, with no table to read keys from:
-			// they must do.
+			// Only hashes, and no table to read keys from: use them.
 			if !fb.AddHashes(b.Hashes) {
 				panic("filtercheck: a filter block rebuilt from hashes alone with a policy that does not build from them; read the keys (ReadKeys)")
 			}
@@ -242,22 +215,17 @@ func buildWith(fb *filterblock.Builder, blocks []BlockKeys) []byte {
 	return fb.Finish()
 }
 
-// builders keeps filter block builders between the tables that one
-// process checks, by policy (name and bits/key), so that each table's
-// rebuilt block reuses the memory of an earlier one's (Builder.Reset)
-// instead of allocating, and later collecting, its own.
+// builders keeps builders by policy for reuse (Builder.Reset).
 var builders sync.Map // builderKey -> *sync.Pool of *filterblock.Builder
 
-// builderKey tells policies apart: their name, bits/key and, for the
-// legacy name, the hash of its tail bytes.
+// builderKey tells policies apart: name, bits/key, legacy tail hash.
 type builderKey struct {
 	name       string
 	bitsPerKey int
 	signed     bool
 }
 
-// getBuilder returns a Reset builder for the policy p of key; putBuilder
-// gives it back once its block is no longer used.
+// getBuilder returns a Reset builder for p; putBuilder gives it back.
 func getBuilder(key builderKey, p bloom.FilterPolicy) *filterblock.Builder {
 	pool, _ := builders.LoadOrStore(key, new(sync.Pool))
 	if fb, ok := pool.(*sync.Pool).Get().(*filterblock.Builder); ok {
@@ -272,8 +240,7 @@ func putBuilder(key builderKey, fb *filterblock.Builder) {
 	pool.(*sync.Pool).Put(fb)
 }
 
-// Rebuild reads t's keys and returns the filter block upstream would write
-// for them with policy p.
+// Rebuild returns the filter block upstream would write for t's keys with p.
 func Rebuild(t *table.Table, p bloom.FilterPolicy) ([]byte, error) {
 	blocks, err := ReadKeys(t)
 	if err != nil {
@@ -282,9 +249,7 @@ func Rebuild(t *table.Table, p bloom.FilterPolicy) ([]byte, error) {
 	return Build(blocks, p), nil
 }
 
-// RebuiltSize returns the size of the filter block Build writes for blocks
-// with a bloom filter of bitsPerKey bits per key (NewPolicy or
-// NewLegacyPolicy), without building it.
+// RebuiltSize returns Build's block size at bitsPerKey, without building it.
 func RebuiltSize(blocks []BlockKeys, bitsPerKey int) uint64 {
 	return rebuiltSize(rebuiltFilters(nil, blocks), bitsPerKey)
 }
@@ -300,29 +265,25 @@ func rebuiltSize(filters []rebuiltFilter, bitsPerKey int) uint64 {
 	return size + 4*uint64(len(filters)) + 5
 }
 
-// filterSize is the size of util/bloom.cc's filter of n keys at bitsPerKey
-// bits per key, k byte included (filterblock.FilterLen, in 64 bits).
+// filterSize is util/bloom.cc's filter size, k byte included.
 func filterSize(n, bitsPerKey int) uint64 { return filterblock.FilterBits(n, bitsPerKey)/8 + 1 }
 
-// rebuiltFilter is one filter of the block Build writes: the keys of
-// blocks[lo:hi], keys of them in all.
+// rebuiltFilter is one filter of Build's block: keys of blocks[lo:hi].
 type rebuiltFilter struct {
 	lo, hi int
 	keys   int
 }
 
-// rebuiltFilters replays the calls Build makes on its FilterBlockBuilder
-// and returns the filters the builder generates, in order, in dst's memory:
-// after each data block, StartBlock(end of the block) generates a filter
-// for every 2 KiB range before end's that has none yet, the first of them
-// holding every key added since the last one was generated; Finish
-// generates one more when keys are pending.
+// rebuiltFilters returns Build's filters in dst's memory, replaying its
+// builder calls: StartBlock(end) makes a filter per 2 KiB range before
+// end's without one, the first holding the keys pending; Finish one more
+// if keys are pending.
 func rebuiltFilters(dst []rebuiltFilter, blocks []BlockKeys) []rebuiltFilter {
 	const baseLg = filterblock.BaseLg
 	fs := dst[:0]
 	if n := len(blocks); n > 0 {
-		// One filter per 2 KiB before the last block's end, and one more;
-		// never more than the blocks' own handles make room for.
+		// A filter per 2 KiB up to the last block's end, and one more,
+		// never more than the handles make room for.
 		fs = slices.Grow(fs, int(min(blocks[n-1].Handle.End()>>baseLg+1, uint64(4*n))))
 	}
 	lo, keys := 0, 0 // pending: blocks[lo:i], keys in them
@@ -340,21 +301,16 @@ func rebuiltFilters(dst []rebuiltFilter, blocks []BlockKeys) []rebuiltFilter {
 	return fs
 }
 
-// maxRebuild is the size up to which Compare builds a filter block the
-// ordinary way, with filterblock.Builder, to compare it with a stored
-// block of n bytes. A larger rebuilt block cannot equal the stored one;
-// building it whole could take far more memory than the table (a filter
-// block can imply a huge bits/key, see InferParams), so rebuildDiff then
-// computes only the bytes the comparison needs.
+// maxRebuild is the largest block Compare builds whole for a stored block
+// of n bytes; a larger one cannot equal it and could take far more memory
+// than the table (see InferParams), so rebuildDiff computes only what the
+// comparison needs.
 func maxRebuild(n int) uint64 { return 2*uint64(n) + 64<<10 }
 
-// rebuildDiff compares stored with the filter block Build writes with p, a
-// bloom filter of bitsPerKey bits per key (NewPolicy, or NewLegacyPolicy
-// hashing tail bytes signed or not).
-// It returns what Compare(stored, Build(blocks, p)) does without allocating
-// much more than stored's size, and true; or false, having compared
-// nothing, when that takes the keys and blocks hold only their hashes
-// (ReadHashes). bufs is memory it may use.
+// rebuildDiff returns what Compare(stored, Build(blocks, p)) does for a
+// bloom p of bitsPerKey, allocating little beyond stored's size, and true;
+// false, comparing nothing, when that needs keys and blocks hold only
+// hashes. bufs is memory it may use.
 func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, signed bool, bufs *compareBufs) (*Diff, bool) {
 	bufs.rebuilt = rebuiltFilters(bufs.rebuilt, blocks)
 	size := rebuiltSize(bufs.rebuilt, bitsPerKey)
@@ -373,17 +329,13 @@ func rebuildDiff(stored []byte, blocks []BlockKeys, p bloom.FilterPolicy, bitsPe
 	return d, true
 }
 
-// rebuildPrefix returns the first n bytes of Build(blocks, p), for p a
-// bloom filter of bitsPerKey bits per key, when the block is longer than
-// n. Filters that fit in the first n bytes are made by p; of the filter
-// that straddles byte n, only the bytes before it are computed
+// rebuildPrefix returns the first n bytes of a longer Build(blocks, p):
+// only the bytes before n of a straddling filter are computed
 // (filterblock.AppendFilterPrefix).
 func rebuildPrefix(blocks []BlockKeys, p bloom.FilterPolicy, bitsPerKey int, n int) []byte {
 	out := make([]byte, 0, n)
 	filters := rebuiltFilters(nil, blocks)
-	// p is a policy of package bloom, which makes its filters of one
-	// hash a key (filterblock.HashPolicy): each filter is made of its
-	// keys' hashes, 4 bytes a key, not of the keys kept.
+	// bloom's filters need only each key's hash (filterblock.HashPolicy).
 	hp := p.(filterblock.HashPolicy)
 	var hashes []uint32
 	for _, f := range filters {

@@ -7,12 +7,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// Follows db/write_batch.cc: the write batch a write-ahead log's record
-// holds, decoded as WriteBatch::Iterate does (the layout is drawn in
-// doc.go).
-
-// BatchHeaderSize is a write batch's header: an 8-byte sequence number and
-// a 4-byte count.
+// BatchHeaderSize is a batch header's size: sequence (8) and count (4).
 const BatchHeaderSize = 12
 
 // OpKind is an op's tag in a write batch (db/dbformat.h ValueType).
@@ -34,8 +29,7 @@ func (k OpKind) String() string {
 	return fmt.Sprintf("OpKind(%d)", byte(k))
 }
 
-// Op is one put or delete of a write batch. Key and Value alias the
-// record.
+// Op is one put or delete; Key and Value alias the record.
 type Op struct {
 	Kind       OpKind
 	Key, Value []byte
@@ -48,10 +42,8 @@ type Batch struct {
 	Data     []byte // the whole record
 }
 
-// BatchError is a write batch WriteBatch::Iterate refuses: Reason is its
-// status's message, such as "bad WriteBatch Put"; Offset is the byte of
-// the record where the op that fails starts (for a wrong count, the
-// record's end).
+// BatchError is a batch WriteBatch::Iterate refuses: Reason is its message,
+// Offset where the failing op starts (the end for a wrong count).
 type BatchError struct {
 	Offset int
 	Reason string
@@ -62,8 +54,7 @@ func (e *BatchError) Error() string { return fmt.Sprintf("byte %d: %s", e.Offset
 // Status is upstream's Status::ToString() for it.
 func (e *BatchError) Status() string { return "Corruption: " + e.Reason }
 
-// NewBatch returns the write batch in rec, a *BatchError when it is
-// shorter than its header ("malformed WriteBatch (too small)").
+// NewBatch returns the batch in rec, or "malformed WriteBatch (too small)".
 func NewBatch(rec []byte) (Batch, error) {
 	if len(rec) < BatchHeaderSize {
 		return Batch{}, &BatchError{Offset: 0, Reason: "malformed WriteBatch (too small)"}
@@ -71,16 +62,13 @@ func NewBatch(rec []byte) (Batch, error) {
 	return Batch{Sequence: binary.LittleEndian.Uint64(rec), Count: binary.LittleEndian.Uint32(rec[8:]), Data: rec}, nil
 }
 
-// LastSequence is the sequence number DBImpl::RecoverLogFile takes for the
-// batch's last op: Sequence + Count - 1, modulo 2^64 as in C++.
+// LastSequence is Sequence + Count - 1 mod 2^64, as RecoverLogFile takes it.
 func (b Batch) LastSequence() uint64 { return b.Sequence + uint64(b.Count) - 1 }
 
-// Iterate calls fn with each op in order, as WriteBatch::Iterate calls its
-// Handler, and returns the ops it called fn with and the first error, a
-// *BatchError with upstream's message: "bad WriteBatch Put", "bad
-// WriteBatch Delete", "unknown WriteBatch tag", or, after every op, "
-// WriteBatch has wrong count" when their number is not Count. The ops
-// before an error are the ones WriteBatchInternal::InsertInto applies.
+// Iterate calls fn with each op as WriteBatch::Iterate calls its Handler,
+// returning the ops called and the first *BatchError ("bad WriteBatch
+// Put", "... Delete", "unknown WriteBatch tag", then "WriteBatch has wrong
+// count"). The ops before an error are those InsertInto applies.
 func (b Batch) Iterate(fn func(Op)) (int, error) {
 	in := b.Data[BatchHeaderSize:]
 	found := 0
@@ -121,11 +109,4 @@ func (b Batch) Iterate(fn func(Op)) (int, error) {
 		return found, &BatchError{Offset: len(b.Data), Reason: "WriteBatch has wrong count"}
 	}
 	return found, nil
-}
-
-// Ops returns the batch's ops, as Iterate visits them, and its error.
-func (b Batch) Ops() ([]Op, error) {
-	var ops []Op
-	_, err := b.Iterate(func(o Op) { ops = append(ops, o) })
-	return ops, err
 }

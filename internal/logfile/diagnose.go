@@ -7,25 +7,20 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
-// What a drop or skip hides, beyond upstream's report: the one flipped bit
-// that explains a damaged record, and how many logical records begin in
-// the bytes dropped, found by following record lengths and checksums and,
-// where that chain breaks, by scanning for the next header whose checksum
-// verifies. The work is bounded by a budget that grows with the bytes
-// read, so that hostile input stays linear; past it, counts are lower
-// bounds (AtLeast).
+// What damage hides beyond upstream's report: a flipped bit explaining it,
+// and the records in it (by following lengths and checksums, else scanning
+// for a verifying header). The work budget grows with the bytes read, so
+// hostile input stays linear; past it counts are lower bounds (AtLeast).
 
 const (
 	diagnosisBase    = 4 << 20 // bytes of checksum work allowed at the start
 	diagnosisPerByte = 32      // and for each byte read
 )
 
-// isStart tells whether a physical record of type typ begins a logical
-// record.
+// isStart tells whether type typ begins a logical record.
 func isStart(typ int) bool { return typ == TypeFull || typ == TypeFirst }
 
-// spend takes n bytes of checksum work from the budget, false when it is
-// spent.
+// spend takes n bytes of checksum work, false when the budget is spent.
 func (r *Reader) spend(n int) bool {
 	if r.budget < int64(n) {
 		return false
@@ -34,9 +29,8 @@ func (r *Reader) spend(n int) bool {
 	return true
 }
 
-// verifies tells whether b starts with a physical
-// record of a type from 1 to 6 whose length fits in b and whose checksum
-// matches; ok is false when the budget is spent.
+// verifies tells whether b starts with a record of type 1 to 6 that fits
+// and checks; ok is false when the budget is spent.
 func (r *Reader) verifies(b []byte) (match, ok bool) {
 	if len(b) < HeaderSize {
 		return false, true
@@ -51,9 +45,8 @@ func (r *Reader) verifies(b []byte) (match, ok bool) {
 	return crc.Mask(crc.Value(b[6:HeaderSize+length])) == binary.LittleEndian.Uint32(b[0:4]), true
 }
 
-// diagnose fills d.Flip, d.Records and d.AtLeast for a "checksum mismatch"
-// or "bad record length" drop of region, the rest of the block from the
-// header at d.Offset.
+// diagnose fills d's Flip, Records and AtLeast for a "checksum mismatch" or
+// "bad record length" drop of region (the rest of the block).
 func (r *Reader) diagnose(d *Drop, region []byte) {
 	if r.opts.NoDiagnosis {
 		d.AtLeast = true
@@ -68,9 +61,7 @@ func (r *Reader) diagnose(d *Drop, region []byte) {
 		}
 		next = HeaderSize + f.Length
 	} else if end := HeaderSize + length; typ >= TypeFull && typ <= TypeLast && end <= len(region) {
-		// More than one bit is damaged. The length is trusted when
-		// the chain goes on after it, to the next record or to the
-		// block's trailer.
+		// Several bits damaged: trust the length if the chain goes on.
 		if rest := len(region) - end; rest < HeaderSize && allZero(region[end:]) {
 			next = end
 		} else if m, ok := r.verifies(region[end:]); m && ok {
@@ -88,10 +79,9 @@ func (r *Reader) diagnose(d *Drop, region []byte) {
 	d.AtLeast = d.AtLeast || atLeast
 }
 
-// findFlip looks for the one flipped bit that explains the damaged
-// physical record at the start of region (at file offset off): in its
-// type and data or its stored checksum (crc.FindBitFlip), or in its length
-// field, which the checksum does not cover.
+// findFlip looks for one flipped bit explaining the record at region's
+// start (offset off): in type, data or checksum (crc.FindBitFlip), or in
+// the length, which the checksum does not cover.
 func (r *Reader) findFlip(region []byte, off int64) (Flip, bool) {
 	stored := binary.LittleEndian.Uint32(region[0:4])
 	typ, length := int(region[6]), int(binary.LittleEndian.Uint16(region[4:6]))
@@ -120,12 +110,10 @@ func (r *Reader) findFlip(region []byte, off int64) (Flip, bool) {
 	return Flip{}, false
 }
 
-// count returns the logical records that begin in region from index pos:
-// the FULL and FIRST physical records whose checksums verify, found by
-// following lengths from pos and, where the chain breaks, scanning for the
-// next header that verifies (of a type from 1 to 4, its length within the
-// region). atLeast tells that bytes other than zeros were not explained by
-// such records, or that the budget ran out.
+// count returns the logical records (verifying FULL and FIRST records,
+// followed by lengths, else by scanning for a header of type 1 to 4) that
+// begin in region from pos; atLeast: non-zero bytes unexplained, or the
+// budget ran out.
 func (r *Reader) count(region []byte, pos int) (n int, atLeast bool) {
 	for pos+HeaderSize <= len(region) {
 		match, ok := r.verifies(region[pos:])
@@ -166,8 +154,8 @@ func (r *Reader) count(region []byte, pos int) (n int, atLeast bool) {
 // zeroBlock is a block of zeros, for allZero to compare with.
 var zeroBlock [BlockSize]byte
 
-// allZero tells whether b holds only zeros (compared a block at a time, as
-// memory is: a sparse file's holes are gigabytes of them).
+// allZero tells whether b is all zeros, a block at a time (sparse holes
+// are gigabytes of them).
 func allZero(b []byte) bool {
 	for len(b) > 0 {
 		n := min(len(b), BlockSize)
@@ -179,11 +167,9 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// diagnoseTorn counts the records lost with the record the end of the
-// file cuts short (r.torn, from its header): itself, unless it continues
-// a pending fragmented record, or, when a flipped bit of its length
-// explains it, the record that bit hides (End.Flip); then the records
-// whose checksums verify after it.
+// diagnoseTorn counts the records lost with r.torn: itself (unless it
+// continues a pending record) or what a flipped length bit hides
+// (End.Flip), then the records that verify after it.
 func (r *Reader) diagnoseTorn() {
 	e, region := &r.ended, r.torn
 	r.torn = nil
@@ -203,17 +189,15 @@ func (r *Reader) diagnoseTorn() {
 	} else if e.Pending < 0 {
 		e.Records++
 	}
-	// A write in progress leaves its own bytes unexplained: only what
-	// a flip explains says that more may be lost.
+	// Only a flip's explanation says more may be lost.
 	n, atLeast := r.count(region, next)
 	e.Records += n
 	e.AtLeast = e.AtLeast || (e.Flip != nil && atLeast)
 }
 
-// diagnoseZero counts the records lost in the rest of a block skipped
-// after a header of type 0 and length 0 (region, from that header). Such a
-// header with a checksum other than zero is not preallocated space: the
-// one flipped bit that explains it is looked for.
+// diagnoseZero counts the records lost in a block's rest skipped after a
+// zero header (region); one with a non-zero checksum is looked at for a
+// flipped bit.
 func (r *Reader) diagnoseZero(s *Skip, region []byte) {
 	if r.opts.NoDiagnosis {
 		s.AtLeast = !allZero(region)

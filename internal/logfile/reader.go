@@ -14,9 +14,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
-// Follows db/log_reader.cc: log::Reader with checksum=true and
-// initial_offset=0, as DBImpl::RecoverLogFile, VersionSet::Recover and
-// leveldbutil dump create it.
+// log::Reader with checksum=true and initial_offset=0, as upstream uses it.
 
 // Log format constants (db/log_format.h).
 const (
@@ -24,9 +22,8 @@ const (
 	HeaderSize = 7     // kHeaderSize: checksum (4), length (2), type (1)
 )
 
-// Physical record types (db/log_format.h), and the two codes of
-// log::Reader (db/log_reader.h) that a physical record of type 5 or 6 in
-// the file is taken for.
+// Physical record types (db/log_format.h); a record of type 5 or 6 is
+// taken for log::Reader's own codes (db/log_reader.h).
 const (
 	TypeZero   = 0 // kZeroType: preallocated space when its length is 0
 	TypeFull   = 1
@@ -37,84 +34,62 @@ const (
 	TypeBad    = 6 // kBadRecord: skipped
 )
 
-// DefaultMaxRecord is the bound on a logical record's size that a zero
-// Options.MaxRecord means.
+// DefaultMaxRecord is the record size bound a zero Options.MaxRecord means.
 const DefaultMaxRecord = 256 << 20
 
-// ErrTooLarge is wrapped by the *base.Error Next returns for a logical
-// record longer than Options.MaxRecord. Upstream reads such a record; the
-// reader does not hold it, and goes on with the next one.
+// ErrTooLarge is wrapped for a record over Options.MaxRecord: upstream
+// reads it; this reader skips it and goes on.
 var ErrTooLarge = errors.New("logical record longer than the reader holds")
 
 // Options configures a Reader.
 type Options struct {
-	// Type is the type of the file read, for its errors: base.LogFile
-	// when zero (base.NoFile).
+	// Type is the file's type in errors (zero: base.LogFile).
 	Type base.FileType
-	// MaxRecord bounds the logical records the reader assembles from
-	// fragments, in bytes: DefaultMaxRecord when 0.
+	// MaxRecord bounds an assembled record in bytes (0: DefaultMaxRecord).
 	MaxRecord int64
-	// OnDrop, when set, is called with each drop, as upstream's Reporter
-	// is, before Next returns the record (or the end) it was reading.
+	// OnDrop, if set, gets each drop as upstream's Reporter does, before
+	// Next returns.
 	OnDrop func(Drop)
 	// OnSkip, when set, is called with each skip likewise.
 	OnSkip func(Skip)
-	// NoDiagnosis turns off what the reader works out of damaged bytes
-	// beyond upstream's report (Drop.Flip, the Records counts).
+	// NoDiagnosis turns off Drop.Flip and the Records counts.
 	NoDiagnosis bool
 }
 
 // Record is a logical record.
 type Record struct {
-	// Offset is the file offset of its first fragment's header
-	// (log::Reader::LastRecordOffset).
+	// Offset is its first header's offset (LastRecordOffset).
 	Offset int64
 	// Data is the record's bytes, valid until the next call to Next.
 	Data []byte
 }
 
-// Drop is what upstream's reader reports to its Reporter
-// (Reporter::Corruption(bytes, status)): bytes it dropped, and why.
+// Drop is what upstream reports to Reporter::Corruption: bytes dropped, why.
 type Drop struct {
-	// Offset is the header of the physical record being read when the
-	// reader reported the drop; for an I/O error, the offset of the
-	// block whose read failed.
+	// Offset is the header being read at the drop (an I/O error's block).
 	Offset int64
-	// Start is the offset of the dropped logical record's first
-	// fragment when the drop is of a fragmented record's assembled
-	// fragments ("partial record without end", "error in middle of
-	// record", an unknown type inside a fragmented record); Offset
-	// otherwise.
+	// Start is the first fragment's offset when assembled fragments are
+	// dropped, else Offset.
 	Start int64
-	// Bytes is the count upstream reports: the rest of the block from
-	// Offset for "checksum mismatch" and "bad record length" (the bytes
-	// [Offset, Offset+Bytes)); a fragment's or the assembled fragments'
-	// data for the others (headers not counted); 32768 for an I/O error;
-	// the record's length for "log record too small" (Recover).
+	// Bytes is upstream's count: the rest of the block for "checksum
+	// mismatch" and "bad record length"; the data dropped for others;
+	// 32768 for I/O; the length for "log record too small" (Recover).
 	Bytes int64
-	// Reason is the corruption's text, such as "checksum mismatch", or
-	// "" for an I/O error.
+	// Reason is the corruption's text, "" for an I/O error.
 	Reason string
-	// Status is upstream's Status::ToString() for it, such as
-	// "Corruption: checksum mismatch" or "IO error: FILE: Input/output
-	// error".
+	// Status is upstream's Status::ToString().
 	Status string
 	// Err is the I/O error, or nil.
 	Err error
-	// Type and Length are the fields of the header at Offset (Type is
-	// the byte as stored; -1 for an I/O error).
+	// Type and Length are Offset's header (Type -1 for I/O).
 	Type, Length int
-	// Stored and Computed are the masked checksums of a "checksum
-	// mismatch": the header's and that of its type and data.
+	// Stored and Computed are a "checksum mismatch"'s masked checksums.
 	Stored, Computed uint32
-	// Flip is the one flipped bit that explains a "checksum mismatch"
-	// or a "bad record length", when there is one.
+	// Flip explains a "checksum mismatch" or "bad record length", if one bit can.
 	Flip *Flip
-	// Records estimates how many logical records begin in the dropped
-	// bytes (for "checksum mismatch" and "bad record length", counted
-	// by following record lengths and checksums in them) or were
-	// dropped as assembled fragments (1); AtLeast tells that there may
-	// be more (bytes no checksum explains, or the diagnosis was capped).
+	// Records estimates the logical records lost (found by lengths and
+	// checksums in the bytes, or 1 for assembled fragments); AtLeast: maybe
+	// more.
 	Records int
 	AtLeast bool
 }
@@ -134,8 +109,7 @@ func (f FlipField) String() string {
 	return [...]string{"data", "type", "checksum", "length"}[f]
 }
 
-// Flip is one flipped bit that explains a damaged physical record: with it
-// flipped back, the record's checksum matches.
+// Flip is one bit whose flip back makes a record's checksum match.
 type Flip struct {
 	Field  FlipField
 	Offset int64 // file offset of the byte holding the bit
@@ -149,60 +123,48 @@ type SkipKind int
 
 // What upstream's reader skips silently.
 const (
-	// SkipZero: a header of type 0 and length 0 (preallocated space):
-	// the rest of the block is skipped.
+	// SkipZero: type 0, length 0 (preallocated): rest of block skipped.
 	SkipZero SkipKind = iota
-	// SkipBadType: a physical record of type 6, which the reader takes
-	// for its own kBadRecord.
+	// SkipBadType: type 6, taken for the reader's kBadRecord.
 	SkipBadType
 )
 
-// Skip is bytes upstream's reader skips without telling its Reporter
-// (unless they break a fragmented record, which is then dropped too).
+// Skip is bytes upstream skips unreported (unless they break a fragmented
+// record, then dropped too).
 type Skip struct {
 	Kind   SkipKind
 	Offset int64 // the header's offset
 	Bytes  int64 // the bytes skipped, header included
-	// Records counts the logical records whose headers and checksums
-	// are found in the skipped bytes: preallocated space holds none, so
-	// any is a write lost without a report. AtLeast as in Drop.
+	// Records counts records found in the skipped bytes: each a write lost
+	// unreported. AtLeast as in Drop.
 	Records int
 	AtLeast bool
-	// Flip is the one flipped bit that makes a record's header read as
-	// type 0 and length 0, when there is one.
+	// Flip is a bit that made a header read as type 0, length 0.
 	Flip *Flip
 }
 
 // End says how reading ended, once Next has returned io.EOF.
 type End struct {
-	// Offset is where the reader stopped: the end of the file, or the
-	// offset of a header or record the end of the file cuts short, or
-	// of a physical record of type 5.
+	// Offset is where reading stopped: the end, a cut header or record, or
+	// a type 5 record.
 	Offset int64
-	// Torn is the bytes of a header or record cut short by the end of
-	// the file at Offset: upstream takes them for a write in progress
-	// and reports nothing. TornHeader tells that the header itself is
-	// cut.
+	// Torn is the bytes of a header (TornHeader) or record cut by the end,
+	// which upstream takes for a write in progress.
 	Torn       int64
 	TornHeader bool
-	// Marker tells that a physical record of type 5 at Offset ended
-	// reading, the bytes after it unread (by upstream).
+	// Marker: a type 5 record at Offset ended reading.
 	Marker bool
-	// Pending is the offset of a fragmented record that the end left
-	// unfinished, dropped without a report, and PendingBytes its data
-	// read; Pending is -1 when there is none.
+	// Pending is an unfinished fragmented record's offset (-1 if none),
+	// dropped unreported; PendingBytes its data.
 	Pending      int64
 	PendingBytes int64
-	// Flip is the one flipped bit of the length field that explains a
-	// record the end of the file cuts short as damage rather than a
-	// write in progress: with it flipped back, the record fits and its
-	// checksum matches.
+	// Flip is a length bit whose flip back makes a cut record fit with its
+	// checksum: damage, not a write in progress.
 	Flip *Flip
 	// Size is the bytes read from the file.
 	Size int64
-	// Records counts the logical records lost at the end: the torn or
-	// pending one, and any whose headers and checksums are found after
-	// a type 5 record. AtLeast as in Drop.
+	// Records counts records lost at the end (torn, pending, or after a
+	// type 5). AtLeast as in Drop.
 	Records int
 	AtLeast bool
 }
@@ -229,16 +191,14 @@ type Reader struct {
 	ended  End
 	budget int64 // diagnosis work left, in bytes checksummed
 
-	// file is the file read, when it is one, read through buffered;
-	// zeros tells that the last block read was all zeros, so that a hole
-	// of a sparse file may follow (skipHole).
+	// file, if r is one, is read through buffered; zeros marks an all-zero
+	// last block, after which a sparse hole may follow.
 	file     *os.File
 	buffered *bufio.Reader
 	zeros    bool
 }
 
-// NewReader returns a reader of the log read from r, named name in errors
-// and statuses (upstream's statuses name the file as it was opened).
+// NewReader returns a reader of the log in r, named name in statuses.
 func NewReader(r io.Reader, name string, opts Options) *Reader {
 	if opts.Type == base.NoFile {
 		opts.Type = base.LogFile
@@ -248,20 +208,16 @@ func NewReader(r io.Reader, name string, opts Options) *Reader {
 	}
 	rd := &Reader{r: r, name: name, opts: opts, block: make([]byte, BlockSize), ended: End{Pending: -1}, budget: diagnosisBase}
 	if f, ok := r.(*os.File); ok {
-		// A file is read 1 MiB at a time, 32 times fewer system calls
-		// than a block at a time; what is read is the same.
+		// 1 MiB reads: 32 times fewer system calls, same bytes.
 		rd.file, rd.buffered = f, bufio.NewReaderSize(f, 1<<20)
 		rd.r = rd.buffered
 	}
 	return rd
 }
 
-// skipHole skips the blocks of a hole in a sparse file that starts at the
-// reader's offset, after a block of zeros: every block of it would be
-// zeros, each skipped as that one was (upstream's reader reads through
-// them, unreported), so one Skip stands for them all. A sparse MANIFEST of
-// 100 GB is then read in an instant instead of minutes of zeros. The last
-// block, which may be short, is always read.
+// skipHole skips a sparse file's hole after a zero block with one Skip
+// (upstream reads through its zeros unreported), so a sparse 100 GB
+// MANIFEST takes an instant. The last, maybe short, block is always read.
 func (r *Reader) skipHole() {
 	if seekData < 0 {
 		return
@@ -270,8 +226,7 @@ func (r *Reader) skipHole() {
 	if err != nil {
 		return
 	}
-	// SEEK_DATA moves the file's offset, which the buffered reader is
-	// ahead of: it is set again, and the buffer dropped, whatever comes.
+	// SEEK_DATA moves the offset: reset it and drop the buffer.
 	data, err := r.file.Seek(r.end, seekData)
 	switch {
 	case errors.Is(err, syscall.ENXIO):
@@ -281,8 +236,7 @@ func (r *Reader) skipHole() {
 	}
 	to := max(r.end, min(data, fi.Size()-1)/BlockSize*BlockSize)
 	if _, err := r.file.Seek(to, io.SeekStart); err != nil {
-		// Where the file is read from is lost: an I/O error, as a
-		// failed read would be.
+		// The read position is lost: an I/O error.
 		r.report(Drop{Offset: r.end, Start: r.end, Bytes: BlockSize, Status: "IO error: " + r.name + ": " + err.Error(), Err: err, Type: -1, AtLeast: true})
 		r.eof = true
 		return
@@ -297,11 +251,10 @@ func (r *Reader) skipHole() {
 	}
 }
 
-// Next returns the next logical record, as log::Reader::ReadRecord does,
-// reporting the drops and skips on the way to opts.OnDrop and opts.OnSkip.
-// At the end it returns io.EOF (End says how the log ended). A record
-// longer than opts.MaxRecord is a *base.Error wrapping ErrTooLarge, at the
-// record's offset; Next may be called again after it.
+// Next returns the next logical record as log::Reader::ReadRecord does,
+// reporting to opts.OnDrop and OnSkip, and io.EOF at the end (see End). A
+// record over opts.MaxRecord is an error wrapping ErrTooLarge; Next may be
+// called again.
 func (r *Reader) Next() (Record, error) {
 	if r.done {
 		return Record{}, io.EOF
@@ -369,9 +322,8 @@ func (r *Reader) Next() (Record, error) {
 	}
 }
 
-// TypeString is a physical record type as log_reader.cc prints an unknown
-// one ("unknown record type %u" of header[6], a plain char): on x86, where
-// char is signed, types from 128 print as 4294967168 and up.
+// TypeString prints a type as log_reader.cc's "unknown record type %u" of
+// a plain char: on x86, types from 128 print as 4294967168 and up.
 func TypeString(typ byte) string {
 	shown := uint32(typ)
 	if runtime.GOARCH == "amd64" || runtime.GOARCH == "386" {
@@ -380,20 +332,17 @@ func TypeString(typ byte) string {
 	return fmt.Sprint(shown)
 }
 
-// End returns how reading ended; it is final once Next has returned
-// io.EOF.
+// End returns how reading ended, final once Next returned io.EOF.
 func (r *Reader) End() End { return r.ended }
 
-// The codes readPhysical returns besides a physical record's type: a
-// physical record of type 5 or 6 in the file returns them too, as in
-// upstream, which reads header[6] into the same variable.
+// readPhysical's codes besides a record type; types 5 and 6 in the file
+// give them too, as upstream reads header[6] into the same variable.
 const (
 	typeReaderEOF = TypeEOF
 	typeReaderBad = TypeBad
 )
 
-// assemble appends a fragment to the pending record, holding at most
-// opts.MaxRecord bytes of it.
+// assemble appends a fragment, keeping at most opts.MaxRecord bytes.
 func (r *Reader) assemble(frag []byte) {
 	r.scratchLen += int64(len(frag))
 	if r.scratchLen <= r.opts.MaxRecord {
@@ -414,9 +363,7 @@ func (r *Reader) report(d Drop) {
 	}
 }
 
-// readPhysical is log::Reader::ReadPhysicalRecord: the next physical
-// record's type, data and header offset, or typeReaderEOF or
-// typeReaderBad.
+// readPhysical is log::Reader::ReadPhysicalRecord.
 func (r *Reader) readPhysical() (typ int, frag []byte, at int64) {
 	r.hType, r.hLen = -1, 0
 	for {
@@ -448,8 +395,7 @@ func (r *Reader) readPhysical() (typ int, frag []byte, at int64) {
 				}
 				continue
 			}
-			// A header cut short by the end of the file: a writer
-			// that died while writing it.
+			// A header cut by the end: a writer died writing it.
 			r.ended.Offset = r.end - int64(len(r.buf))
 			if len(r.buf) > 0 {
 				r.ended.Torn, r.ended.TornHeader = int64(len(r.buf)), true
@@ -471,15 +417,13 @@ func (r *Reader) readPhysical() (typ int, frag []byte, at int64) {
 				r.corrupt(d)
 				return typeReaderBad, nil, at
 			}
-			// A record cut short by the end of the file: a writer
-			// that died while writing it.
+			// A record cut by the end: a writer died writing it.
 			r.ended.Offset, r.ended.Torn = at, int64(len(region))
 			r.torn = region
 			return typeReaderEOF, nil, at
 		}
 		if typ == TypeZero && length == 0 {
-			// Preallocated space (upstream's mmap writer): the rest
-			// of the block is skipped, unreported.
+			// Preallocated space (mmap writer): rest of block skipped.
 			s := Skip{Kind: SkipZero, Offset: at, Bytes: int64(len(r.buf))}
 			r.zeros = at%BlockSize == 0 && len(r.buf) == BlockSize && allZero(r.buf)
 			r.diagnoseZero(&s, r.buf)
@@ -491,8 +435,7 @@ func (r *Reader) readPhysical() (typ int, frag []byte, at int64) {
 		}
 		stored := binary.LittleEndian.Uint32(h[0:4])
 		if got := crc.Mask(crc.Value(r.buf[6 : HeaderSize+length])); got != stored {
-			// The rest of the block is dropped: the length itself
-			// may be what is damaged.
+			// Drop the rest of the block: the length may be the damage.
 			region := r.buf
 			r.buf = nil
 			d := Drop{Offset: at, Start: at, Bytes: int64(len(region)), Reason: "checksum mismatch", Stored: stored, Computed: got}
@@ -512,8 +455,7 @@ func (r *Reader) readPhysical() (typ int, frag []byte, at int64) {
 	}
 }
 
-// finish completes End once reading has stopped: what was lost at the
-// end, counting the records after a type 5 record by reading on.
+// finish completes End, reading on after a type 5 record to count losses.
 func (r *Reader) finish() {
 	r.done = true
 	e := &r.ended

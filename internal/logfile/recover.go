@@ -8,48 +8,33 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// Follows db/db_impl.cc: DBImpl::Recover's choice of the logs to replay
-// and DBImpl::RecoverLogFile, under LevelDB's default options
-// (paranoid_checks=false) and under paranoid checks at once. The reader
-// reads the same in both (RecoverLogFile always checks checksums); only
-// what a drop or a malformed batch does differs: its LogReporter keeps the
-// first drop's status, and fails the open with it, only under paranoid
-// checks, and MaybeIgnoreError ignores a batch InsertInto refuses unless
-// paranoid checks are on.
+// Only under paranoid checks does a drop fail the open, and a batch
+// InsertInto refuses is ignored otherwise (MaybeIgnoreError).
 
-// MaxListed bounds the drops, skips and malformed batches a Recovery
-// lists; the outcomes count them all.
+// MaxListed bounds each list of a Recovery; the outcomes count all.
 const MaxListed = 1000
 
-// Outcome is what DBImpl::RecoverLogFile makes of a log under one option
-// set.
+// Outcome is what DBImpl::RecoverLogFile makes of a log under one option set.
 type Outcome struct {
-	// Records, Bytes and Ops are the write batches applied to the
-	// memtable (a malformed one in part, up to its error), their bytes
-	// and their puts and deletes. Under paranoid checks they are those
-	// applied before the open failed, if it did: then nothing is
-	// recovered.
+	// Records, Bytes and Ops count the batches applied to the memtable (a
+	// malformed one up to its error); under paranoid checks, those before
+	// a failure, after which nothing is recovered.
 	Records, Bytes, Ops int64
-	// MaxSequence is the highest Batch.LastSequence of those batches
-	// (upstream's max_sequence, which takes it from a malformed batch's
-	// header too), 0 when there is none.
+	// MaxSequence is upstream's max_sequence (a malformed batch's header
+	// counts too), 0 if none.
 	MaxSequence uint64
-	// Drops and DroppedBytes are the drops reported (by the reader, and
-	// "log record too small") and the bytes they count; FirstDrop is the
-	// first's Start, -1 when there is none. Under paranoid checks, the
-	// drops until reading stopped.
+	// Drops and DroppedBytes count drops reported (reader and "log record
+	// too small"); FirstDrop is the first's Start, -1 if none.
 	Drops        int
 	DroppedBytes int64
 	FirstDrop    int64
-	// Failed tells that the open fails here (paranoid checks only), with
-	// Status, for the problem at file offset FailOffset.
+	// Failed: the open fails (paranoid only) with Status at FailOffset.
 	Failed     bool
 	Status     string
 	FailOffset int64
 }
 
-// Malformed is a write batch that WriteBatch::Iterate refuses, whose ops
-// before the error are applied.
+// Malformed is a batch Iterate refuses; its ops before the error apply.
 type Malformed struct {
 	Offset  int64 // the record's offset
 	Err     *BatchError
@@ -57,54 +42,41 @@ type Malformed struct {
 	Count   uint32 // the ops its header announces
 }
 
-// Loss estimates the writes lost by the drops and skips of a log, and at
-// its end, under LevelDB's defaults (under paranoid checks a drop fails
-// the open instead).
+// Loss estimates the writes a log's damage loses under LevelDB's defaults.
 type Loss struct {
-	// Records is the logical records found lost in the dropped and
-	// skipped bytes, plus a torn or unfinished one at the end (see
-	// Drop.Records, Skip.Records, End.Records); AtLeast tells that there
-	// may be more.
+	// Records counts the records lost (Drop.Records, Skip.Records,
+	// End.Records); AtLeast: maybe more.
 	Records int
 	AtLeast bool
-	// Ops is the ops lost between well-formed batches, by their sequence
-	// numbers: a batch's Sequence minus the previous one's Sequence plus
-	// Count. OpsExact tells that this is every op lost: no damage lies
-	// before the first well-formed batch or after the last, and the
-	// sequence numbers never go back.
+	// Ops is the ops lost by sequence gaps between well-formed batches;
+	// OpsExact: no damage before the first or after the last, and the
+	// sequence never goes back.
 	Ops      uint64
 	OpsExact bool
 }
 
-// Recovery is what DBImpl::RecoverLogFile does with one log file, under
-// LevelDB's defaults and under paranoid checks.
+// Recovery is what DBImpl::RecoverLogFile does with one log, both ways.
 type Recovery struct {
 	File               string
 	Defaults, Paranoid Outcome
-	// Drops, Skips and Malformed list the reader's drops (with
-	// "log record too small" drops), its skips and the batches
-	// Iterate refuses, in file order, the first MaxListed of each;
-	// Omitted counts those left out.
+	// Drops, Skips and Malformed list the first MaxListed of each in file
+	// order; Omitted counts the rest.
 	Drops     []Drop
 	Skips     []Skip
 	Malformed []Malformed
 	Omitted   int
-	// TooLarge holds the offsets of records longer than
-	// Options.MaxRecord: upstream applies them; they are counted in
-	// neither outcome.
+	// TooLarge holds records over Options.MaxRecord: upstream applies them;
+	// neither outcome counts them.
 	TooLarge []int64
 	End      End
 	Lost     Loss
 }
 
-// RecoverFile reads the log file at path, named as upstream names it
-// (LogFileName: DIR/NNNNNN.log), as Recover does. A file that cannot be
-// opened is ignored under LevelDB's defaults and fails the open under
-// paranoid checks, with upstream's status (util/env_posix.cc); err is set
-// only for a file that is not a regular file, which is not read.
+// RecoverFile recovers the log at path (named DIR/NNNNNN.log). One that
+// cannot be opened is ignored by default and fails paranoid checks, with
+// util/env_posix.cc's status; err is set only for a non-regular file.
 func RecoverFile(path string, opts Options) (*Recovery, error) {
-	// Opened without blocking, and checked on the open descriptor: a
-	// named pipe put in its place would block an ordinary open.
+	// Opened without blocking: a named pipe would block an ordinary open.
 	f, _, err := base.OpenNonBlocking(path)
 	if errors.Is(err, base.ErrNotRegular) {
 		return nil, err
@@ -121,12 +93,10 @@ func RecoverFile(path string, opts Options) (*Recovery, error) {
 	return Recover(f, path, opts), nil
 }
 
-// Recover replays the log read from r, named name, as
-// DBImpl::RecoverLogFile does under both option sets, in one pass:
-// each record the reader returns (Reader), a record under 12 bytes
-// dropped as "log record too small", each other one's write batch
-// applied up to its first error (InsertInto). opts.OnDrop and
-// opts.OnSkip are called too, if set.
+// Recover replays the log in r as DBImpl::RecoverLogFile does under both
+// option sets in one pass: records under 12 bytes dropped as "log record
+// too small", the others' batches applied up to their first error.
+// opts.OnDrop and OnSkip are called too, if set.
 func Recover(r io.Reader, name string, opts Options) *Recovery {
 	rec := &Recovery{File: name, Defaults: Outcome{FirstDrop: -1}, Paranoid: Outcome{FirstDrop: -1}}
 	def, par := &rec.Defaults, &rec.Paranoid
@@ -134,8 +104,7 @@ func Recover(r io.Reader, name string, opts Options) *Recovery {
 	parOneMore := false // it reads one more record after "log record too small"
 	var seq seqGap
 	onDrop, onSkip := opts.OnDrop, opts.OnSkip
-	// lose counts the records a drop or a skip hides; the sequence
-	// numbers around it no longer tell every op lost.
+	// lose counts records damage hides; gaps then no longer tell all ops.
 	lose := func(records int, atLeast bool) {
 		rec.Lost.Records += records
 		rec.Lost.AtLeast = rec.Lost.AtLeast || atLeast
@@ -186,8 +155,7 @@ func Recover(r io.Reader, name string, opts Options) *Recovery {
 		}
 		applyPar := parReading && !par.Failed
 		if len(lr.Data) < BatchHeaderSize {
-			// RecoverLogFile's loop goes on to read the next record
-			// before it tests the status this sets.
+			// RecoverLogFile reads the next record before testing this.
 			parOneMore = applyPar
 			drop(Drop{Offset: lr.Offset, Start: lr.Offset, Bytes: int64(len(lr.Data)), Reason: "log record too small",
 				Status: "Corruption: log record too small", Type: -1, Records: 1})
@@ -227,8 +195,7 @@ func Recover(r io.Reader, name string, opts Options) *Recovery {
 	return rec
 }
 
-// listCapped appends v to *list while it holds fewer than MaxListed, and
-// counts it in *omitted otherwise.
+// listCapped appends v up to MaxListed, else counts it in *omitted.
 func listCapped[T any](list *[]T, v T, omitted *int) {
 	if len(*list) < MaxListed {
 		*list = append(*list, v)
@@ -237,8 +204,7 @@ func listCapped[T any](list *[]T, v T, omitted *int) {
 	}
 }
 
-// seqGap counts the ops missing between well-formed batches by their
-// sequence numbers.
+// seqGap counts the ops missing between well-formed batches.
 type seqGap struct {
 	have    bool   // a batch was seen
 	next    uint64 // the sequence number after the last batch's ops
@@ -266,12 +232,10 @@ func (g *seqGap) result() (uint64, bool) {
 	return g.lost, !g.inexact && !g.damaged
 }
 
-// LogsToReplay returns the numbers of the logs DBImpl::Recover replays, in
-// the order it replays them, from the names of the files in the database
-// directory and the MANIFEST's log number and previous log number: every
-// NNNNNN.log (base.ParseFileName) whose number is at least logNumber or is
-// prevLogNumber, sorted. Two names of one number (000005.log and 5.log)
-// give it twice, as upstream replays LogFileName(5) twice.
+// LogsToReplay returns the logs DBImpl::Recover replays, in order: every
+// NNNNNN.log among names numbered at least logNumber or equal to
+// prevLogNumber, sorted; two names of one number (000005.log, 5.log) give
+// it twice, as upstream does.
 func LogsToReplay(names []string, logNumber, prevLogNumber uint64) []uint64 {
 	var logs []uint64
 	for _, name := range names {

@@ -2,16 +2,13 @@ package logfile
 
 import "io"
 
-// Follows db/dumpfile.cc: leveldbutil dump's walk over a log or MANIFEST
-// (PrintLogContents), each record with its offset, and here the damage
-// between records too.
+// db/dumpfile.cc PrintLogContents, with the damage between records too.
 
 // Item is one thing Walk finds, in file order: exactly one field is set.
 type Item struct {
 	// Record is a logical record; its Data is valid during the call.
 	Record *Record
-	// TooLarge is a record longer than Options.MaxRecord: a *base.Error
-	// wrapping ErrTooLarge, at the record's offset.
+	// TooLarge is a record over Options.MaxRecord (ErrTooLarge).
 	TooLarge error
 	Drop     *Drop
 	Skip     *Skip
@@ -19,11 +16,9 @@ type Item struct {
 	End *End
 }
 
-// Walk reads the log from r, named name, and calls fn with each record,
-// drop and skip in file order (a drop reported while reading a record
-// comes before it), then with the end. A log's records are write
-// batches (NewBatch), a MANIFEST's version edits (package manifest's
-// DecodeEdit). It stops at fn's first error and returns it.
+// Walk calls fn with each record, drop (before its record) and skip of the
+// log in r, in file order, then the end; it stops at fn's first error.
+// Records are batches (NewBatch) or version edits (manifest.DecodeEdit).
 func Walk(r io.Reader, name string, opts Options, fn func(Item) error) error {
 	var err error
 	onDrop, onSkip := opts.OnDrop, opts.OnSkip

@@ -8,11 +8,8 @@ import (
 
 // Follows db/log_writer.cc: log::Writer on a new file (block offset 0).
 
-// Writer writes logical records as upstream's log::Writer::AddRecord does,
-// byte for byte: 32 KiB blocks, each record cut into FULL, or FIRST,
-// MIDDLE... and LAST fragments behind 7-byte headers, a block's last 1 to
-// 6 bytes zero-filled (a header never starts there), and an empty record
-// written as a FULL fragment of length 0.
+// Writer writes records byte for byte as log::Writer::AddRecord does
+// (doc.go); an empty record is a FULL fragment of length 0.
 type Writer struct {
 	buf         []byte
 	blockOffset int // bytes of the current block written (block_offset_)
@@ -27,8 +24,7 @@ func (w *Writer) AddRecord(rec []byte) {
 	// An empty record still takes one pass: a FULL fragment of length 0.
 	for {
 		if left := BlockSize - w.blockOffset; left < HeaderSize {
-			// Too little room for a header: zero-fill the trailer (none
-			// when the block ends exactly) and start a new block.
+			// No room for a header: zero-fill the trailer, new block.
 			w.buf = append(w.buf, make([]byte, left)...)
 			w.blockOffset = 0
 		}
@@ -53,8 +49,7 @@ func (w *Writer) AddRecord(rec []byte) {
 	}
 }
 
-// emit appends one physical record: the masked crc32c of its type and
-// data, its length, its type, then the data.
+// emit appends one physical record.
 func (w *Writer) emit(typ byte, data []byte) {
 	sum := crc.Mask(crc.Extend(crc.Value([]byte{typ}), data))
 	w.buf = binary.LittleEndian.AppendUint32(w.buf, sum)

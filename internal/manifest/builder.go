@@ -7,12 +7,9 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// The version the edits build, as db/version_set.cc's VersionSet::Builder
-// builds it from an empty base version: Apply each edit, then SaveTo.
-
-// builder is VersionSet::Builder (db/version_set.cc) from an empty base
-// version: per level, the numbers deleted so far and the files added, a
-// set ordered by smallest internal key then number.
+// builder is db/version_set.cc VersionSet::Builder from an empty base:
+// per level, numbers deleted and files added, ordered by smallest key then
+// number.
 type builder struct {
 	levels [NumLevels]struct {
 		deleted map[uint64]bool
@@ -23,17 +20,15 @@ type builder struct {
 	}
 }
 
-// addedKey identifies a file in a level's added set: the set's comparator
-// (smallest key by the internal key comparator, then number) finds two
-// files equal when their smallest keys are the same bytes and their
-// numbers are equal; inserting an equal file keeps the first.
+// addedKey identifies a file in an added set, whose comparator finds equal
+// the same smallest key bytes and number; an equal insert keeps the first.
 type addedKey struct {
 	smallest string
 	number   uint64
 }
 
-// apply is Builder::Apply: the edit's deletions, then its additions, each
-// of which cancels an earlier deletion of its number at its level.
+// apply is Builder::Apply: deletions, then additions, which cancel an
+// earlier deletion of their number at their level.
 func (b *builder) apply(e *edit, name string, off int64) error {
 	for _, d := range e.deleted {
 		l := &b.levels[d.Level]
@@ -60,10 +55,8 @@ func (b *builder) apply(e *edit, name string, off int64) error {
 	return nil
 }
 
-// check refuses what upstream cannot compare: a level where a file whose
-// smallest key is shorter than an internal key's 8-byte tag meets another
-// file in the added set (InternalKeyComparator::Compare, ExtractUserKey's
-// assert compiled out).
+// check refuses a smallest key under 8 bytes meeting another added file
+// (undefined upstream: ExtractUserKey's assert is compiled out).
 func (b *builder) check(name string) error {
 	for level, l := range b.levels {
 		if l.short && l.adds > 1 {
@@ -74,8 +67,8 @@ func (b *builder) check(name string) error {
 	return nil
 }
 
-// live is Builder::SaveTo: the added files of every level whose numbers
-// are not deleted there, sorted by number, then level, then smallest key.
+// live is Builder::SaveTo: added files not deleted, sorted by number,
+// level, smallest key.
 func (b *builder) live() []File {
 	var files []File
 	for _, l := range b.levels {

@@ -7,26 +7,21 @@ import (
 	"strings"
 )
 
-// A version edit as leveldbutil dump prints it (db/dumpfile.cc with
-// db/version_edit.cc VersionEdit::DebugString).
+// A version edit as leveldbutil dump prints it (VersionEdit::DebugString).
 
 // Edit is a decoded version edit, every field as the record holds it.
 type Edit struct {
-	// Comparator, LogNumber, PrevLogNumber, NextFile and LastSequence
-	// are nil when the edit does not set them.
+	// The pointers are nil when the edit does not set them.
 	Comparator                                       *string
 	LogNumber, PrevLogNumber, NextFile, LastSequence *uint64
-	// CompactPointers are the compaction pointers, in order: Level and
-	// Smallest (the internal key) only.
+	// CompactPointers hold Level and Smallest only.
 	CompactPointers []File
-	// Deleted are the files removed (Level and Number only), Added the
-	// files added, in the record's order.
+	// Deleted (Level and Number only) and Added are in record order.
 	Deleted, Added []File
 }
 
-// DecodeEdit decodes a MANIFEST record as VersionEdit::DecodeFrom does.
-// Its error's Status method gives upstream's status for a record
-// DecodeFrom refuses ("Corruption: VersionEdit: ...").
+// DecodeEdit decodes a MANIFEST record as VersionEdit::DecodeFrom does; its
+// error's Status is upstream's.
 func DecodeEdit(rec []byte) (*Edit, error) {
 	e, err := decodeEdit(rec)
 	if err != nil {
@@ -44,9 +39,8 @@ func (e *EditError) Error() string { return e.err.Error() }
 // Status is upstream's status for it.
 func (e *EditError) Status() string { return "Corruption: VersionEdit: " + e.err.what }
 
-// DebugString is VersionEdit::DebugString: the fields set, one a line, in
-// upstream's order and words; removed files are sorted by level and
-// number, each once (upstream keeps them in a set).
+// DebugString is VersionEdit::DebugString; removed files are sorted by
+// level and number, once each (upstream keeps a set).
 func (e *Edit) DebugString() string {
 	var b strings.Builder
 	b.WriteString("VersionEdit {")
@@ -80,9 +74,8 @@ func (e *Edit) DebugString() string {
 	return b.String()
 }
 
-// internalKeyString is db/dbformat.cc InternalKey::DebugString: 'user
-// key' @ sequence : type, or (bad) and the key when ParseInternalKey
-// refuses it (under 8 bytes, or a type above 1).
+// internalKeyString is db/dbformat.cc InternalKey::DebugString, "(bad)"
+// when ParseInternalKey refuses the key.
 func internalKeyString(k []byte) string {
 	if len(k) >= 8 {
 		tag := binary.LittleEndian.Uint64(k[len(k)-8:])
@@ -93,8 +86,7 @@ func internalKeyString(k []byte) string {
 	return "(bad)" + escape(k)
 }
 
-// escape is util/logging.cc EscapeString: bytes from ' ' to '~' as they
-// are, others as \xNN.
+// escape is util/logging.cc EscapeString.
 func escape(s []byte) string {
 	var b strings.Builder
 	for _, c := range s {

@@ -9,36 +9,24 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
 )
 
-// The MANIFEST is a log file: db/log_format.h defines its blocks and
-// records (drawn in doc.go), db/log_reader.cc reads them (package
-// logfile); records reads them as VersionSet::Recover does.
-
 // Log format constants (db/log_format.h).
 const (
 	BlockSize  = logfile.BlockSize
 	HeaderSize = logfile.HeaderSize
 
-	typeZero   = logfile.TypeZero
 	typeFull   = logfile.TypeFull
 	typeFirst  = logfile.TypeFirst
 	typeMiddle = logfile.TypeMiddle
 	typeLast   = logfile.TypeLast
 
-	// log::Reader's own codes (db/log_reader.h), which ReadRecord also
-	// takes from a physical record of that type.
-	typeReaderEOF = logfile.TypeEOF
+	// log::Reader's own code (db/log_reader.h), also read from type 6.
 	typeReaderBad = logfile.TypeBad
 )
 
-// records calls fn with each logical record of the log read from r and the
-// file offset of its first fragment's header, reading it as
-// VersionSet::Recover does with upstream's log::Reader (checksums on): the
-// first drop the reader reports is the error, and Recover stops there
-// (the record the reader returns with it unread); what the reader skips
-// silently (a record cut short by the end of the file, preallocated
-// zeros, a physical record of type 6 outside a fragmented record) is
-// skipped, and a physical record of type 5 ends the log. It returns the
-// bytes read.
+// records calls fn with each record of the log in r and its first header's
+// offset, as VersionSet::Recover reads with log::Reader: the first drop is
+// the error and ends it; silent skips are skipped and type 5 ends the log.
+// It returns the bytes read.
 func records(name string, r io.Reader, fn func(off int64, rec []byte) error) (int64, error) {
 	var first error
 	rd := logfile.NewReader(r, name, logfile.Options{Type: base.DescriptorFile, NoDiagnosis: true, OnDrop: func(d logfile.Drop) {
@@ -57,16 +45,14 @@ func records(name string, r io.Reader, fn func(off int64, rec []byte) error) (in
 		if err != nil {
 			return rd.End().Size, err
 		}
-		// A copy: the version keeps the keys of its files, and the
-		// reader reuses its buffers.
+		// A copy: the version keeps keys; the reader reuses its buffers.
 		if err := fn(rec.Offset, bytes.Clone(rec.Data)); err != nil {
 			return rd.End().Size, err
 		}
 	}
 }
 
-// dropError is the *base.Error for the reader's drop d, with upstream's
-// status.
+// dropError is the *base.Error for drop d, with upstream's status.
 func dropError(name string, d logfile.Drop) error {
 	e := &base.Error{Type: base.DescriptorFile, File: name, Offset: d.Offset, Status: d.Status}
 	switch d.Reason {

@@ -14,9 +14,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// Reading a database's current version, as db/version_set.cc
-// VersionSet::Recover does: CURRENT, then every edit of the MANIFEST it
-// names, replayed through the builder.
+// Reading the current version as db/version_set.cc VersionSet::Recover does.
 
 // File is a live table of the current version.
 type File struct {
@@ -32,34 +30,28 @@ type Version struct {
 	Manifest   string // path of the MANIFEST read
 	Comparator string // the comparator's name, "" if no edit named one
 	Edits      int    // version edits replayed
-	// Files are the live tables, by file number (then level, then
-	// smallest key). A number may appear more than once: upstream's
-	// Builder keeps a file added again at a level with another smallest
-	// key beside the first (db/version_set.cc Builder::Apply, SaveTo).
+	// Files are the live tables by number (then level, smallest key); a
+	// number may repeat, as Builder keeps a file re-added with another
+	// smallest key (Builder::Apply, SaveTo).
 	Files []File
-	// The counters of the last edits that set them; Recover requires
-	// NextFile, LogNumber and LastSequence (PrevLogNumber is 0 if unset).
+	// The last edits' counters; Recover requires all but PrevLogNumber.
 	LogNumber, PrevLogNumber, NextFile, LastSequence uint64
 }
 
-// ComparatorError is wrapped by the *base.Error for a version edit that
-// names another comparator than the one the MANIFEST is read with:
-// upstream's VersionSet::Recover refuses the database ("Invalid argument:
-// NAME does not match existing comparator : ..."). An application whose
-// comparator's name is Recorded opens the database (see ReadWith).
+// ComparatorError is wrapped for an edit naming another comparator than
+// the one read with, which VersionSet::Recover refuses ("Invalid
+// argument: NAME does not match existing comparator : ...").
 type ComparatorError struct {
 	Recorded string // the comparator name the edit records
 	ReadWith string // the name the MANIFEST is read with
 }
 
-// Error says which comparator the edit names and which the MANIFEST is
-// read with.
+// Error says which comparators differ.
 func (e *ComparatorError) Error() string {
 	return fmt.Sprintf("comparator %s, not the %s it is read with", short(e.Recorded), short(e.ReadWith))
 }
 
-// BytewiseComparator is the name of LevelDB's default comparator, the one
-// Read and Parse require of edits that name one.
+// BytewiseComparator is the name of LevelDB's default comparator.
 const BytewiseComparator = "leveldb.BytewiseComparator"
 
 // Live returns the live table with file number n, if there is one.
@@ -74,17 +66,13 @@ func (v *Version) Live(n uint64) (File, bool) {
 // ErrNoCurrent is wrapped by Read's error when dir has no CURRENT file.
 var ErrNoCurrent = errors.New("no CURRENT file")
 
-// ErrOutside is wrapped by Read's error when CURRENT, or the MANIFEST it
-// names, is outside the database directory: CURRENT a symbolic link out of
-// it, or naming "../elsewhere/MANIFEST-000001" or a link out of it.
-// Upstream would read that file; Read reads nothing outside the directory
-// it is given (the file could be anything: /etc/shadow, /proc/kmsg).
+// ErrOutside is wrapped when CURRENT or its MANIFEST leads outside the
+// directory (a link, or "../elsewhere/MANIFEST-000001"): upstream would
+// read it, but it could be anything, such as /etc/shadow.
 var ErrOutside = errors.New("outside the database directory")
 
-// outside tells whether path, a file of the database in dir, is outside
-// dir once its symbolic links are followed, and returns where it leads.
-// A path that does not resolve (missing, a loop, a component that is no
-// directory) is left to the open, which fails as upstream's does.
+// outside tells whether path leads outside dir through links, and where;
+// a path that does not resolve is left to the open to fail as upstream's.
 func outside(dir, path string) (string, bool) {
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -104,19 +92,13 @@ func outside(dir, path string) (string, bool) {
 // maxCurrentSize bounds the CURRENT file read: it holds one file name.
 const maxCurrentSize = 4096
 
-// Read reads dir's CURRENT file and the MANIFEST it names, and returns the
-// current version, as LevelDB opens the database with its default
-// comparator. It opens both files read-only and writes nothing.
+// Read returns dir's current version as LevelDB opens it with its default
+// comparator, opening CURRENT and the MANIFEST read-only.
 func Read(dir string) (*Version, error) { return ReadWith(dir, BytewiseComparator) }
 
-// ReadWith is Read for an application whose comparator's Name() is
-// comparator, as VersionSet::Recover runs with it: an edit that names
-// another comparator fails the read with a *base.Error wrapping a
-// *ComparatorError.
-// Nothing else depends on the comparator: the live files are the same
-// whatever order it gives keys, as long as it finds equal only keys of
-// equal bytes (upstream's comparators do), and Version.Files is sorted by
-// number.
+// ReadWith is Read for a comparator named comparator: an edit naming
+// another fails with a *ComparatorError. Nothing else depends on it, if
+// it finds equal only equal bytes (upstream's do).
 func ReadWith(dir, comparator string) (*Version, error) {
 	cur := filepath.Join(dir, "CURRENT")
 	if real, out := outside(dir, cur); out {
@@ -141,14 +123,12 @@ func ReadWith(dir, comparator string) (*Version, error) {
 		return nil, fmt.Errorf("MANIFEST named by %s: %w", cur, err)
 	}
 	defer f.Close()
-	// Read record by record: the file's size never becomes an
-	// allocation.
+	// Record by record: the file's size never becomes an allocation.
 	return parse(path, f, comparator)
 }
 
-// readCurrent returns the MANIFEST file name in the CURRENT file at path.
-// As VersionSet::Recover, it takes whatever precedes the final newline:
-// the MANIFEST is that name joined to the directory, even a path.
+// readCurrent returns what precedes CURRENT's final newline, as
+// VersionSet::Recover takes it (even a path).
 func readCurrent(path string) (string, error) {
 	b, err := readRegular(path, base.CurrentFile, maxCurrentSize)
 	if errors.Is(err, os.ErrNotExist) {
@@ -170,11 +150,9 @@ func readCurrent(path string) (string, error) {
 	return s, nil
 }
 
-// openRegular opens the regular file at path, of type typ; anything else
-// (a named pipe would block) is refused.
+// openRegular opens the regular file at path, refusing anything else.
 func openRegular(path string, typ base.FileType) (*os.File, error) {
-	// Without blocking, and checked on the open descriptor: a named pipe
-	// swapped in would block an ordinary open.
+	// Without blocking: a named pipe would block an ordinary open.
 	f, _, err := base.OpenNonBlocking(path)
 	if err != nil {
 		return nil, ioError(path, typ, err)
@@ -182,11 +160,8 @@ func openRegular(path string, typ base.FileType) (*os.File, error) {
 	return f, nil
 }
 
-// readRegular reads the regular file at path, of type typ, of at most
-// limit bytes when limit > 0. It opens the file without blocking and
-// checks it on the open descriptor (base.OpenNonBlocking): anything but a
-// regular file (a named pipe would block) is refused, and a file that
-// says it is empty but reads on (one of /proc) is cut at limit.
+// readRegular reads the regular file at path (base.OpenNonBlocking), at
+// most limit bytes when limit > 0, even if its size says empty (/proc).
 func readRegular(path string, typ base.FileType, limit int64) ([]byte, error) {
 	f, fi, err := base.OpenNonBlocking(path)
 	if err != nil {
@@ -211,17 +186,13 @@ func readRegular(path string, typ base.FileType, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// tooLong is the error for a file of type typ longer (size says how
-// long) than the limit bytes it may hold.
+// tooLong is the error for a file over limit bytes.
 func tooLong(path string, typ base.FileType, size string, limit int64) error {
 	return &base.Error{Type: typ, File: path, Offset: limit, Msg: fmt.Sprintf("%s: longer than the %d it may hold", size, limit)}
 }
 
-// ioError is the *base.Error for the I/O error err on the file at path, of
-// type typ, with
-// upstream's status for it (util/env_posix.cc: an open or read that fails
-// fails VersionSet::Recover with that status); a missing file's error is
-// left as it is, for the callers to word.
+// ioError is the *base.Error with util/env_posix.cc's status for err at
+// path; a missing file's error is left for callers to word.
 func ioError(path string, typ base.FileType, err error) error {
 	if errors.Is(err, os.ErrNotExist) {
 		return err
@@ -233,13 +204,10 @@ func ioError(path string, typ base.FileType, err error) error {
 	return &base.Error{Type: typ, File: path, Msg: "cannot read it", Err: errno, Status: base.IOStatus(path, errno)}
 }
 
-// Parse replays the version edits in data, the contents of the MANIFEST
-// file name, as VersionSet::Recover (db/version_set.cc) does with the
-// bytewise comparator, and returns the current version. It fails exactly
-// where Recover does: the first corruption the log reader reports (see
-// records), an edit VersionEdit::DecodeFrom refuses, an edit naming another
-// comparator (a *ComparatorError), or no next file number, log number or last
-// sequence number in any edit.
+// Parse replays the MANIFEST in data as VersionSet::Recover does with the
+// bytewise comparator, failing where it does: the log reader's first
+// corruption, an edit DecodeFrom refuses, another comparator
+// (*ComparatorError), or no next file, log or last sequence number.
 func Parse(name string, data []byte) (*Version, error) {
 	return ParseWith(name, data, BytewiseComparator)
 }

@@ -6,15 +6,10 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// What db/db_impl.cc DBImpl::Recover checks once the version is read:
-// that every live table's file is in the database directory.
-
-// Missing returns, in increasing order, the numbers of v's live tables
-// that DBImpl::Recover finds missing in a directory whose files are named
-// names: those that no name has as its number by base.ParseFileName,
-// whatever the name's type (a log file or a MANIFEST of that number
-// counts, and CURRENT, LOCK, LOG and LOG.old count as number 0). Upstream
-// then refuses to open the database, with MissingStatus.
+// Missing returns, ascending, v's live tables that db/db_impl.cc
+// DBImpl::Recover finds missing: no name has the number (base.ParseFileName;
+// any type counts, CURRENT, LOCK and LOG as 0). Upstream then refuses to
+// open (MissingStatus).
 func Missing(v *Version, names []string) []uint64 {
 	present := map[uint64]bool{}
 	for _, name := range names {
@@ -31,10 +26,8 @@ func Missing(v *Version, names []string) []uint64 {
 	return missing
 }
 
-// MissingStatus is the status DBImpl::Recover refuses the database in dir
-// with when the live tables missing, as Missing returns them, are not
-// none: "Corruption: N missing files; e.g.: DIR/NNNNNN.ldb", naming the
-// first.
+// MissingStatus is DBImpl::Recover's status for missing tables:
+// "Corruption: N missing files; e.g.: DIR/NNNNNN.ldb".
 func MissingStatus(dir string, missing []uint64) string {
 	return fmt.Sprintf("Corruption: %d missing files; e.g.: %s", len(missing), base.TableFileName(dir, missing[0]))
 }

@@ -6,9 +6,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// Version edits, as db/version_edit.cc encodes and decodes them (the
-// fields are listed in doc.go): decodeEdit is VersionEdit::DecodeFrom.
-
 // NumLevels is LevelDB's number of levels (config::kNumLevels).
 const NumLevels = 7
 
@@ -51,8 +48,7 @@ func (e *editError) Error() string {
 	return fmt.Sprintf("byte %d: invalid %s", e.at, e.what)
 }
 
-// decodeEdit decodes one VersionEdit as upstream's DecodeFrom
-// (db/version_edit.cc) does, rejecting what it rejects.
+// decodeEdit decodes a VersionEdit as DecodeFrom does.
 func decodeEdit(b []byte) (*edit, error) {
 	e := &edit{}
 	d := decoder{b: b}
@@ -128,8 +124,7 @@ func decodeEdit(b []byte) (*edit, error) {
 // decoder reads LevelDB's varints and length-prefixed strings from b.
 type decoder struct{ b []byte }
 
-// varint reads a varint of at most bits bits, 32 (GetVarint32) or 64
-// (GetVarint64).
+// varint is GetVarint32 or GetVarint64, by bits.
 func (d *decoder) varint(bits uint) (uint64, bool) {
 	var v uint64
 	var n int
@@ -147,8 +142,7 @@ func (d *decoder) varint(bits uint) (uint64, bool) {
 	return v, true
 }
 
-// bytes reads a varint32 length and that many bytes
-// (GetLengthPrefixedSlice).
+// bytes is GetLengthPrefixedSlice.
 func (d *decoder) bytes() ([]byte, bool) {
 	s, n := base.DecodeLengthPrefixed(d.b)
 	if n == 0 {

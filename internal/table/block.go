@@ -8,25 +8,17 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// Blocks: table/block.cc's Block and Block::Iter over a block's
-// decompressed contents (entries, restart points; the layout is drawn in
-// doc.go), with SeekToFirst, Next and Seek.
-
 // Upstream's status messages (table/block.cc).
 const (
 	statusBlockContents = "Corruption: bad block contents"
 	statusBadEntry      = "Corruption: bad entry in block"
 )
 
-// blockIter is upstream's Block::Iter (table/block.cc) over a block's
-// decompressed contents, with the Block constructor's checks: a block of
-// under 4 bytes, or whose restart count does not fit it, is "bad block
-// contents"; a block of 0 restart points is empty, whatever its other
-// bytes. Iteration starts at restart point 0's offset (not necessarily 0)
-// and ends where the restart array starts; other restart points matter
-// only to Seek. Each entry's key is rebuilt in one buffer, as key_ is
-// (resize to the shared length, append the rest), so that decoding a
-// block costs its size, whatever its prefix compression.
+// blockIter is table/block.cc's Block::Iter with the Block constructor's
+// checks ("bad block contents" if under 4 bytes or the restart count does
+// not fit; 0 restarts is empty). Iteration runs from restart 0's offset to
+// the restart array; keys are rebuilt in one buffer as key_ is, so
+// decoding costs the block's size whatever its prefix compression.
 type blockIter struct {
 	t        *Table
 	b        *Block
@@ -72,8 +64,7 @@ func (it *blockIter) restart(i uint32) uint32 {
 	return binary.LittleEndian.Uint32(it.data[it.restarts+4*i:])
 }
 
-// badContents sets the error of a block the Block constructor marked bad
-// (Block::NewIterator's error iterator) and returns false.
+// badContents is Block::NewIterator's error iterator; it returns false.
 func (it *blockIter) badContents() bool {
 	c := it.data
 	switch {
@@ -102,12 +93,10 @@ func (it *blockIter) first() bool {
 	return it.parseNext()
 }
 
-// decodeEntry is DecodeEntry (table/block.cc) at p with the entries
-// ending at limit: the three lengths and where the key's unshared bytes
-// start. why is "" when it decodes, else what upstream's nullptr stands
-// for; undefined is set where non_shared + value_length overflows uint32
-// yet passes upstream's bounds check, so that it would read far past the
-// block.
+// decodeEntry is DecodeEntry at p, entries ending at limit. why is "" when
+// it decodes, else what upstream's nullptr stands for; undefined is set
+// where non_shared + value_length overflows uint32 yet passes upstream's
+// check, so it would read far past the block.
 func (it *blockIter) decodeEntry(p, limit uint32) (shared, nonShared, valueLen, k uint32, why string, undefined bool) {
 	if p > limit || limit-p < 3 {
 		return 0, 0, 0, 0, fmt.Sprintf("want three varint32 lengths: fewer than 3 bytes before the entries' end at byte %d", limit), false
@@ -180,8 +169,7 @@ func (it *blockIter) undefined(pos uint32, format string, args ...any) bool {
 	return false
 }
 
-// valueAt returns the file offset of the current value, or of the block
-// when it is compressed.
+// valueAt returns the value's file offset (the block's if compressed).
 func (it *blockIter) valueAt() uint64 {
 	if it.b.Compression == NoCompression {
 		return it.b.Handle.Offset + uint64(it.valuePos)
@@ -189,9 +177,8 @@ func (it *blockIter) valueAt() uint64 {
 	return it.b.Handle.Offset
 }
 
-// seek is Seek on a new iterator: a binary search over the restart points
-// for the last whose key is < target, then a linear scan from it for the
-// first key >= target. It reports whether it stopped on an entry.
+// seek is Seek on a new iterator: binary search of the restarts for the
+// last key < target, then a scan for the first >= target.
 func (it *blockIter) seek(target []byte, cmp comparator) bool {
 	if it.bad {
 		return it.badContents()
@@ -237,10 +224,8 @@ func (it *blockIter) seek(target []byte, cmp comparator) bool {
 	return false
 }
 
-// blockErrorf returns a *base.Error at byte pos of block b's decompressed
-// contents, for a problem upstream reports with status: its file offset
-// when the block is stored uncompressed, else the block's offset with pos
-// given in the message.
+// blockErrorf returns a *base.Error at pos of b's contents (in the message
+// if compressed).
 func (t *Table) blockErrorf(b *Block, what blockName, pos int, status, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if b.Compression == NoCompression {

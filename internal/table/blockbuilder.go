@@ -4,11 +4,7 @@ import (
 	"encoding/binary"
 )
 
-// Follows table/block_builder.cc: a block's entries, each key stored as
-// the length it shares with the previous key and the rest, a whole key
-// every restart interval entries, and the restart array at the end.
-
-// blockBuilder builds one block as leveldb::BlockBuilder does.
+// blockBuilder builds one block as table/block_builder.cc does.
 type blockBuilder struct {
 	interval int      // Options::block_restart_interval, at least 1
 	buf      []byte   // the entries so far
@@ -33,8 +29,7 @@ func (b *blockBuilder) reset() {
 
 func (b *blockBuilder) empty() bool { return len(b.buf) == 0 }
 
-// sizeEstimate is BlockBuilder::CurrentSizeEstimate: the entries, the
-// restart array and its length, as the finished block will hold them.
+// sizeEstimate is BlockBuilder::CurrentSizeEstimate.
 func (b *blockBuilder) sizeEstimate() int { return len(b.buf) + 4*len(b.restarts) + 4 }
 
 // add appends an entry; keys must come in increasing order.
@@ -57,8 +52,7 @@ func (b *blockBuilder) add(key, value []byte) {
 	b.counter++
 }
 
-// finish appends the restart array and its length and returns the block,
-// which stays valid until the next reset.
+// finish appends the restarts and returns the block, valid until reset.
 func (b *blockBuilder) finish() []byte {
 	for _, r := range b.restarts {
 		b.buf = binary.LittleEndian.AppendUint32(b.buf, r)

@@ -32,11 +32,8 @@ func checkAll(name string, data []byte) error {
 // oneBlockTable writes a table whose only data block is stored as given,
 // with the given compression type, behind a valid checksum.
 func oneBlockTable(stored []byte, comp byte) []byte {
-	data, dh := tabletest.AppendBlock(nil, stored, comp)
-	data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), 0)
-	idx := tabletest.EncodeBlock([]tabletest.KV{{Key: []byte("zzzzzzzz"), Value: table.AppendBlockHandle(nil, dh)}}, 1)
-	data, ih := tabletest.AppendBlock(data, idx, 0)
-	return tabletest.AppendFooter(data, mh, ih)
+	data, _ := ms3Table(stored, comp, []byte("zzzzzzzz"))
+	return data
 }
 
 func TestHugeClaimsAllocation(t *testing.T) {

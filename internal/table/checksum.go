@@ -10,24 +10,18 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
-// Blocks whose checksums do not match, and what a single flipped bit in
-// one hits. table/format.cc ReadBlock compares the checksum only with
-// verify_checksums; under LevelDB's default options upstream decodes a
-// damaged block as it is, and this tells what it then reads wrong.
+// Checksum mismatches and what a flipped bit hits: under default options
+// table/format.cc ReadBlock skips the check and decodes a damaged block.
 
-// ChecksumFailure is a block read whose stored checksum does not match its
-// contents and compression type.
+// ChecksumFailure is a block read whose stored checksum does not match.
 type ChecksumFailure struct {
-	// What names the block: "data block 3", "index block",
-	// "metaindex block" or "filter block".
+	// What names the block: "data block 3", "filter block", ...
 	What   string
 	Handle BlockHandle
-	// Stored is the masked CRC-32C in the block's trailer, Computed the
-	// one its contents and type byte have.
+	// Stored is the trailer's masked CRC-32C, Computed the contents'.
 	Stored, Computed uint32
-	// Flip is the one flipped bit that explains the mismatch, when one
-	// does (crc.FindBitFlip over the contents and the type byte), else
-	// nil; Site then says what it hits.
+	// Flip is the one flipped bit explaining it (crc.FindBitFlip), or nil;
+	// Site says what it hits.
 	Flip *crc.BitFlip
 	Site *FlipSite
 }
@@ -37,24 +31,19 @@ type FlipField int
 
 // The parts of a block a flipped bit can hit.
 const (
-	// FlipUnknown: a byte of the contents outside any entry that decodes
-	// (the block, with the bit restored, does not parse there), or of a
-	// block whose contents are not entries (the filter block).
+	// FlipUnknown: outside any entry that decodes, or in a filter block.
 	FlipUnknown FlipField = iota
-	// FlipChecksum: the stored checksum itself. The block is intact:
-	// upstream under its default options reads it right.
+	// FlipChecksum: the stored checksum; the block itself is intact.
 	FlipChecksum
 	// FlipType: the compression type byte of the trailer.
 	FlipType
 	// FlipCompressed: the stored bytes of a snappy-compressed block.
 	FlipCompressed
-	// FlipShared, FlipNonShared and FlipValueLen: the varint lengths
-	// that start an entry.
+	// FlipShared, FlipNonShared and FlipValueLen: an entry's lengths.
 	FlipShared
 	FlipNonShared
 	FlipValueLen
-	// FlipKey and FlipValue: an entry's stored key bytes (after those
-	// it shares) and its value.
+	// FlipKey and FlipValue: an entry's unshared key bytes and value.
 	FlipKey
 	FlipValue
 	// FlipRestart: an offset in the restart array.
@@ -80,42 +69,35 @@ func (f FlipField) String() string {
 
 // FlipSite is where a flipped bit lies in a block and what it hits.
 type FlipSite struct {
-	// Offset is the file offset of the byte holding the bit, and Bit
-	// the bit (0 is the least significant).
+	// Offset is the byte's file offset, Bit the bit (0 least significant).
 	Offset uint64
 	Bit    int
 	Field  FlipField
-	// Pos is the byte's position in the block's stored contents (in its
-	// trailer for FlipType and FlipChecksum: 0 for the type byte, 1 to 4
-	// for the checksum's bytes).
+	// Pos is the byte's position in the stored contents (for FlipType and
+	// FlipChecksum, in the trailer: 0 type, 1-4 checksum).
 	Pos int
-	// Entry is the index in the block of the entry whose field it is
-	// (FlipShared to FlipValue), else -1; Key is that entry's key as
-	// written (the bit restored), whole.
+	// Entry is the entry's index (FlipShared to FlipValue, else -1), Key
+	// its whole key with the bit restored.
 	Entry int
 	Key   []byte
 	// Restart is the index of the restart point, for FlipRestart, else -1.
 	Restart int
 }
 
-// ChecksumFailures returns the blocks read so far (by the open, scans,
-// LookupFilter and Get) whose checksums do not match, each once, in the
-// order first read. Reading with Options.SkipChecksums, upstream uses
-// these blocks as they are; otherwise each read of one failed with
-// "Corruption: block checksum mismatch" (an index block's fails the open,
-// so it is never listed). The caller must not modify them.
+// ChecksumFailures returns the blocks read so far whose checksums do not
+// match, once each, in order. With Options.SkipChecksums upstream uses
+// them as they are; otherwise each read failed (an index block's fails
+// the open, so is never listed). Do not modify them.
 func (t *Table) ChecksumFailures() []ChecksumFailure {
 	t.failMu.Lock()
 	defer t.failMu.Unlock()
 	return slices.Clip(t.failures)
 }
 
-// noteChecksumFailure records that the block what at h, whose contents and
-// type byte are stored, has the checksum computed instead of stored.
+// noteChecksumFailure records block what at h's mismatch.
 func (t *Table) noteChecksumFailure(what blockName, h BlockHandle, stored []byte, storedSum, computed uint32) {
 	if what.kind == "data block" && what.n < 0 {
-		// Get reads a data block by its handle: name it by its index
-		// entry, the first with that handle.
+		// Get reads by handle: name it by the first index entry with it.
 		for i := range t.index {
 			if e := &t.index[i]; e.HandleOK && e.Handle == h {
 				what.n = i
@@ -139,8 +121,7 @@ func (t *Table) noteChecksumFailure(what blockName, h BlockHandle, stored []byte
 	t.failures = append(t.failures, f)
 }
 
-// locateFlip says what the flipped bit flip hits in the block of kind at
-// h, whose stored contents and type byte are stored.
+// locateFlip says what flip hits in the block of kind at h.
 func locateFlip(kind string, h BlockHandle, stored []byte, flip crc.BitFlip) *FlipSite {
 	n := len(stored) - 1
 	s := &FlipSite{Bit: flip.Bit, Pos: flip.Byte, Entry: -1, Restart: -1}
@@ -168,11 +149,9 @@ func locateFlip(kind string, h BlockHandle, stored []byte, flip crc.BitFlip) *Fl
 	return s
 }
 
-// locateInBlock says which field of the block c (decompressed contents)
-// byte p lies in: the restart count, a restart point, or a field of an
-// entry, whose index and key it returns. Entries are read in order from
-// the block's start, as BlockBuilder writes them; where they stop
-// decoding before p, the field is FlipUnknown.
+// locateInBlock says which field of decompressed block c byte p lies in,
+// reading entries in order as BlockBuilder writes them (FlipUnknown past
+// where they stop decoding).
 func locateInBlock(c []byte, p int) (field FlipField, entry int, key []byte, restart int) {
 	if len(c) < 4 {
 		return FlipUnknown, -1, nil, -1

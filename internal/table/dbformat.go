@@ -9,10 +9,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// Internal keys, as db/dbformat.h and db/dbformat.cc define them: a user
-// key and an 8-byte tag packing a sequence number and a type, ordered by
-// the InternalKeyComparator; and the InternalFilterPolicy, which hands a
-// filter policy their user keys.
+// Internal keys and InternalFilterPolicy (db/dbformat.h, db/dbformat.cc).
 
 // Kind is the type byte of an internal key (db/dbformat.h ValueType).
 type Kind uint8
@@ -34,8 +31,7 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
-// InternalKey is a key as a table stores it: the user's key, a 56-bit
-// sequence number and a kind.
+// InternalKey is a key as a table stores it.
 type InternalKey struct {
 	UserKey []byte // the key the user wrote
 	Seq     uint64 // sequence number, at most MaxSequence
@@ -48,9 +44,8 @@ const MaxSequence = 1<<56 - 1
 // internalKeyTagSize is the size of the tag ending every internal key.
 const internalKeyTagSize = 8
 
-// ParseInternalKey splits an encoded internal key into its parts. UserKey
-// aliases key. It fails when key is shorter than its 8-byte tag or the kind
-// is neither deletion nor value.
+// ParseInternalKey splits key (UserKey aliases it); it fails under 8 bytes
+// or for a kind other than deletion or value.
 func ParseInternalKey(key []byte) (InternalKey, error) {
 	if len(key) < internalKeyTagSize {
 		return InternalKey{}, fmt.Errorf("internal key of %d bytes is shorter than its %d-byte tag", len(key), internalKeyTagSize)
@@ -75,10 +70,8 @@ func (k InternalKey) String() string {
 	return fmt.Sprintf("%x@%d,%s", k.UserKey, k.Seq, k.Kind)
 }
 
-// compareInternal is InternalKeyComparator::Compare (db/dbformat.cc) over
-// the bytewise comparator: user keys ascending, then tags (sequence and
-// type) descending. A key shorter than its 8-byte tag makes ExtractUserKey
-// wrap around (its assert is compiled out): undefined.
+// compareInternal is InternalKeyComparator::Compare over bytewise: user
+// keys ascending, tags descending. Under 8 bytes is undefined upstream.
 func compareInternal(a, b []byte) (int, error) {
 	if len(a) < internalKeyTagSize || len(b) < internalKeyTagSize {
 		return 0, base.ErrUndefined
@@ -97,9 +90,7 @@ func compareInternal(a, b []byte) (int, error) {
 	return 0, nil
 }
 
-// recordingPolicy is an InternalFilterPolicy (db/dbformat.cc) over p: it
-// strips the 8-byte tag from the key before asking p, and records each
-// answer.
+// recordingPolicy is an InternalFilterPolicy over p recording each answer.
 type recordingPolicy struct {
 	p     bloom.FilterPolicy
 	calls []bool

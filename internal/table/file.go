@@ -8,18 +8,11 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// The table file as upstream reads it: util/env_posix.cc maps a table into
-// memory (PosixMmapReadableFile) and a read past its end is an I/O error.
-// Here the file is read from an io.ReaderAt, or from the memory the caller
-// mapped (OpenBytes), and read whole once a scan needs every block.
-
-// ioStatus is the status of a read the memory-mapped file refuses
-// (util/env_posix.cc PosixMmapReadableFile::Read: EINVAL).
+// ioStatus is PosixMmapReadableFile::Read's EINVAL (util/env_posix.cc).
 func (t *Table) ioStatus() string { return "IO error: " + t.name + ": Invalid argument" }
 
-// read returns n bytes of the file at off: a slice of the whole file when
-// it has been read, else a new buffer. A read past the end of the file is
-// upstream's I/O error.
+// read returns n bytes at off (a slice of the whole file if read); past
+// the end is upstream's I/O error.
 func (t *Table) read(off, n uint64, what blockName) ([]byte, error) {
 	if off > t.fileSize || n > t.fileSize-off {
 		return nil, t.statusErrorf(min(off, t.fileSize), t.ioStatus(),
@@ -40,10 +33,8 @@ func (t *Table) readIn(off, n uint64, what blockName) ([]byte, error) {
 	}
 	status := base.IOStatus(t.name, err)
 	if err == nil || errors.Is(err, io.EOF) {
-		// A short read: the file ends before the size it had when
-		// opened (it changed), or the device returned less. Upstream's
-		// pread gives what it got and ReadBlock calls that a truncated
-		// block; its footer decoder reads bytes it never got.
+		// A short read (the file shrank): upstream's ReadBlock calls it a
+		// truncated block.
 		err = io.ErrUnexpectedEOF
 		status = "Corruption: truncated block read"
 		if what == named("footer") {
@@ -60,8 +51,7 @@ func (t *Table) readIn(off, n uint64, what blockName) ([]byte, error) {
 // maxWholeRead is the largest file loadFile reads at once.
 const maxWholeRead = 1 << 30
 
-// loadFile reads the whole file once, so that a scan reads every block
-// from memory, as upstream reads from its memory map. When that read
+// loadFile reads the whole file once, as upstream reads its map; if that
 // fails, blocks are read one at a time.
 func (t *Table) loadFile() {
 	t.fileOnce.Do(func() {
@@ -72,8 +62,7 @@ func (t *Table) loadFile() {
 		if uint64(cap(p)) >= t.fileSize {
 			p = p[:t.fileSize]
 		} else {
-			// Room for a slightly larger table next (UseBuffer): pages
-			// never touched cost nothing.
+			// Room for a larger next table; untouched pages cost nothing.
 			p = make([]byte, t.fileSize, t.fileSize+min(t.fileSize/8, 1<<20))
 		}
 		t.spare = nil
@@ -83,22 +72,16 @@ func (t *Table) loadFile() {
 	})
 }
 
-// InMemory reports whether the table reads every block from memory: it
-// was opened from bytes, or a scan read the whole file. It then reads on
-// once its file is closed.
+// InMemory reports whether every block is read from memory (opened from
+// bytes, or loaded by a scan), so reads go on after the file is closed.
 func (t *Table) InMemory() bool { return t.file != nil }
 
-// UseBuffer lets a later scan read the whole file into buf instead of a
-// new buffer, when buf is large enough: a caller that checks many tables
-// one after another gives each the buffer the previous one read into
-// (FileBuffer), so that the memory is not allocated and faulted in afresh
-// for every table. Call it before the first scan; buf must not be in use.
+// UseBuffer lets a later scan read the file into buf, if large enough (see
+// FileBuffer). Call it before the first scan; buf must not be in use.
 func (t *Table) UseBuffer(buf []byte) { t.spare = buf }
 
-// FileBuffer returns the buffer the whole file was read into, or nil, for
-// UseBuffer on another table. Everything read from t (blocks, filters,
-// entries) may alias it: the caller passes it on only when it keeps none
-// of that.
+// FileBuffer returns the buffer the file was read into, or nil, to pass
+// to another table's UseBuffer once nothing read from t is in use.
 func (t *Table) FileBuffer() []byte {
 	if t.file != nil {
 		return t.file

@@ -6,33 +6,25 @@ import (
 	"strings"
 )
 
-// Finding a table's filter block and deciding on it, as table/table.cc
-// Table::ReadMeta and Table::ReadFilter do for a filter policy's name.
+// Finding a table's filter as table/table.cc ReadMeta and ReadFilter do.
 
-// FilterPrefix starts the metaindex key of a filter block; the rest of the
-// key is the filter policy's name.
+// FilterPrefix starts a filter block's metaindex key; the policy name follows.
 const FilterPrefix = "filter."
 
-// FilterUse is what upstream makes of a table's filter block for a
-// filter policy name.
+// FilterUse is what upstream makes of a table's filter block for a policy.
 type FilterUse int
 
 // The outcomes of Table::ReadMeta and Table::ReadFilter.
 const (
-	// FilterUsed: the filter block is found and read; upstream consults
-	// it on every Get.
+	// FilterUsed: found and read; upstream consults it on every Get.
 	FilterUsed FilterUse = iota + 1
-	// FilterNotFound: the metaindex block was read, but seeking
-	// "filter."+name in it finds no such entry (none, or none where
-	// Block::Iter::Seek looks, or the seek hits a bad entry); upstream
-	// reads the table without a filter.
+	// FilterNotFound: Block::Iter::Seek finds no "filter."+name entry (or
+	// hits a bad entry); no filter.
 	FilterNotFound
-	// FilterNoMetaindex: the metaindex block cannot be read (Err says
-	// why); upstream reads the table without a filter.
+	// FilterNoMetaindex: the metaindex cannot be read (Err); no filter.
 	FilterNoMetaindex
-	// FilterUnreadable: the entry is found but its value does not start
-	// with a block handle, or the block cannot be read (Err says why);
-	// upstream silently reads the table without a filter.
+	// FilterUnreadable: no block handle, or the block cannot be read
+	// (Err); upstream silently reads without a filter.
 	FilterUnreadable
 )
 
@@ -50,32 +42,23 @@ var filterUseNames = [...]string{FilterUsed: "used", FilterNotFound: "not found"
 type FilterLookup struct {
 	Policy string    // the policy name asked about
 	Use    FilterUse // what upstream does
-	// Handle is the filter block's handle, when the entry was found and
-	// its value starts with one.
+	// Handle is the filter block's handle, when found.
 	Handle   BlockHandle
 	HandleOK bool
-	// Compression is the filter block's compression type and Contents
-	// its contents as upstream reads them (decompressed), when Used.
+	// Compression and Contents (decompressed) are set when Used.
 	Compression byte
 	Contents    []byte
-	// Err says why the filter is not used when Use is
-	// FilterNoMetaindex or FilterUnreadable; for FilterNotFound it is the
-	// metaindex's "bad entry in block" when the seek hit one, else nil.
+	// Err says why, for FilterNoMetaindex and FilterUnreadable; for
+	// FilterNotFound, the seek's "bad entry in block", if any.
 	Err error
 }
 
-// LookupFilter returns what LevelDB 1.23, given a filter policy whose Name() is
-// policy, makes of the table's filter block (table/table.cc ReadMeta and
-// ReadFilter): it reads the metaindex block, seeks
-// "filter."+policy in it with the bytewise comparator (Block::Iter::Seek:
-// a binary search over the restart points, then a linear scan), and when
-// that entry's key is exactly the name, decodes a block handle from the
-// start of its value (ignoring the rest) and reads that block,
-// decompressing a snappy one. With paranoid_checks (the zero Options) the
-// block's checksum is verified; under upstream's default options
-// (Options.SkipChecksums) it is not, and a damaged filter block is used as
-// it is (ChecksumFailures lists it). Any failure silently leaves the table
-// without a filter.
+// LookupFilter returns what LevelDB 1.23 makes of the table's filter block
+// for a policy named policy (table/table.cc ReadMeta, ReadFilter): Seek
+// "filter."+policy in the metaindex bytewise, and on an exact match decode
+// a handle from the value's start and read (and decompress) the block,
+// its checksum verified unless Options.SkipChecksums. Any failure silently
+// leaves the table without a filter.
 func (t *Table) LookupFilter(policy string) *FilterLookup {
 	f := &FilterLookup{Policy: policy}
 	if t.metaErr != nil {
@@ -103,12 +86,10 @@ func (t *Table) LookupFilter(policy string) *FilterLookup {
 	return f
 }
 
-// FilterBlock returns the filter block that upstream reads for the first
-// metaindex entry, in the block's order, whose name starts with
-// FilterPrefix, when its policy's name is the rest of that name: the name
-// and the contents (decompressed). ok is false when there is no such
-// entry, or when upstream would read the table without a filter under
-// that name (see LookupFilter). The caller must not modify contents.
+// FilterBlock returns the name and decompressed contents of the filter
+// block upstream reads for the first FilterPrefix entry in the metaindex,
+// under that entry's policy name; ok is false when there is none. Do not
+// modify contents.
 func (t *Table) FilterBlock() (name string, contents []byte, ok bool) {
 	f := t.firstFilter()
 	if f == nil || f.Use != FilterUsed {
@@ -117,8 +98,7 @@ func (t *Table) FilterBlock() (name string, contents []byte, ok bool) {
 	return f.Policy, f.Contents, true
 }
 
-// FilterHandle returns the handle of the filter block FilterBlock returns;
-// ok is false when it returns none.
+// FilterHandle returns the handle of FilterBlock's block.
 func (t *Table) FilterHandle() (h BlockHandle, ok bool) {
 	f := t.firstFilter()
 	if f == nil || f.Use != FilterUsed {

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
 
 // fixtureDir holds the tables written by C++ LevelDB (internal/cmd/mkfixtures).
@@ -19,31 +17,16 @@ const fixtureDir = "../../testdata/tables"
 // fixtureTable is one committed table and the options it was written with.
 type fixtureTable struct {
 	db   *fixtures.Info
-	path string
 	data []byte
 	idx  int // index in db.Tables
 }
 
-// loadFixtures reads every committed table, with the metadata recorded
-// beside its database (package fixtures parses it).
+// loadFixtures reads every committed table (tabletest.Fixtures).
 func loadFixtures(t testing.TB) []fixtureTable {
 	t.Helper()
-	dbs, err := fixtures.Load(os.DirFS(fixtureDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dbs) == 0 {
-		t.Fatalf("no fixtures in %s; run make fixtures", fixtureDir)
-	}
 	var all []fixtureTable
-	for _, db := range dbs {
-		for i, tb := range db.Info.Tables {
-			data, err := fs.ReadFile(db.FS, tb.File)
-			if err != nil {
-				t.Fatalf("%s: %v", db.Dir, err)
-			}
-			all = append(all, fixtureTable{db: db.Info, path: filepath.Join(fixtureDir, db.Dir, tb.File), data: data, idx: i})
-		}
+	for _, f := range tabletest.Fixtures(t, fixtureDir) {
+		all = append(all, fixtureTable{db: f.DB, data: f.Data, idx: f.Index})
 	}
 	return all
 }

@@ -11,34 +11,25 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
-// The physical format of a table, as table/format.h and table/format.cc
-// define it: the footer and its magic number, block handles, the trailer
-// after each block (compression type and masked CRC-32C), and ReadBlock,
-// which reads one block and checks and decompresses it. The layouts are
-// drawn in doc.go.
+// A table's physical format: table/format.h and table/format.cc.
 
 // Format constants of table/format.h.
 const (
 	// FooterSize is the size of a table's footer.
 	FooterSize = 48
-	// Magic is the number that ends every LevelDB table, stored as a
-	// little-endian uint64 in the footer's last 8 bytes.
+	// Magic ends every LevelDB table (LE, the footer's last 8 bytes).
 	Magic = 0xdb4775248b80fb57
-	// TrailerSize is the size of the trailer after each block: a
-	// compression type byte and a masked CRC-32C.
+	// TrailerSize is a block trailer's size: type byte and masked CRC-32C.
 	TrailerSize = 5
 
-	// maxSnappyRatio bounds a snappy block's decoded length by its encoded
-	// length: the densest snappy element is a 3-byte copy of 64 bytes, so no
-	// valid block decodes to more than 64/3 times its size.
+	// maxSnappyRatio bounds snappy's expansion: at most a 64-byte copy for
+	// 3 bytes.
 	maxSnappyRatio = 22
 )
 
-// Magic numbers of other table formats (as little-endian uint64s, as
-// LevelDB reads its own): RocksDB's (table/block_based, table/plain,
-// table/cuckoo) and Pebble's ("\xf0\x9f\xaa\xb3" twice). RocksDB's
-// oldest block-based format ends in LevelDB's own Magic, as do the tables
-// Pebble writes in its TableFormatLevelDB.
+// Magic numbers of other formats (LE, as LevelDB reads its own): RocksDB's
+// and Pebble's. RocksDB's oldest block-based format and Pebble's
+// TableFormatLevelDB end in LevelDB's own Magic.
 var foreignMagics = map[uint64]string{
 	0x88e241b785f4cff7: "a RocksDB table (block-based format, which Pebble writes too)",
 	0x8242229663bf9564: "a RocksDB plain table",
@@ -47,8 +38,7 @@ var foreignMagics = map[uint64]string{
 	0xb3aa9ff0b3aa9ff0: "a Pebble table",
 }
 
-// ForeignTable names the table format whose magic number is magic, when it
-// is another LevelDB-like store's ("a Pebble table"), or returns "".
+// ForeignTable names another store's format of this magic ("a Pebble table"), or "".
 func ForeignTable(magic uint64) string { return foreignMagics[magic] }
 
 // Compression types stored in block trailers.
@@ -57,14 +47,12 @@ const (
 	SnappyCompression = 1 // contents stored as a snappy block
 )
 
-// BlockChecksum returns the masked CRC-32C that the trailer of a block with
-// the given stored contents and compression type holds.
+// BlockChecksum returns the masked CRC-32C a block's trailer holds.
 func BlockChecksum(contents []byte, compression byte) uint32 {
 	return crc.Mask(crc.Extend(crc.Value(contents), byteValues[compression:int(compression)+1]))
 }
 
-// byteValues holds every byte value at its own index, so that a byte can
-// be checksummed as a slice of it without allocating one per block.
+// byteValues lets a byte be checksummed as a slice without allocating.
 var byteValues = func() (b [256]byte) {
 	for i := range b {
 		b[i] = byte(i)
@@ -72,16 +60,14 @@ var byteValues = func() (b [256]byte) {
 	return b
 }()
 
-// BlockHandle locates a block's stored contents in a table: Size bytes at
-// Offset, followed by a TrailerSize-byte trailer.
+// BlockHandle locates a block's stored contents, before its trailer.
 type BlockHandle struct {
 	Offset uint64 // where the stored contents start
 	Size   uint64 // stored (compressed) size, trailer excluded
 }
 
-// End returns the offset just past the block's trailer, where the next block
-// starts. This is the offset TableBuilder passes to the filter block builder
-// after writing the block.
+// End returns the offset past the block's trailer, which TableBuilder
+// passes to the filter block builder.
 func (h BlockHandle) End() uint64 { return h.Offset + h.Size + TrailerSize }
 
 // String formats h as "offset+size".
@@ -93,13 +79,11 @@ func AppendBlockHandle(dst []byte, h BlockHandle) []byte {
 	return binary.AppendUvarint(dst, h.Size)
 }
 
-// DecodeBlockHandle decodes a handle from the start of b as
-// BlockHandle::DecodeFrom (table/format.cc) does: two varint64s, read by
-// util/coding.cc GetVarint64Ptr (at most 10 bytes each; the bits of a 10th
-// byte beyond the 64th are dropped). It returns the handle and the number of
-// bytes it used; n is 0 when b does not start with a handle. Bytes after
-// the handle are not looked at: Table::BlockReader and Table::ReadFilter
-// ignore them ("We intentionally allow extra stuff in index_value").
+// DecodeBlockHandle decodes a handle from b's start as
+// BlockHandle::DecodeFrom does: two util/coding.cc varint64s of at most 10
+// bytes (a 10th byte's bits past 64 dropped). n is 0 when b does not start
+// with one. Bytes after it are ignored, as Table::BlockReader and
+// ReadFilter do.
 func DecodeBlockHandle(b []byte) (h BlockHandle, n int) {
 	off, n1 := base.DecodeVarint64(b)
 	if n1 == 0 {
@@ -118,8 +102,7 @@ func decodeHandleOK(b []byte) (BlockHandle, bool) {
 	return h, n > 0
 }
 
-// readFooter reads and decodes the footer as Table::Open and
-// Footer::DecodeFrom (table/format.cc) do.
+// readFooter is Table::Open's Footer::DecodeFrom (table/format.cc).
 func (t *Table) readFooter() error {
 	if t.size < FooterSize {
 		return t.statusErrorf(0, "Corruption: file is too short to be an sstable",
@@ -138,8 +121,7 @@ func (t *Table) readFooter() error {
 		}
 		return t.statusErrorf(off+FooterSize-8, "Corruption: not an sstable (bad magic number)", msg, uint64(Magic), magic)
 	}
-	// The handles may run into the padding and the magic number: each
-	// varint stops at 10 bytes, so they end within the first 40.
+	// Handles may run into padding and magic, but end within 40 bytes.
 	var n int
 	t.metaindexHandle, n = DecodeBlockHandle(footer[:FooterSize-8])
 	if n == 0 {
@@ -161,18 +143,15 @@ const (
 	statusBlockType = "Corruption: bad block type"
 )
 
-// Block is the contents of a block as stored in a table, after the trailer
-// has been checked and the contents decompressed.
+// Block is a block's contents, trailer checked and decompressed.
 type Block struct {
 	Handle      BlockHandle // where the block is stored
 	Compression byte        // NoCompression or SnappyCompression
 	Contents    []byte      // decompressed contents
 }
 
-// ReadBlock reads the block at h, checks its trailer's checksum (unless
-// the table's Options skip checksums) and decompresses it, as
-// table/format.cc ReadBlock does.
-// what names the block in errors ("data block", ...).
+// ReadBlock reads the block at h as table/format.cc ReadBlock does (checksum
+// unless Options skip it, then decompression); what names it in errors.
 func (t *Table) ReadBlock(h BlockHandle, what string) (*Block, error) {
 	b := &Block{}
 	if _, err := t.readBlock(b, h, named(what), nil); err != nil {
@@ -181,19 +160,16 @@ func (t *Table) ReadBlock(h BlockHandle, what string) (*Block, error) {
 	return b, nil
 }
 
-// allocHook is told of every allocation upstream's ReadBlock makes for
-// what it is about to read (n+5 bytes before the read, a snappy block's
-// decoded length before decoding); tests set it.
+// allocHook, set by tests, is told of each allocation upstream's ReadBlock
+// makes (n+5 before the read, a snappy block's decoded length).
 var allocHook = func(n uint64) {}
 
-// readBlock is ReadBlock into b; a snappy block is decoded into scratch
-// when it is large enough, else into a new buffer, which readBlock returns
-// for reuse. An uncompressed block aliases the file's bytes.
+// readBlock is ReadBlock into b, decoding snappy into scratch if large
+// enough, else a new buffer returned for reuse; uncompressed blocks alias
+// the file.
 func (t *Table) readBlock(b *Block, h BlockHandle, what blockName, scratch []byte) ([]byte, error) {
-	// ReadBlock allocates n+5 bytes, then reads them at the offset; the
-	// mapped file refuses a read whose offset+n+5 is past its end. Where
-	// those sums overflow, upstream allocates too little or reads out of
-	// bounds.
+	// Upstream allocates n+5 bytes and the mmap refuses offset+n+5 past the
+	// end; where those sums overflow, upstream is undefined.
 	allocHook(max(h.Size, h.Size+TrailerSize)) // saturating
 	if h.Size > math.MaxUint64-TrailerSize || h.Offset > math.MaxUint64-TrailerSize-h.Size {
 		return scratch, &base.Error{Type: base.TableFile, File: t.name, Offset: int64(min(h.Offset, t.fileSize)), Err: base.ErrUndefined,
@@ -222,9 +198,7 @@ func (t *Table) readBlock(b *Block, h BlockHandle, what blockName, scratch []byt
 		b.Contents = buf[:n:n]
 	case SnappyCompression:
 		src := buf[:n]
-		// A snappy block cannot decode to more than 22 times its size (a
-		// 3-byte copy makes at most 64 bytes): upstream fails to
-		// decompress a longer claim, after allocating it.
+		// Upstream fails a longer claim, after allocating it.
 		dst, ok, tooLong := decodeSnappy(scratch, src, maxSnappyRatio*uint64(len(src)))
 		if tooLong {
 			dlen, _ := base.DecodeVarint32(src)
@@ -246,16 +220,13 @@ func (t *Table) readBlock(b *Block, h BlockHandle, what blockName, scratch []byt
 	return scratch, nil
 }
 
-// blockName names a block in errors: "index block", or "data block 3"
-// when n is not negative. A scan reads thousands of blocks and fails on
-// few, so the name is formatted only when an error is.
+// blockName names a block in errors, formatted only when one is.
 type blockName struct {
 	kind string
 	n    int
 }
 
-// named is the blockName of the one block of its kind in a table, or of
-// what a caller names one.
+// named is the blockName of a table's one block of its kind.
 func named(kind string) blockName { return blockName{kind: kind, n: -1} }
 
 // String returns the name: kind and, unless negative, n.
@@ -266,8 +237,7 @@ func (b blockName) String() string {
 	return b.kind + " " + strconv.Itoa(b.n)
 }
 
-// handleText names the handle h of the block what ("data block 3"), as
-// "data block handle 0+100 (data block 3)".
+// handleText gives "data block handle 0+100 (data block 3)".
 func handleText(what string, h BlockHandle) string {
 	kind := strings.TrimRight(what, "0123456789")
 	if kind == what {

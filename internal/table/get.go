@@ -7,43 +7,27 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// A lookup, as table/table.cc Table::InternalGet makes it.
-
-// GetResult is what Table::InternalGet (table/table.cc), as
-// TableCache::Get calls it, does with a lookup key.
+// GetResult is what Table::InternalGet does with a lookup key.
 type GetResult struct {
-	// Found is set when InternalGet hands an entry to its callback: the
-	// first entry at or after the lookup key in the data block the index
-	// points to. Key and Value are that entry's (copies).
+	// Found: InternalGet handed its callback an entry, the first at or
+	// after the key in the indexed block (Key and Value are copies).
 	Found      bool
 	Key, Value []byte
-	// FilterAsked is set when the filter block reader was asked about
-	// the key, and FilterSaysNo when it answered that the key is not in
-	// the block, so that the block was not read.
+	// FilterAsked: the filter was asked; FilterSaysNo: it ruled the block out.
 	FilterAsked, FilterSaysNo bool
-	// PolicyCalls holds the answers of the filter policy's KeyMayMatch,
-	// one per call (the filter block reader answers some queries without
-	// the policy: see bloom.FilterBlockReader).
+	// PolicyCalls holds each KeyMayMatch answer (the block reader answers
+	// some queries itself: see bloom.FilterBlockReader).
 	PolicyCalls []bool
-	// Err is upstream's status for the call: nil, or a *base.Error whose
-	// Status is upstream's.
+	// Err is upstream's status: nil or a *base.Error.
 	Err error
 }
 
-// Get looks the internal key ikey up as Table::InternalGet does with the
-// internal key comparator, verify_checksums unless the table's Options
-// skip checksums (upstream's default ReadOptions) and, when f is used
-// (f.Use == FilterUsed), a filter block reader over f.Contents whose
-// policy is an InternalFilterPolicy over p: seek ikey in the index block;
-// if the seek stops on an entry whose value starts with a block handle and
-// the filter says the key is not in the block at that handle's offset, the
-// key is not found; otherwise read that block (a bad handle or a read
-// error is the status), seek ikey in it and hand over the entry it stops
-// on. The index block's iteration status comes last.
-//
-// Get fails, with a *base.Error wrapping base.ErrUndefined, where upstream's
-// behaviour is undefined: a key shorter than 8 bytes compared with the
-// internal key comparator (ikey must be at least 8 bytes).
+// Get looks ikey up as Table::InternalGet does (internal key comparator,
+// verify_checksums unless Options skip them, and f's filter over p when
+// f.Use is FilterUsed): seek the index; if the filter rules the block out,
+// not found; else read the block, seek and hand over the entry; the index
+// iteration status comes last. A key under 8 bytes is undefined upstream
+// (an error wrapping base.ErrUndefined).
 func (t *Table) Get(ikey []byte, f *FilterLookup, p bloom.FilterPolicy) (GetResult, error) {
 	var r GetResult
 	if len(ikey) < internalKeyTagSize {

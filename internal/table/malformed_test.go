@@ -262,13 +262,8 @@ func TestBadBlockContents(t *testing.T) {
 		{"snappy garbage", []byte{0x10, 0xfe, 0xfe, 0xfe}, 1, "want a valid snappy block"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// A table whose only data block is the altered one, with an
-			// empty metaindex.
-			data, dh := tabletest.AppendBlock(nil, tc.contents, tc.comp)
-			data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), 0)
-			idx := tabletest.EncodeBlock([]tabletest.KV{{Key: key("z", 0), Value: table.AppendBlockHandle(nil, dh)}}, 1)
-			data, ih := tabletest.AppendBlock(data, idx, 0)
-			data = tabletest.AppendFooter(data, mh, ih)
+			// A table whose only data block is the altered one.
+			data, _ := ms3Table(tc.contents, tc.comp, key("z", 0))
 			tbl, err := table.Open("b.ldb", bytes.NewReader(data), int64(len(data)))
 			if err != nil {
 				t.Fatalf("Open: %v", err)
@@ -407,11 +402,7 @@ func TestDeepPrefixCompression(t *testing.T) {
 	}
 	c = binary.LittleEndian.AppendUint32(c, 0)
 	c = binary.LittleEndian.AppendUint32(c, 1)
-	data, dh := tabletest.AppendBlock(nil, c, 0)
-	data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), 0)
-	idx := tabletest.EncodeBlock([]tabletest.KV{{Key: []byte("zzzzzzzz"), Value: table.AppendBlockHandle(nil, dh)}}, 1)
-	data, ih := tabletest.AppendBlock(data, idx, 0)
-	data = tabletest.AppendFooter(data, mh, ih)
+	data := oneBlockTable(c, 0)
 	tb, err := table.Open("deep.ldb", bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -433,11 +424,7 @@ func FuzzDataBlock(f *testing.F) {
 	}
 	f.Add([]byte{0x10, 0x3c, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f}, byte(1))
 	f.Fuzz(func(t *testing.T, contents []byte, comp byte) {
-		data, dh := tabletest.AppendBlock(nil, contents, comp)
-		data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), 0)
-		idx := tabletest.EncodeBlock([]tabletest.KV{{Key: []byte("zzzzzzzz"), Value: table.AppendBlockHandle(nil, dh)}}, 1)
-		data, ih := tabletest.AppendBlock(data, idx, 0)
-		data = tabletest.AppendFooter(data, mh, ih)
+		data := oneBlockTable(contents, comp)
 		tb, err := table.Open("fz.ldb", bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatalf("Open: %v", err)

@@ -34,16 +34,6 @@ func ms3Table(stored []byte, comp byte, indexKey []byte) ([]byte, table.BlockHan
 	return tabletest.AppendFooter(data, mh, ih), dh
 }
 
-// ms3Open opens the table in data.
-func ms3Open(t *testing.T, name string, data []byte) *table.Table {
-	t.Helper()
-	tb, err := table.Open(name, bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	return tb
-}
-
 // ms3Want requires err to be a *base.Error of file name with the given
 // offset, message and status.
 func ms3Want(t *testing.T, what string, err error, name string, off uint64, msg, status string) *base.Error {
@@ -125,7 +115,7 @@ var ms3GetCases = []struct {
 // none past the last block, and the status is OK.
 func TestMutantsScanGet(t *testing.T) {
 	data := tabletest.Build(ms3GetEntries, tabletest.Options{BlockSize: 1})
-	tb := ms3Open(t, "get.ldb", data)
+	tb := fmtOpen(t, "get.ldb", data)
 	if tb.NumDataBlocks() != len(ms3GetEntries) {
 		t.Fatalf("%d data blocks; want one per entry (%d)", tb.NumDataBlocks(), len(ms3GetEntries))
 	}
@@ -166,7 +156,7 @@ func TestMutantsScanGet(t *testing.T) {
 func TestMutantsScanGetFilter(t *testing.T) {
 	p := bloom.NewPolicy(10)
 	data := tabletest.Build(ms3GetEntries, tabletest.Options{BlockSize: 1, Policy: p})
-	tb := ms3Open(t, "getfilter.ldb", data)
+	tb := fmtOpen(t, "getfilter.ldb", data)
 	f := tb.LookupFilter(bloom.PolicyName)
 	if f.Use != table.FilterUsed {
 		t.Fatalf("LookupFilter: %v (%v); want used", f.Use, f.Err)
@@ -215,7 +205,7 @@ func TestMutantsScanGetIndexStatus(t *testing.T) {
 	idx = binary.LittleEndian.AppendUint32(idx, 1) // one restart point
 	data, ih := tabletest.AppendBlock(data, idx, table.NoCompression)
 	data = tabletest.AppendFooter(data, mh, ih)
-	tb := ms3Open(t, "badindex.ldb", data)
+	tb := fmtOpen(t, "badindex.ldb", data)
 
 	r, err := tb.Get(ms3IKey("z", 1), nil, nil)
 	if err != nil || r.Found {
@@ -244,7 +234,7 @@ func TestMutantsScanAt(t *testing.T) {
 	// 9-byte keys and 3-byte values: Build's size is 15 per entry, so a
 	// block size of 45 cuts three entries per block.
 	data := tabletest.Build(entries, tabletest.Options{BlockSize: 45, RestartInterval: 1})
-	tb := ms3Open(t, "at.ldb", data)
+	tb := fmtOpen(t, "at.ldb", data)
 	const entrySize = 3 + 9 + 3
 	const blockSize = 3*entrySize + 3*4 + 4 // three restart points and their count
 	var got, want []uint64
@@ -266,7 +256,7 @@ func TestMutantsScanAt(t *testing.T) {
 		entries[i].Value = bytes.Repeat([]byte("x"), 100)
 	}
 	data = tabletest.Build(entries, tabletest.Options{BlockSize: 300, RestartInterval: 1, Snappy: true})
-	tb = ms3Open(t, "atsnappy.ldb", data)
+	tb = fmtOpen(t, "atsnappy.ldb", data)
 	for i := range tb.NumDataBlocks() {
 		b, err := tb.ReadDataBlock(i)
 		if err != nil || b.Compression != table.SnappyCompression {
@@ -354,7 +344,7 @@ func TestMutantsScanKeyBudgetExact(t *testing.T) {
 			t.Fatalf("block of %d bytes; want %d", len(block), size)
 		}
 		data, dh := ms3Table(block, table.NoCompression, bytes.Repeat([]byte{1}, keyLen))
-		tb := ms3Open(t, "budget.ldb", data)
+		tb := fmtOpen(t, "budget.ldb", data)
 		err := ms3ReadAll(t, tb, repeats+2)
 		if s == last {
 			if err != nil {
@@ -432,7 +422,7 @@ func TestMutantsScanKeyBudgetSnappyRatio4(t *testing.T) {
 		t.Fatalf("the snappy encoding does not decode to the block: %v", err)
 	}
 	data, dh := ms3Table(stored, table.SnappyCompression, bytes.Repeat([]byte{1}, keyLen))
-	tb := ms3Open(t, "ratio4.ldb", data)
+	tb := fmtOpen(t, "ratio4.ldb", data)
 	err := ms3ReadAll(t, tb, repeats+1)
 	budget := 64*size + 4096
 	j := budget / keyLen // the first entry whose key does not fit: (j+1)*keyLen > budget
@@ -464,7 +454,7 @@ func TestMutantsScanKeyBudgetStored(t *testing.T) {
 		}
 		keys, budget := (repeats+1)*keyLen, 256*s+4096
 		data, dh := ms3Table(stored, table.SnappyCompression, bytes.Repeat([]byte{1}, keyLen))
-		tb := ms3Open(t, "stored.ldb", data)
+		tb := fmtOpen(t, "stored.ldb", data)
 		err := ms3ReadAll(t, tb, repeats+1)
 		switch {
 		case keys <= 4096 || keys > 64*size+4096 || (keys <= budget) != c.fits:
@@ -496,7 +486,7 @@ func TestMutantsScanBadKey(t *testing.T) {
 	}
 	block := tabletest.EncodeBlock(entries, 1)
 	data, dh := ms3Table(block, table.NoCompression, kinds)
-	tb := ms3Open(t, "badkey.ldb", data)
+	tb := fmtOpen(t, "badkey.ldb", data)
 	err := ms3ReadAll(t, tb, len(entries))
 	cur := 3 + 9 + 2 // entry 0: three one-byte lengths, its key and value
 	ms3Want(t, "bad keys", err, "badkey.ldb", dh.Offset+uint64(cur),
@@ -506,7 +496,7 @@ func TestMutantsScanBadKey(t *testing.T) {
 	entries[1].Key = ms3IKey("a", 0)
 	block = tabletest.EncodeBlock(entries, 1)
 	data, dh = ms3Table(block, table.NoCompression, kinds)
-	tb = ms3Open(t, "badkind.ldb", data)
+	tb = fmtOpen(t, "badkind.ldb", data)
 	err = ms3ReadAll(t, tb, len(entries))
 	cur = 3*(3+9+2) + 0 // after three entries of 9-byte keys and 2-byte values
 	ms3Want(t, "bad kind", err, "badkind.ldb", dh.Offset+uint64(cur),
@@ -523,7 +513,7 @@ func TestMutantsScanBlockStatus(t *testing.T) {
 	data, dh := ms3Table(block, table.NoCompression, ms3IKey("a", 1))
 	stored := binary.LittleEndian.Uint32(data[dh.Size+1:])
 	data[dh.Size+1] ^= 0xff // the stored checksum's first byte
-	tb := ms3Open(t, "checksum.ldb", data)
+	tb := fmtOpen(t, "checksum.ldb", data)
 	err := ms3ReadAll(t, tb, 1)
 	ms3Want(t, "checksum", err, "checksum.ldb", dh.Offset,
 		fmt.Sprintf("data block 0 %s: block checksum mismatch: stored 0x%08x, computed 0x%08x", dh, stored^0xff, stored),
@@ -534,7 +524,7 @@ func TestMutantsScanBlockStatus(t *testing.T) {
 // number outside the index's entries, with the range in the error.
 func TestMutantsScanReadDataBlockRange(t *testing.T) {
 	data, _ := ms3Table(tabletest.EncodeBlock([]tabletest.KV{{Key: ms3IKey("a", 1), Value: []byte("v")}}, 16), table.NoCompression, ms3IKey("a", 1))
-	tb := ms3Open(t, "range.ldb", data)
+	tb := fmtOpen(t, "range.ldb", data)
 	if _, err := tb.ReadDataBlock(0); err != nil {
 		t.Fatalf("ReadDataBlock(0): %v", err)
 	}

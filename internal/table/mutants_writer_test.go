@@ -82,7 +82,7 @@ func TestMutInMemory(t *testing.T) {
 	if !tb.InMemory() {
 		t.Error("a table opened from bytes: InMemory false")
 	}
-	tb = ms3Open(t, "file.ldb", data)
+	tb = fmtOpen(t, "file.ldb", data)
 	if tb.InMemory() {
 		t.Error("a table opened from a reader: InMemory true before any scan")
 	}
@@ -105,7 +105,7 @@ func TestMutBlockKeys(t *testing.T) {
 		entries = append(entries, table.Entry{Key: table.InternalKey{UserKey: []byte(u), Seq: uint64(10 - i), Kind: table.KindValue}, Value: []byte("v")})
 	}
 	data := tabletest.Build(entries, tabletest.Options{BlockSize: 1})
-	tb := ms3Open(t, "keys.ldb", data)
+	tb := fmtOpen(t, "keys.ldb", data)
 	if tb.NumDataBlocks() != len(entries) {
 		t.Fatalf("%d data blocks; want %d", tb.NumDataBlocks(), len(entries))
 	}
@@ -133,7 +133,7 @@ func TestMutBlockKeys(t *testing.T) {
 		{Key: []byte("tiny"), Value: []byte("v3")},
 	}
 	bad, dh := ms3Table(tabletest.EncodeBlock(kv, 1), table.NoCompression, ms3IKey("b", 1))
-	tb = ms3Open(t, "badkey.ldb", bad)
+	tb = fmtOpen(t, "badkey.ldb", bad)
 	var got [][]byte
 	err := tb.BlockKeys(0, func(k []byte) { got = append(got, append([]byte(nil), k...)) })
 	if len(got) != 1 || !bytes.Equal(got[0], kv[0].Key) {

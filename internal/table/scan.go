@@ -8,18 +8,11 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// A table's full scan: table/two_level_iterator.cc over the index and
-// data blocks, as a scan with verify_checksums runs it, and the check of
-// each key that db/db_iter.cc's DBIter makes; Scan, DataKeys, DataBlocks
-// and ReadDataBlock run it.
-
-// statusBadKey is DBIter's status for a key that is not an internal key
-// (db/db_iter.cc).
+// statusBadKey is DBIter's status for a key that is not an internal key.
 const statusBadKey = "Corruption: corrupted internal key in DBIter"
 
-// ErrLimit is wrapped by a *base.Error for a table that upstream reads but
-// this package will not decode in full, to bound its memory: keys that
-// prefix compression makes many times longer in total than their block.
+// ErrLimit is wrapped for a table upstream reads but whose keys this
+// package will not decode in full, to bound its memory.
 var ErrLimit = errors.New("beyond this reader's memory bound")
 
 // Entry is one entry of a data block.
@@ -34,15 +27,10 @@ type DataBlock struct {
 	Entries []Entry // in table order
 }
 
-// walker runs upstream's two-level iterator (table/two_level_iterator.cc)
-// over the table's data blocks, as a scan with verify_checksums does: for
-// each index entry in turn, it decodes a block handle from the start of
-// the entry's value (Table::BlockReader ignores any bytes after it), reads
-// the block (table/format.cc ReadBlock) and iterates it. A bad handle, a
-// block that cannot be read and a "bad entry in block" each end that
-// block's entries only: the scan goes on with the next index entry and
-// reports the first such error at the end, unless the index block's own
-// iteration failed, whose error comes first (TwoLevelIterator::status).
+// walker is upstream's two-level iterator: a bad handle, unreadable block
+// or bad entry ends that block only (Table::BlockReader ignores bytes after
+// a handle); the first such error is reported at the end, after the index
+// iteration's own (TwoLevelIterator::status).
 type walker struct {
 	t       *Table
 	i       int // the index entry being read
@@ -52,16 +40,12 @@ type walker struct {
 	first   error // the first data block error
 }
 
-// walkerBufs are the buffers a walker reads into: a compressed block's
-// contents and the current key. A table keeps them between scans (and
-// OpenBytesReusing between tables), so that a scan does not allocate
-// them afresh.
+// walkerBufs are a walker's buffers, kept by a table between scans.
 type walkerBufs struct {
 	scratch, key []byte
 }
 
-// newWalker returns a walker over t's data blocks, with the buffers t
-// keeps unless another scan has them; done gives them back.
+// newWalker returns a walker with t's buffers unless a scan has them.
 func (t *Table) newWalker() *walker {
 	bufs := t.takeBufs()
 	return &walker{t: t, scratch: bufs.scratch, it: blockIter{key: bufs.key}}
@@ -84,9 +68,7 @@ func (t *Table) takeBufs() walkerBufs {
 	return bufs
 }
 
-// block starts index entry i: it reads the block and positions the
-// iterator on its first entry, reporting whether there is one. Its error,
-// if any, is it.err.
+// block reads entry i's block, reporting whether it has an entry (else it.err).
 func (w *walker) block(i int) bool {
 	t := w.t
 	w.i = i
@@ -131,13 +113,9 @@ type ScanEntry struct {
 	Ptr   BlockHandle // its block's handle
 }
 
-// Scan calls fn with every entry that upstream's table iterator yields in
-// a full scan (SeekToFirst, then Next while Valid) with verify_checksums
-// (without, when the table's Options skip checksums), in order, and returns the iterator's final status: nil, or a *base.Error
-// whose Status is upstream's. Entries of a block before a bad entry are
-// yielded; blocks after a bad one are still read (see walker). Keys are
-// not checked: ParseInternalKey tells what DBIter would make of each.
-// A non-nil error from fn stops the scan and is returned.
+// Scan calls fn with every entry upstream's table iterator yields in a
+// full scan, in order, and returns its final status (a *base.Error) or
+// fn's error. Keys are not checked (see ParseInternalKey).
 func (t *Table) Scan(fn func(ScanEntry) error) error {
 	t.loadFile()
 	w := t.newWalker()
@@ -157,26 +135,18 @@ func (t *Table) Scan(fn func(ScanEntry) error) error {
 	return w.status()
 }
 
-// The key budget of a block whose keys the caller keeps (DataKeys,
-// DataBlocks, ReadDataBlock): keyBudgetFactor times its decompressed size
-// and, for a compressed block, at most storedKeyBudgetFactor times its
-// stored size, plus keyBudgetSlack bytes. Upstream keeps one key at a time
-// and reads any such block; a caller keeping every key of a crafted block
-// (each entry repeating the whole previous key) would need memory growing
-// with the square of its size. The second bound keeps snappy's expansion
-// (up to 22 times) and prefix compression's from compounding: a 25 KB table
-// of one snappy block of identical entries, each repeating a 2000-byte key,
-// decoded to 38 MB of keys without it. The slack is per block, so it must
-// stay small: a table of many small blocks, each filled up to its budget,
-// would otherwise decode to the slack times the number of blocks.
+// The key budget of a block whose keys the caller keeps: upstream holds one
+// key at a time, but keeping every key of a crafted block grows with the
+// square of its size. The stored-size bound stops snappy's expansion and
+// prefix compression compounding (a 25 KB table gave 38 MB of keys); the
+// per-block slack stays small since many small blocks multiply it.
 const (
 	keyBudgetFactor       = 64
 	storedKeyBudgetFactor = 256
 	keyBudgetSlack        = 4 << 10
 )
 
-// keyBudget bounds the key bytes a block may decode to when the caller
-// keeps every key (see the constants).
+// keyBudget bounds the key bytes a kept block may decode to.
 type keyBudget struct {
 	left   uint64
 	factor int
@@ -201,10 +171,8 @@ func (kb *keyBudget) take(n int) bool {
 	return true
 }
 
-// verdict combines a scan's outcomes into the error upstream's DBIter
-// reports: its own "corrupted internal key" first (DBIter::status), then
-// the iterator's status; a key budget exceeded (ours, not upstream's)
-// last.
+// verdict is the error DBIter reports: its "corrupted internal key" first,
+// then the iterator's status; our key budget last.
 func verdict(badKey, status, limit error) error {
 	switch {
 	case badKey != nil:
@@ -215,9 +183,8 @@ func verdict(badKey, status, limit error) error {
 	return limit
 }
 
-// walkKeys runs the scan for DataKeys and DataBlocks: entry is called with
-// each entry and block after each block, until the first error of any
-// kind; the scan itself goes on to find the error upstream reports.
+// walkKeys runs the scan for DataKeys and DataBlocks, calling entry and
+// block until the first error; the scan goes on to find upstream's error.
 func (t *Table) walkKeys(entry func(it *blockIter), block func(i int, b *Block, n int) error) error {
 	t.loadFile()
 	w := t.newWalker()
@@ -263,10 +230,8 @@ func (t *Table) walkKeys(entry func(it *blockIter), block func(i int, b *Block, 
 	return verdict(badKey, w.status(), limit)
 }
 
-// ReadDataBlock reads and decodes the i-th data block listed by the index.
-// It fails as DataBlocks does on that block alone: a bad handle, a block
-// that cannot be read, a bad entry, a key that is not an internal key, or
-// keys beyond the memory bound.
+// ReadDataBlock reads and decodes the i-th data block, failing as
+// DataBlocks does on it alone.
 func (t *Table) ReadDataBlock(i int) (*DataBlock, error) {
 	if i < 0 || i >= len(t.index) {
 		return nil, fmt.Errorf("table %s: data block %d out of range [0, %d)", t.name, i, len(t.index))
@@ -312,14 +277,10 @@ func (t *Table) ReadDataBlock(i int) (*DataBlock, error) {
 	return db, nil
 }
 
-// BlockKeys calls fn with the internal key of each entry of the i-th data
-// block listed by the index, in order, without copying it: k is valid only
-// during the call. It holds one block and one key at a time, so that a
-// caller can read the keys of a table again, block by block, where
-// keeping them all could take many times the table's size (prefix
-// compression shares all but a few bytes of long keys). It fails as
-// ReadDataBlock does on that block, but for the key budget, which bounds
-// only the keys a caller keeps.
+// BlockKeys calls fn with each internal key of the i-th data block, valid
+// only during the call, holding one key at a time (kept keys could take
+// many times the table's size). It fails as ReadDataBlock does, but for
+// the key budget.
 func (t *Table) BlockKeys(i int, fn func(k []byte)) error {
 	if i < 0 || i >= len(t.index) {
 		return fmt.Errorf("table %s: data block %d out of range [0, %d)", t.name, i, len(t.index))
@@ -342,13 +303,9 @@ func (t *Table) BlockKeys(i int, fn func(k []byte)) error {
 	return verdict(badKey, w.endBlock(), nil)
 }
 
-// DataBlocks calls fn with each data block in index order, as the table's
-// scan reads them, until the first error; the scan goes on without fn to
-// find the error upstream reports, which DataBlocks returns (see
-// DataKeys). Only one block is held at a time, so a large table can be
-// walked in little memory if fn keeps nothing: a compressed block's
-// Contents are decoded into memory that the next block, and later scans,
-// use again (its entries are copies).
+// DataBlocks calls fn with each data block until the first error and
+// returns the error upstream reports (see DataKeys). A compressed block's
+// Contents are reused by the next block; its entries are copies.
 func (t *Table) DataBlocks(fn func(*DataBlock) error) error {
 	var cur *DataBlock
 	return t.walkKeys(func(it *blockIter) {
@@ -371,19 +328,12 @@ func (t *Table) DataBlocks(fn func(*DataBlock) error) error {
 	})
 }
 
-// DataKeys reads the table's data blocks as a full scan does and calls key
-// with the internal key of each entry, in order, then block with the
-// block's position i in the index, its handle and its number of entries.
-// k is valid only during the call to key, which must copy what it keeps.
-//
-// It returns nil exactly when upstream's DB iterator would read every
-// entry without error, else the error it reports (the first key
-// ParseInternalKey refuses, "corrupted internal key in DBIter", else the
-// table iterator's status: see Scan) as a *base.Error with upstream's Status;
-// or, when upstream reads the table but its keys decode to more than a
-// bounded multiple of their block's size, a *base.Error wrapping ErrLimit.
-// The callbacks stop at the first error, but the scan goes on to find the
-// error to return. A non-nil error from block stops it and is returned.
+// DataKeys calls key with each entry's internal key (valid only during the
+// call), then block with the block's index position, handle and entry
+// count. It returns nil exactly when upstream's DB iterator reads every
+// entry, else its error (DBIter's "corrupted internal key", else the
+// table iterator's status), or one wrapping ErrLimit past the key budget.
+// A non-nil error from block stops it and is returned.
 func (t *Table) DataKeys(key func(k []byte), block func(i int, h BlockHandle, n int) error) error {
 	return t.walkKeys(func(it *blockIter) { key(it.key) },
 		func(i int, b *Block, n int) error { return block(i, b.Handle, n) })

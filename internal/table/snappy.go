@@ -5,49 +5,15 @@ import (
 	"unsafe"
 )
 
-// The snappy decoder, written here from the format (format_description.txt
-// in the snappy sources) rather than taken from a library: one pass over
-// the tags both checks the stream as C++ snappy's decompressor does
-// (snappy.cc SnappyDecompressor::DecompressAllTags into a SnappyArrayWriter)
-// and decodes it. A block is a varint (the decoded length), then a sequence
-// of elements, each starting with a tag byte whose low two bits give its
-// kind:
-//
-//	tag&3 == 0  literal: length-1 in tag>>2 when below 60, else in the
-//	            1 to 4 little-endian bytes after the tag (tag>>2 - 59 of
-//	            them); the literal's bytes follow
-//	tag&3 == 1  copy: length-4 in tag>>2&7 (4..11), offset in 11 bits:
-//	            tag>>5 high, the next byte low
-//	tag&3 == 2  copy: length-1 in tag>>2 (1..64), offset in the next 2
-//	            bytes (little-endian)
-//	tag&3 == 3  copy: length-1 in tag>>2 (1..64), offset in the next 4
-//	            bytes (little-endian)
-//
-// A copy repeats length bytes starting offset bytes back in the output; it
-// may overlap what it writes (offset < length repeats a pattern).
-
-// decodeSnappy decodes a snappy block (the raw format, not the framed one)
-// into dst, which it grows as needed, accepting exactly what C++ snappy's
-// RawUncompress (snappy.cc, as table/format.cc ReadBlock calls it through
-// port::Snappy_GetUncompressedLength and port::Snappy_Uncompress) accepts:
-//
-//   - the decoded length is a varint of at most 5 bytes whose value fits 32
-//     bits (SnappyDecompressor::ReadUncompressedLength; Go's snappy package
-//     also takes longer encodings);
-//   - every tag is whole, literals lie inside the input, and a copy's offset
-//     is at least 1 and at most the bytes produced so far (C++ refuses the
-//     offset 0 that the S2 extension of the format reads as "repeat the
-//     last offset");
-//   - no literal or copy runs past the decoded length, the output is
-//     exactly the decoded length, and the input is used up.
-//
-// ok is false for any other input, which upstream reports as "Corruption:
-// corrupted compressed block contents". maxLen bounds the decoded length the
-// caller will allocate; a longer one gives ok false with tooLong set, before
-// anything is allocated. Otherwise dst is grown to the decoded length
-// before the stream is checked, so that out, even when ok is false, may be
-// a new buffer for the caller to reuse; when ok, out is the decoded block,
-// in dst's memory when it had room.
+// decodeSnappy decodes a raw snappy block into dst (grown as needed),
+// written from snappy's format_description.txt and accepting exactly what
+// C++ snappy's RawUncompress accepts as table/format.cc ReadBlock calls it:
+// a length varint of at most 5 bytes below 2^32 (Go's snappy takes longer
+// ones), whole tags, copy offsets from 1 (no S2 repeat-offset 0) to the
+// bytes produced, nothing past the decoded length, and all input used. ok
+// false is upstream's "corrupted compressed block contents"; a length over
+// maxLen gives tooLong before anything is allocated. dst is grown first, so
+// out may be reused even when ok is false.
 func decodeSnappy(dst, src []byte, maxLen uint64) (out []byte, ok, tooLong bool) {
 	var n uint64
 	s := 0
@@ -76,24 +42,18 @@ func decodeSnappy(dst, src []byte, maxLen uint64) (out []byte, ok, tooLong bool)
 	return dst, snappyTags(dst, src[s:]), false
 }
 
-// The fast loop of snappyTags runs while at least snappySrcSlack bytes of
-// input and snappyDstSlack bytes of output remain, so that it can read a
-// tag with the bytes after it, or a literal of up to 16 bytes, and write
-// any copy (at most 64 bytes) in whole 8-byte words, without looking at
-// where the input and output end.
+// snappyTags' fast loop runs while this much input and output remain, so
+// it can read a tag and a 16-byte literal and write a 64-byte copy in whole
+// words unchecked.
 const (
 	snappySrcSlack = 17 // a tag and a 16-byte literal
 	snappyDstSlack = 64 // the longest copy
 )
 
-// snappyPattern[o] serves a copy whose offset o is below 8, which repeats
-// the o bytes before it: mask keeps those bytes of the word read there, and
-// mul repeats them through the word (its set bytes are o apart, so that
-// nothing carries) to make the first word written. Each next word, 8 bytes
-// on, is the pattern moved on by r = 8 mod o bytes: byte i of the next word
-// is byte i+r of this one, or, for the last r bytes, byte i+r-o, which is
-// w>>right | w<<left with right = 8r bits and left = 8(o-r) bits (the two
-// agree where they overlap, o bytes being one period).
+// snappyPattern[o] serves a copy of offset o below 8: mask keeps the o
+// bytes, mul repeats them through a word, and each next word is this one
+// moved on by r = 8 mod o bytes: w>>right | w<<left (right = 8r bits, left
+// = 8(o-r) bits).
 var snappyPattern = [8]struct {
 	mul         uint64
 	mask        uint64
@@ -108,17 +68,13 @@ var snappyPattern = [8]struct {
 	7: {0x0100000000000001, 0xffffffffffffff, 8, 48},
 }
 
-// snappyTags decodes the elements of a snappy stream, src without its
-// length header, into dst, which is exactly the decoded length long, and
-// reports whether C++ snappy accepts them: the rules listed at
-// decodeSnappy. Where it does not, dst holds garbage.
+// snappyTags decodes src, without its length header, into dst (exactly the
+// decoded length) and reports whether C++ snappy accepts it; if not, dst
+// holds garbage.
 func snappyTags(dst, src []byte) bool {
 	s, d := 0, 0 // read and write positions
 
-	// The fast loop: while it runs, s+snappySrcSlack <= len(src) and
-	// d+snappyDstSlack <= len(dst) at the top of each pass, which is what
-	// makes the unchecked word reads and writes below lie inside src and
-	// dst (see ld64 and st64).
+	// The fast loop: the slacks keep its unchecked ld64 and st64 in bounds.
 	sp, dp := unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst))
 	for s < len(src)-(snappySrcSlack-1) && d < len(dst)-(snappyDstSlack-1) {
 		x := ld64(sp, s) // the tag and the 7 bytes after it
@@ -178,17 +134,13 @@ func snappyTags(dst, src []byte) bool {
 		}
 		from := d - int(offset)
 		if offset >= 8 {
-			// Each word read lies before the one written, which may
-			// overlap the word written before it.
 			st64(dp, d, ld64(dp, from))
 			st64(dp, d+8, ld64(dp, from+8))
 			for i := 16; i < int(length); i += 8 {
 				st64(dp, d+i, ld64(dp, from+i))
 			}
 		} else {
-			// The offset's bytes repeated through a word, written 8
-			// bytes at a time, each word the last one moved on by 8
-			// bytes of the pattern. d+8 <= len(dst): the read is in dst.
+			// d+8 <= len(dst): the read is in dst.
 			p := &snappyPattern[offset&7]
 			w := ld64(dp, from) & p.mask * p.mul
 			for i := 0; i < int(length); i += 8 {
@@ -199,8 +151,7 @@ func snappyTags(dst, src []byte) bool {
 		d += int(length)
 	}
 
-	// The slow loop, near the end of the input or the output: every
-	// bound checked.
+	// The slow loop, near the end: every bound checked.
 	for s < len(src) {
 		tag := uint(src[s])
 		var length, offset uint64
@@ -260,14 +211,12 @@ func snappyTags(dst, src []byte) bool {
 	return d == len(dst)
 }
 
-// ld64 reads the little-endian word at p+i, which the caller knows to lie
-// inside the slice p points into.
+// ld64 reads the LE word at p+i, known to lie in p's slice.
 func ld64(p unsafe.Pointer, i int) uint64 {
 	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, i))[:])
 }
 
-// st64 writes the little-endian word v at p+i, which the caller knows to
-// lie inside the slice p points into.
+// st64 writes the LE word v at p+i, known to lie in p's slice.
 func st64(p unsafe.Pointer, i int, v uint64) {
 	binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(p, i))[:], v)
 }

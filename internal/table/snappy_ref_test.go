@@ -2,6 +2,7 @@ package table
 
 import (
 	"encoding/binary"
+	"math"
 
 	"github.com/klauspost/compress/s2"
 )
@@ -14,22 +15,11 @@ import (
 // refDecodeSnappy is decodeSnappy as it was: the same results for every
 // input.
 func refDecodeSnappy(dst, src []byte, maxLen uint64) (out []byte, ok, tooLong bool) {
-	var n uint64
-	s := 0
-	for shift := uint(0); ; shift += 7 {
-		if shift >= 32 || s >= len(src) {
-			return dst, false, false
-		}
-		c := src[s]
-		s++
-		v := uint64(c & 0x7f)
-		if shift == 28 && v > 0x0f { // LeftShiftOverflows
-			return dst, false, false
-		}
-		n |= v << shift
-		if c < 0x80 {
-			break
-		}
+	// The length header as a varint of at most 5 bytes below 2^32, read
+	// here by encoding/binary rather than decodeSnappy's loop.
+	n, s := binary.Uvarint(src)
+	if s <= 0 || s > 5 || n > math.MaxUint32 {
+		return dst, false, false
 	}
 	if n > maxLen {
 		return dst, false, true

@@ -10,17 +10,12 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// Opening a table, as table/table.cc Table::Open does: the footer and the
-// index block, whose problems fail the open, and the metaindex block that
-// Table::ReadMeta reads, whose problems never do.
-
 // errorf returns a *base.Error at offset off of t's file.
 func (t *Table) errorf(off uint64, format string, args ...any) error {
 	return &base.Error{Type: base.TableFile, File: t.name, Offset: int64(off), Msg: fmt.Sprintf(format, args...)}
 }
 
-// statusErrorf returns a *base.Error at offset off of t's file for a
-// problem upstream reports with status.
+// statusErrorf is errorf for a problem upstream reports with status.
 func (t *Table) statusErrorf(off uint64, status, format string, args ...any) error {
 	return &base.Error{Type: base.TableFile, File: t.name, Offset: int64(off), Msg: fmt.Sprintf(format, args...), Status: status}
 }
@@ -35,25 +30,21 @@ type MetaEntry struct {
 	HandleOK bool
 }
 
-// IndexEntry is one entry of a table's index block: a data block's handle
-// and the separator key that bounds it.
+// IndexEntry is an index block entry: a data block's handle and separator.
 type IndexEntry struct {
 	Separator []byte      // an internal key >= the block's last key
 	Value     []byte      // the entry's value, normally a block handle
 	Handle    BlockHandle // the handle Value starts with, when HandleOK
-	// HandleOK tells whether Value starts with a block handle; upstream
-	// ignores any bytes after it. Without one, upstream's iterator
-	// reports "Corruption: bad block handle" for the entry and goes on.
+	// HandleOK tells whether Value starts with a block handle (bytes after
+	// it are ignored); without one upstream reports "bad block handle".
 	HandleOK bool
-	// At is the file offset of the entry's value, or of the index block
-	// when the index block is compressed.
+	// At is the value's file offset, or the index block's if compressed.
 	At uint64
 }
 
-// Table is an open table: what Table::Open (table/table.cc) reads, the
-// footer and the index block, plus the metaindex block that Table::ReadMeta
-// reads, whose problems never fail the open. Data and filter blocks are
-// read on demand. A Table is safe for concurrent use if its io.ReaderAt is.
+// Table is an open table (table/table.cc Table::Open and ReadMeta); data
+// and filter blocks are read on demand. It is safe for concurrent use if
+// its io.ReaderAt is.
 type Table struct {
 	name     string
 	r        io.ReaderAt
@@ -74,8 +65,7 @@ type Table struct {
 	firstOnce sync.Once
 	first     *FilterLookup // LookupFilter for the first "filter." entry, or nil
 
-	// The whole file, read once when a scan needs every data block (or
-	// nil when that read failed: blocks are then read one at a time).
+	// The whole file, read once for a full scan (nil if that read failed).
 	fileOnce sync.Once
 	file     []byte
 	spare    []byte // a buffer loadFile may read the file into (UseBuffer)
@@ -91,59 +81,40 @@ type Table struct {
 	failures []ChecksumFailure // blocks read whose checksum did not match
 }
 
-// Options say how a table is read. The zero value reads as upstream does
-// with paranoid_checks and verify_checksums, every block's checksum
-// verified.
+// Options say how a table is read; the zero value is upstream with
+// paranoid_checks and verify_checksums.
 type Options struct {
-	// SkipChecksums reads as LevelDB 1.23 does with its default options
-	// (paranoid_checks=false, ReadOptions.verify_checksums=false):
-	// table/table.cc reads the index, metaindex and filter blocks, and
-	// the data blocks, without comparing their checksums
-	// (table/format.cc ReadBlock), so a damaged block is decoded as it
-	// is. The compression type, snappy decompression and every other
-	// check are unchanged. The blocks whose checksums do not match are
-	// listed by ChecksumFailures.
+	// SkipChecksums reads as LevelDB 1.23's default options do: no block's
+	// checksum is compared (table/format.cc ReadBlock), all else unchanged;
+	// ChecksumFailures lists the mismatches.
 	SkipChecksums bool
 }
 
-// Open reads the table in r, a file of size bytes, as Table::Open does
-// when given the file's own size. See OpenSized.
+// Open is OpenSized with the file's own size.
 func Open(name string, r io.ReaderAt, size int64) (*Table, error) {
 	return OpenSized(name, r, size, size)
 }
 
 // OpenSized reads the table in r, a file of fileSize bytes, as LevelDB 1.23
-// opens a live table whose size the MANIFEST records as size
-// (db/table_cache.cc FindTable, table/table.cc Table::Open) with
-// paranoid_checks: the footer is the 48 bytes before size, and every block
-// is read from the file, memory-mapped as util/env_posix.cc does on 64-bit
-// systems, so that a block running past fileSize is an I/O error whatever
-// size says. name identifies the table in errors. OpenSizedWith reads as
-// upstream does under its default options instead.
-//
-// Open fails, with a *base.Error whose Status is upstream's, exactly when
-// Table::Open does: a file that cannot be mapped (empty), a size under 48
-// bytes, a footer past the end of the file, a bad magic number or footer
-// handle, or an index block that cannot be read (I/O, checksum,
-// decompression or block type). Everything else about the index block
-// fails the scan instead, as upstream's iterator does; the metaindex and
-// filter blocks never fail it (see LookupFilter).
+// opens a table whose size the MANIFEST records as size (db/table_cache.cc
+// FindTable, Table::Open) with paranoid_checks: the footer ends at size,
+// and blocks are read from the whole (memory-mapped) file. It fails with
+// upstream's status exactly when Table::Open does: an empty file, size
+// under 48, footer past the end, bad magic or handle, or an unreadable
+// index block; the rest of the index fails the scan, and the metaindex and
+// filter never fail.
 func OpenSized(name string, r io.ReaderAt, fileSize, size int64) (*Table, error) {
 	return OpenSizedWith(name, r, fileSize, size, Options{})
 }
 
-// OpenSizedWith is OpenSized reading as o says: with o.SkipChecksums, as
-// LevelDB 1.23 opens and reads the table under its default options, where
-// no checksum fails the open or a read.
+// OpenSizedWith is OpenSized reading as o says.
 func OpenSizedWith(name string, r io.ReaderAt, fileSize, size int64, o Options) (*Table, error) {
 	return open(&Table{name: name, r: r, opts: o}, fileSize, size)
 }
 
-// OpenBytes is OpenSized for a file whose whole contents are data, such
-// as a read-only memory map of it (util/env_posix.cc reads tables that
-// way): nothing is copied, and every block, entry and filter read from the
-// table aliases data, which must stay valid and unchanged while they are in
-// use.
+// OpenBytes is OpenSized for a file held whole in data (such as a memory
+// map, as util/env_posix.cc reads tables): nothing is copied, so data must
+// stay valid and unchanged while what is read from it is in use.
 func OpenBytes(name string, data []byte, size int64) (*Table, error) {
 	return OpenBytesWith(name, data, size, Options{})
 }
@@ -155,19 +126,15 @@ func OpenBytesWith(name string, data []byte, size int64, o Options) (*Table, err
 	return open(t, int64(len(data)), size)
 }
 
-// OpenBytesReusing is OpenBytes for a table that takes over the memory of
-// prev, a table opened earlier (or nil): its index entries, their
-// separators and the buffers compressed blocks decode into. A
-// caller that checks many tables one after another opens each so, and the
-// memory is not allocated and faulted in afresh for every table. Nothing
-// read from prev may be in use any more; prev itself must not be used
-// again, but the table returned may be prev.
+// OpenBytesReusing is OpenBytes taking over prev's memory (or nil), so a
+// caller checking many tables does not allocate afresh for each. Nothing
+// read from prev may still be in use, and prev must not be used again.
 func OpenBytesReusing(prev *Table, name string, data []byte, size int64) (*Table, error) {
 	return OpenBytesReusingWith(prev, name, data, size, Options{})
 }
 
-// OpenBytesReusingWith is OpenBytesReusing reading as o says (see
-// OpenSizedWith): the options prev was opened with do not carry over.
+// OpenBytesReusingWith is OpenBytesReusing reading as o says; prev's
+// options do not carry over.
 func OpenBytesReusingWith(prev *Table, name string, data []byte, size int64, o Options) (*Table, error) {
 	if prev == nil {
 		return OpenBytesWith(name, data, size, o)
@@ -216,26 +183,21 @@ func (t *Table) IndexHandle() BlockHandle { return t.indexHandle }
 // MetaindexHandle returns the handle of the metaindex block, from the footer.
 func (t *Table) MetaindexHandle() BlockHandle { return t.metaindexHandle }
 
-// Index returns the index block's entries, one per data block, in table
-// order, as upstream's index iterator yields them: up to the end of the
-// block or the first entry it cannot decode (see IndexError). The caller
-// must not modify them.
+// Index returns the index entries as upstream's iterator yields them, up
+// to the first it cannot decode (IndexError). Do not modify them.
 func (t *Table) Index() []IndexEntry { return t.index }
 
-// IndexError returns what ends the index block's iteration early ("bad
-// block contents", "bad entry in block"), or nil. Upstream's scan reports
-// it after the entries before it.
+// IndexError returns what ends the index iteration early, or nil; upstream
+// reports it after the entries before it.
 func (t *Table) IndexError() error { return t.indexErr }
 
-// Metaindex returns the metaindex block's entries as upstream's iterator
-// yields them from the first: none when the block cannot be read
-// (MetaindexError), and up to the first entry it cannot decode. The caller
-// must not modify them.
+// Metaindex returns the metaindex entries as upstream's iterator yields
+// them: none if the block is unreadable, else up to the first bad entry.
+// Do not modify them.
 func (t *Table) Metaindex() []MetaEntry { return t.meta }
 
-// MetaindexError returns why the metaindex block cannot be read or
-// iterated to its end, or nil. Upstream then finds no filter, or only what
-// Seek reaches (see LookupFilter); the table stays readable.
+// MetaindexError returns why the metaindex cannot be read or iterated to
+// its end, or nil; upstream then finds no filter, or what Seek reaches.
 func (t *Table) MetaindexError() error {
 	if t.metaErr != nil {
 		return t.metaErr
@@ -243,24 +205,20 @@ func (t *Table) MetaindexError() error {
 	return t.metaIter
 }
 
-// NumDataBlocks returns the number of index entries: the data blocks a
-// scan reads.
+// NumDataBlocks returns the number of index entries.
 func (t *Table) NumDataBlocks() int { return len(t.index) }
 
-// readIndex reads the index block as Table::Open does, then decodes its
-// entries as upstream's index iterator yields them.
+// readIndex reads the index block as Table::Open does and decodes it.
 func (t *Table) readIndex() error {
 	var err error
 	if t.indexBuf, err = t.readBlock(&t.indexBlock, t.indexHandle, named("index block"), t.indexBuf); err != nil {
 		return err
 	}
 	it := t.newBlockIter(&t.indexBlock, named("index block"))
-	// Upstream writes one restart point per index entry; room for that
-	// many, but for no more than one per 32 bytes of the block (an entry
-	// takes about that much), however many restarts a damaged block claims.
+	// One restart per entry upstream, but room for at most one per 32
+	// bytes, whatever a damaged block claims.
 	t.index = slices.Grow(t.index[:0], int(min(it.num, uint32(len(t.indexBlock.Contents)/32))))
-	// The separators are copied one after another into t.seps. Where
-	// appending moves them, the earlier ones stay where they were, unchanged.
+	// Separators are appended to t.seps; earlier ones stay valid if it moves.
 	seps := t.seps[:0]
 	for ok := it.first(); ok; ok = it.parseNext() {
 		seps = append(seps, it.key...)
@@ -277,8 +235,7 @@ func (t *Table) readIndex() error {
 	return nil
 }
 
-// readMetaindex reads the metaindex block as Table::ReadMeta does, keeping
-// why it cannot, and lists its entries.
+// readMetaindex reads the metaindex as Table::ReadMeta does, keeping why not.
 func (t *Table) readMetaindex() {
 	if _, err := t.readBlock(&t.metaBlock, t.metaindexHandle, named("metaindex block"), nil); err != nil {
 		t.metaErr = err

@@ -49,11 +49,17 @@ func upstreamTables(t *testing.T) map[string]cases.Record {
 // c's options.
 func writeVectorCase(t *testing.T, c cases.TableCase) []byte {
 	t.Helper()
-	o := table.WriterOptions{BlockSize: c.BlockSize, RestartInterval: c.RestartInterval, Snappy: c.Snappy}
+	var p bloom.FilterPolicy
 	if c.BitsPerKey > 0 {
-		o.Policy = bloom.NewPolicy(c.BitsPerKey)
+		p = bloom.NewPolicy(c.BitsPerKey)
 	}
-	w, err := table.NewWriter(o)
+	return writeTableCase(t, c, p)
+}
+
+// writeTableCase writes c with NewWriter and the filter policy p.
+func writeTableCase(t *testing.T, c cases.TableCase, p bloom.FilterPolicy) []byte {
+	t.Helper()
+	w, err := table.NewWriter(table.WriterOptions{BlockSize: c.BlockSize, RestartInterval: c.RestartInterval, Snappy: c.Snappy, Policy: p})
 	if err != nil {
 		t.Fatal(err)
 	}

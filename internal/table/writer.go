@@ -11,11 +11,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/bloom"
 )
 
-// Follows table/table_builder.cc as a database runs it: keys are internal
-// keys ordered by InternalKeyComparator over BytewiseComparator, whose
-// FindShortestSeparator and FindShortSuccessor (db/dbformat.cc,
-// util/comparator.cc) key the index, and the filter block is built through
-// InternalFilterPolicy, over user keys.
+// table/table_builder.cc as a database runs it: internal keys, the index
+// keyed by db/dbformat.cc's shortened separators, the filter over user keys.
 
 // WriterOptions are the options of leveldb::Options that shape a table.
 type WriterOptions struct {
@@ -48,9 +45,8 @@ type Writer struct {
 	finished bool
 }
 
-// NewWriter returns a Writer with options o; it fails when
-// o.RestartInterval is under 1 or o.BlockSize negative, which upstream
-// does not allow.
+// NewWriter returns a Writer; upstream allows no RestartInterval under 1
+// or negative BlockSize.
 func NewWriter(o WriterOptions) (*Writer, error) {
 	if o.RestartInterval < 1 {
 		return nil, fmt.Errorf("table writer: restart interval %d, want at least 1", o.RestartInterval)
@@ -66,8 +62,7 @@ func NewWriter(o WriterOptions) (*Writer, error) {
 	return w, nil
 }
 
-// Add appends an entry whose key is an internal key greater than the
-// previous one.
+// Add appends an entry whose internal key follows the previous one.
 func (w *Writer) Add(key, value []byte) error {
 	if w.finished {
 		return errors.New("table writer: Add after Finish")
@@ -114,8 +109,7 @@ func (w *Writer) flush() {
 	}
 }
 
-// writeBlock finishes b, compresses it when asked and worth it, appends
-// it with its trailer and resets b.
+// writeBlock appends b, compressed if asked and worth it, and resets it.
 func (w *Writer) writeBlock(b *blockBuilder) BlockHandle {
 	raw := b.finish()
 	contents, typ := raw, byte(NoCompression)
@@ -129,8 +123,7 @@ func (w *Writer) writeBlock(b *blockBuilder) BlockHandle {
 	return h
 }
 
-// writeRawBlock appends contents and the trailer: the type and the
-// masked CRC-32C of both.
+// writeRawBlock appends contents and their trailer.
 func (w *Writer) writeRawBlock(contents []byte, typ byte) BlockHandle {
 	h := BlockHandle{Offset: uint64(len(w.file)), Size: uint64(len(contents))}
 	w.file = append(w.file, contents...)
@@ -139,8 +132,7 @@ func (w *Writer) writeRawBlock(contents []byte, typ byte) BlockHandle {
 	return h
 }
 
-// Finish writes the last data block, the filter block, the metaindex and
-// index blocks and the footer, and returns the table's bytes.
+// Finish writes the remaining blocks and the footer and returns the table.
 func (w *Writer) Finish() []byte {
 	if w.finished {
 		return w.file
@@ -170,13 +162,11 @@ func (w *Writer) Finish() []byte {
 	return w.file
 }
 
-// seekTag is the tag of kMaxSequenceNumber and kValueTypeForSeek, which
-// InternalKeyComparator appends to a shortened user key: it sorts before
-// every entry of that user key.
+// seekTag (kMaxSequenceNumber, kValueTypeForSeek) ends a shortened key,
+// sorting it before every entry of its user key.
 var seekTag = binary.LittleEndian.AppendUint64(nil, MaxSequence<<8|uint64(KindValue))
 
-// shortestSeparator is InternalKeyComparator::FindShortestSeparator: a
-// key >= start and < limit, as short as the user keys allow.
+// shortestSeparator is InternalKeyComparator::FindShortestSeparator.
 func shortestSeparator(start, limit []byte) []byte {
 	us, ul := start[:len(start)-internalKeyTagSize], limit[:len(limit)-internalKeyTagSize]
 	// BytewiseComparator: raise the first differing byte of start by one,
@@ -194,8 +184,7 @@ func shortestSeparator(start, limit []byte) []byte {
 	return append([]byte(nil), start...)
 }
 
-// shortSuccessor is InternalKeyComparator::FindShortSuccessor: a short key
-// >= key.
+// shortSuccessor is InternalKeyComparator::FindShortSuccessor.
 func shortSuccessor(key []byte) []byte {
 	uk := key[:len(key)-internalKeyTagSize]
 	for i, c := range uk {

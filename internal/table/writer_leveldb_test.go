@@ -9,31 +9,17 @@ import (
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
-	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
 // writeCase writes c with the reference writer.
 func writeCase(t *testing.T, c cases.TableCase) []byte {
 	t.Helper()
-	o := table.WriterOptions{BlockSize: c.BlockSize, RestartInterval: c.RestartInterval, Snappy: c.Snappy}
-	switch {
-	case c.BitsPerKey > 0 && upstream.LegacyBloom():
+	if c.BitsPerKey > 0 && upstream.LegacyBloom() {
 		// Releases before v1.18 name their filter otherwise and hash
 		// tail bytes as plain char.
-		o.Policy = bloom.NewLegacyPolicy(c.BitsPerKey, upstream.CharIsSigned())
-	case c.BitsPerKey > 0:
-		o.Policy = bloom.NewPolicy(c.BitsPerKey)
+		return writeTableCase(t, c, bloom.NewLegacyPolicy(c.BitsPerKey, upstream.CharIsSigned()))
 	}
-	w, err := table.NewWriter(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range c.Keys {
-		if err := w.Add(c.Keys[i], c.Values[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return w.Finish()
+	return writeVectorCase(t, c)
 }
 
 // TestWriterUpstream writes every table case with the reference writer

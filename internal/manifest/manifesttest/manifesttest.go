@@ -1,7 +1,6 @@
-// Package manifesttest writes LevelDB MANIFEST files for tests. It follows
-// the formats of upstream's db/log_writer.cc and db/version_edit.cc on its
-// own, without package manifest, so that the reader is checked against an
-// independent writer.
+// Package manifesttest writes LevelDB MANIFEST files for tests, from
+// db/log_writer.cc and db/version_edit.cc without package manifest, so the
+// reader is checked against an independent writer.
 package manifesttest
 
 import (
@@ -93,8 +92,7 @@ func Checksum(typ byte, data []byte) uint32 {
 	return (c>>15 | c<<17) + 0xa282ead8 // util/crc32c.h Mask
 }
 
-// Physical appends one physical record of type typ, checksummed, without
-// regard to block boundaries.
+// Physical appends one checksummed record of type typ, ignoring blocks.
 func (w *Log) Physical(typ byte, data []byte) {
 	var h [HeaderSize]byte
 	binary.LittleEndian.PutUint32(h[0:], Checksum(typ, data))
@@ -121,8 +119,7 @@ func (e *Edit) NewFile(level int, num, size uint64, smallest, largest string) *E
 	return e.U(TagNewFile).U(uint64(level)).U(num).U(size).S(smallest).S(largest)
 }
 
-// CompactPointer appends a level's compaction pointer: key, an internal
-// key, is where its next compaction starts. Recovery only checks it.
+// CompactPointer appends a level's compaction pointer (an internal key).
 func (e *Edit) CompactPointer(level int, key string) *Edit {
 	return e.U(TagCompactPointer).U(uint64(level)).S(key)
 }
@@ -132,14 +129,12 @@ func (e *Edit) Deleted(level int, num uint64) *Edit {
 	return e.U(TagDeletedFile).U(uint64(level)).U(num)
 }
 
-// Counters appends the log number, previous log number, next file number
-// and last sequence number, as every MANIFEST's first edits hold them.
+// Counters appends the counters every MANIFEST's first edits hold.
 func (e *Edit) Counters(log, next, seq uint64) *Edit {
 	return e.U(TagLogNumber).U(log).U(TagPrevLogNumber).U(0).U(TagNextFileNumber).U(next).U(TagLastSequence).U(seq)
 }
 
-// InternalKey is a user key followed by sequence<<8 | type 1 (a value),
-// little-endian.
+// InternalKey is a user key and the LE tag sequence<<8 | 1 (a value).
 func InternalKey(user string, seq uint64) string {
 	return user + string(binary.LittleEndian.AppendUint64(nil, seq<<8|1))
 }
@@ -149,13 +144,11 @@ type Table struct {
 	Level  int
 	Number uint64
 	Size   uint64
-	// Smallest and Largest are the table's first and last internal keys
-	// (InternalKey): a Get looks in the table only for user keys between
-	// theirs. Empty: "a" at sequence 1 and "z" at sequence 2.
+	// Smallest and Largest bound the user keys Get looks for (empty: "a"
+	// at sequence 1, "z" at 2).
 	Smallest, Largest string
-	// LastSequence is the table's largest sequence number: the
-	// MANIFEST's last sequence is the largest of these, or 100, and a Get
-	// sees no entry of a larger one.
+	// LastSequence is the table's largest sequence; the MANIFEST's is the
+	// largest of these, or 100.
 	LastSequence uint64
 }
 

@@ -11,18 +11,17 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Fixture is one table of testdata/tables, written by C++ LevelDB through
-// `make fixtures`, with the bits per key of its database's filter policy.
+// Fixture is a table of testdata/tables (`make fixtures`).
 type Fixture struct {
 	Name       string // database/file, such as "b10-bs4096-none/000007.ldb"
 	BitsPerKey int
 	Data       []byte
+	DB         *fixtures.Info // its database's metadata
+	Index      int            // its place in DB.Tables
 }
 
-// Fixtures reads every table that the databases in dir (testdata/tables,
-// relative to the calling test's package) list in their metadata, parsed
-// by package fixtures, with the bits per key recorded there. It fails the
-// test when there is none.
+// Fixtures reads every table the databases in dir list in their metadata
+// (package fixtures), failing the test when there is none.
 func Fixtures(t testing.TB, dir string) []Fixture {
 	t.Helper()
 	dbs, err := fixtures.Load(os.DirFS(dir))
@@ -34,12 +33,12 @@ func Fixtures(t testing.TB, dir string) []Fixture {
 	}
 	var all []Fixture
 	for _, db := range dbs {
-		for _, tb := range db.Info.Tables {
+		for i, tb := range db.Info.Tables {
 			data, err := fs.ReadFile(db.FS, tb.File)
 			if err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}
-			all = append(all, Fixture{Name: path.Join(db.Info.Name, tb.File), BitsPerKey: db.Info.BitsPerKey, Data: data})
+			all = append(all, Fixture{Name: path.Join(db.Info.Name, tb.File), BitsPerKey: db.Info.BitsPerKey, Data: data, DB: db.Info, Index: i})
 		}
 	}
 	return all

@@ -8,9 +8,8 @@ import (
 	"testing"
 )
 
-// WriteSeed writes vals in the `go test fuzz v1` format as
-// testdata/fuzz/<target>/<name>, relative to the test's package directory:
-// a seed of the fuzz target target.
+// WriteSeed writes vals as a `go test fuzz v1` seed of target in the
+// package's testdata/fuzz/<target>/<name>.
 func WriteSeed(t *testing.T, target, name string, vals ...any) {
 	t.Helper()
 	var b bytes.Buffer

@@ -1,7 +1,5 @@
-// Package tabletest builds and alters table files for tests: it encodes
-// blocks, appends them with trailers, and rewrites a real table's filter
-// block or footer while keeping every checksum valid, so that tests reach
-// the checks behind the checksums.
+// Package tabletest builds and alters table files for tests, keeping
+// checksums valid so tests reach the checks behind them.
 package tabletest
 
 import (
@@ -53,9 +51,8 @@ func EncodeBlock(entries []KV, restartInterval int) []byte {
 	return binary.LittleEndian.AppendUint32(b, uint32(len(restarts)))
 }
 
-// AppendBlock appends stored block contents and a trailer with the given
-// compression type and a valid checksum to file, and returns the extended
-// file and the block's handle.
+// AppendBlock appends contents and a valid trailer of compression type to
+// file, returning it and the block's handle.
 func AppendBlock(file, stored []byte, compression byte) ([]byte, table.BlockHandle) {
 	h := table.BlockHandle{Offset: uint64(len(file)), Size: uint64(len(stored))}
 	file = append(file, stored...)
@@ -75,18 +72,15 @@ func AppendFooter(file []byte, metaindex, index table.BlockHandle) []byte {
 	return binary.LittleEndian.AppendUint64(file, table.Magic)
 }
 
-// FixChecksum rewrites the trailer checksum of the block at h in file so
-// that it matches the block's current bytes.
+// FixChecksum makes the checksum of the block at h in file match it.
 func FixChecksum(file []byte, h table.BlockHandle) {
 	end := h.Offset + h.Size
 	sum := table.BlockChecksum(file[h.Offset:end], file[end])
 	binary.LittleEndian.PutUint32(file[end+1:], sum)
 }
 
-// ReplaceFilter returns a copy of the table in file whose filter block is
-// filter, named "filter."+name in the metaindex; with name "" the copy has
-// no filter block. Data and index blocks are copied unchanged; the
-// metaindex block is written uncompressed.
+// ReplaceFilter copies file with filter as its "filter."+name block (none
+// when name is ""), the metaindex rewritten uncompressed.
 func ReplaceFilter(file []byte, name string, filter []byte) ([]byte, error) {
 	t, err := open(file)
 	if err != nil {
@@ -119,8 +113,7 @@ func ReplaceFilter(file []byte, name string, filter []byte) ([]byte, error) {
 	return AppendFooter(out, mh, newIH), nil
 }
 
-// ReplaceFooter returns a copy of file whose footer holds the given
-// handles.
+// ReplaceFooter returns a copy of file with a footer of these handles.
 func ReplaceFooter(file []byte, metaindex, index table.BlockHandle) []byte {
 	out := append([]byte(nil), file[:len(file)-table.FooterSize]...)
 	return AppendFooter(out, metaindex, index)
@@ -141,19 +134,15 @@ type Options struct {
 	NewFilterBlockBuilder func(bloom.FilterPolicy) FilterBlockBuilder
 }
 
-// FilterBlockBuilder is a filter block builder: leveldb::FilterBlockBuilder's
-// calls.
+// FilterBlockBuilder has leveldb::FilterBlockBuilder's calls.
 type FilterBlockBuilder interface {
 	StartBlock(blockOffset uint64)
 	AddKey(key []byte)
 	Finish() []byte
 }
 
-// Build writes a table holding entries (sorted by the caller) the way
-// LevelDB's TableBuilder lays one out: data blocks cut once they reach
-// BlockSize, a filter block replaying the builder's calls, a metaindex, an
-// index with one entry per data block (keyed by the block's last key, not
-// a shortened separator), and the footer.
+// Build writes a table of sorted entries laid out as TableBuilder does,
+// but with each index entry keyed by its block's last key.
 func Build(entries []table.Entry, o Options) []byte {
 	if o.BlockSize <= 0 {
 		o.BlockSize = 4096
