@@ -16,15 +16,12 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Item is one entry of what verify reports, in order: a database
-// directory (before its tables), a table file to examine or skip, a path
-// that is neither or cannot be looked at, or a note about a path.
+// Item is one entry of what verify reports, in order: a database, a table
+// file, a path error or a note.
 type Item struct {
 	Database *Database // a database directory
 	Table    *Target   // a table file
-	// PathErr is the error for a path that is neither a table file nor a
-	// database directory, has none below it, or cannot be looked at, with
-	// Path.
+	// PathErr is why Path is neither a table nor a database, or cannot be looked at.
 	PathErr error
 	// Note is a remark about Path that changes no outcome: a symbolic link
 	// to a directory that a search did not follow.
@@ -33,8 +30,7 @@ type Item struct {
 }
 
 // Database is a database directory as upstream LevelDB 1.23 would open it
-// (DBImpl::Recover): CURRENT, the MANIFEST it names, its live tables, and
-// whether every one of them is there.
+// (DBImpl::Recover).
 type Database struct {
 	Dir string // the directory, cleaned
 	// Manifest is the path of the MANIFEST CURRENT names, once read.
@@ -44,28 +40,18 @@ type Database struct {
 	// Comparator is the comparator name the MANIFEST records ("" when no
 	// edit names one, or it cannot be read).
 	Comparator string
-	// DefaultStatus is, when Comparator is not LevelDB's default, what
-	// upstream says opening the database with its default comparator
-	// ("Invalid argument: ... does not match existing comparator : ...").
-	// An application whose comparator has the recorded name opens it, and
-	// the table's filters do not depend on the comparator: verify reads
-	// the database as such an application would.
+	// DefaultStatus is upstream's status opening it with the default
+	// comparator, when Comparator is another; verify reads it with Comparator.
 	DefaultStatus string
-	// Err says why upstream cannot open the database even with the
-	// comparator it records, naming the file and offset; nil when it
-	// opens. Status is upstream's status for it, when known.
+	// Err says why upstream cannot open the database; Status is upstream's.
 	Err    error
 	Status string
-	// Missing lists the live tables, by number, that no file in the
-	// directory has the number of: upstream refuses the database ("N
-	// missing files").
+	// Missing lists the live tables not in the directory ("N missing files").
 	Missing []uint64
 	// Live counts the live tables the MANIFEST lists.
 	Live int
-	// Kind names the store that wrote the directory when it is not
-	// LevelDB but a database of its lineage ("Pebble", "RocksDB"), and
-	// KindEvidence says how it was told ("OPTIONS-000005 records
-	// rocksdb_version=8.1.1").
+	// Kind names another store of LevelDB's lineage that wrote it
+	// ("Pebble", "RocksDB"), KindEvidence how that was told.
 	Kind, KindEvidence string
 	// CurrentLink and ManifestLink are where CURRENT and the MANIFEST
 	// lead when they are symbolic links ("" otherwise).
@@ -77,9 +63,7 @@ type Database struct {
 	Mode Mode
 }
 
-// Opens tells whether upstream opens the database (with the comparator
-// its MANIFEST records), under the option set d.Mode: with paranoid
-// checks a damaged log fails the open.
+// Opens tells whether upstream opens the database under d.Mode.
 func (d *Database) Opens() bool { return d.Err == nil && d.logFailure(d.Mode) == nil }
 
 // logFailure returns the first log whose replay fails the open under the
@@ -118,11 +102,8 @@ type Target struct {
 	Path string
 	// DB is the table's database, or nil for a table file named directly.
 	DB *Database
-	// Live is the MANIFEST's record of the table when it is one of its
-	// database's live tables: upstream reads it at Live.Size bytes. It is
-	// nil for a table file named directly, and for every table file of a
-	// database whose MANIFEST cannot be read: those are read at their own
-	// size.
+	// Live is the MANIFEST's record of a live table, read at Live.Size;
+	// nil when the table is read at its own size.
 	Live *manifest.File
 	// Skip says why the file is not examined, when it is not.
 	Skip string
@@ -137,25 +118,11 @@ type Target struct {
 // without progress).
 func Resolve(paths []string) []Item { return ResolveWith(paths, nil) }
 
-// ResolveWith expands paths into what verify reports, in order.
-//
-// A directory with a CURRENT file is a LevelDB database: it is read as
-// upstream opens it (see Database); its live tables, as the MANIFEST lists
-// them, are examined, other table files in it skipped, and live tables
-// that are missing reported. When the MANIFEST cannot be read, every *.ldb
-// and *.sst file in it is examined at its own size. A directory without
-// CURRENT that a database of another store (Pebble, RocksDB), or a LevelDB
-// database that lost its CURRENT file, holds is a database upstream cannot
-// open; its table files are examined at their own size. Any other
-// directory is searched for databases, at any depth, without following
-// symbolic links: each database found is reported as above; a directory
-// that cannot be read is an error, the search going on around it.
-//
-// A file named like a table (*.ldb or *.sst), or ending in a table's magic
-// number, is a table file; any other file is reported as not a table. A path that does not exist is an error.
-//
-// progress, when not nil, is called now and then during a search with the
-// directories searched and the databases found so far.
+// ResolveWith expands paths into what verify reports, in order: a database
+// directory's live tables are examined and others skipped; other directories
+// are searched for databases, without following symbolic links; a file named
+// like a table or ending in a table's magic number is a table. progress, when
+// not nil, is called now and then during a search.
 func ResolveWith(paths []string, progress func(dirs, databases int)) []Item {
 	var items []Item
 	for _, p := range paths {
@@ -177,9 +144,7 @@ func ResolveWith(paths []string, progress func(dirs, databases int)) []Item {
 	return items
 }
 
-// resolveDir returns the items of dir when it is a database: LevelDB's
-// (it has a CURRENT file), one that lost its CURRENT file, or another
-// store's.
+// resolveDir returns the items of dir when it is a database.
 func resolveDir(dir string) ([]Item, bool) {
 	var db *Database
 	var ts []*Target
@@ -202,12 +167,8 @@ func resolveDir(dir string) ([]Item, bool) {
 	return items, true
 }
 
-// resolveUnsearchable returns the database in dir when CURRENT is among
-// its entries but cannot be looked at (err: a directory readable but not
-// searchable gives EACCES), and nil when it is not among them. Upstream's
-// FileExists then says no CURRENT, and it refuses the database; verify
-// says what stands in the way. Its table files cannot be opened either,
-// and are reported so.
+// resolveUnsearchable returns the database in dir when CURRENT is among its
+// entries but cannot be looked at (EACCES): upstream refuses it.
 func resolveUnsearchable(dir string, ents []fs.DirEntry, err error) (*Database, []*Target) {
 	if !slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == "CURRENT" }) {
 		return resolveNoCurrent(dir, ents)
@@ -223,10 +184,7 @@ func resolveUnsearchable(dir string, ents []fs.DirEntry, err error) (*Database, 
 	return db, ts
 }
 
-// namedTable is the target for a file named on the command line: a table
-// file if it is a regular file named like one or ending in a table's magic
-// number (LevelDB's, or another store's, which upstream cannot open),
-// otherwise a file reported as no table.
+// namedTable is the target for a file named on the command line.
 func namedTable(path string, fi fs.FileInfo) *Target {
 	tg := &Target{Path: path}
 	if !fi.Mode().IsRegular() {
@@ -281,9 +239,7 @@ func resolveDB(dir string) (*Database, []*Target) {
 	names := make([]string, len(ents))
 	for i, e := range ents {
 		names[i] = e.Name()
-		// Anything named like a table is one: a directory, a named pipe or
-		// a dangling symbolic link of that name is reported as unreadable,
-		// as LevelDB would fail to open it.
+		// Anything named like a table is one, as LevelDB would open it.
 		if base.HasTableExt(names[i]) {
 			files = append(files, names[i])
 		}
@@ -343,12 +299,9 @@ func tableList(nums []uint64) string {
 	return strings.Join(s, ", ")
 }
 
-// liveTargets sorts a database's table files (names in its directory,
-// sorted) into live tables to read and others to skip, by its version, and
-// adds a missing target for each live table that is not there. missing
-// lists the live tables upstream's check finds missing in the directory
-// (manifest.Missing); those still missing once the directory has been
-// looked at again go to db.Missing.
+// liveTargets sorts a database's table files into live tables and others to
+// skip, adding a missing target per live table not there; missing lists those
+// upstream's check finds missing (manifest.Missing).
 func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 	v := db.Version
 	found := map[uint64]bool{}
@@ -376,9 +329,7 @@ func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 	for _, n := range missing {
 		inListing[n] = true
 	}
-	// The MANIFEST read again, once for all the tables not found (not
-	// once each: 10,000 of them took 53 s so); the directory listed
-	// again, once, where many are not found.
+	// The MANIFEST is read again once for all tables not found (10,000 reads took 53 s).
 	var again *manifest.Version
 	reread := false
 	var relisted map[string]bool
@@ -466,10 +417,8 @@ func listNames(dir string) map[string]bool {
 	return names
 }
 
-// vanished tells whether err, from reading the live table tg, is because
-// LevelDB deleted the table after a compaction while it was being checked:
-// the file is gone and the MANIFEST, read again, no longer lists it. It
-// returns the reason to report the table as skipped.
+// vanished tells whether err, reading the live table tg, is because LevelDB
+// deleted it after a compaction, and returns the reason to skip it.
 func vanished(tg *Target, err error) (string, bool) {
 	if tg.Live == nil || !errors.Is(err, fs.ErrNotExist) {
 		return "", false
