@@ -12,13 +12,9 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
 
-// The logs a database's open replays (db/db_impl.cc DBImpl::Recover and
-// RecoverLogFile): every NNNNNN.log whose number the MANIFEST's log number
-// does not retire, read record by record as upstream's log::Reader reads
-// it, each write batch applied. What a damaged record costs depends on the
-// option set: with LevelDB's defaults it is dropped with the rest of its
-// 32 KiB block and the database opens without those writes; with paranoid
-// checks the open fails.
+// The logs a database's open replays (db/db_impl.cc RecoverLogFile). A
+// damaged record costs its 32 KiB block with the default options, and
+// fails the open with paranoid checks.
 
 // LogVerdict is what upstream does with a log it replays.
 type LogVerdict string
@@ -26,14 +22,10 @@ type LogVerdict string
 // The log verdicts.
 const (
 	// Replayed: upstream replays every write the log holds (a record cut
-	// short by the end of the file is a write in progress, which
-	// log::Reader takes for the end of the log).
+	// short by the end of the file is a write in progress).
 	Replayed LogVerdict = "replayed"
 	// WritesDropped: upstream opens the database without some writes of
-	// the log: records that fail their checksums, and the rest of their
-	// blocks, dropped (with LevelDB's default options), or records in
-	// bytes the reader skips silently, or the whole log where it cannot
-	// be read.
+	// the log (dropped, skipped silently, or the whole log unreadable).
 	WritesDropped LogVerdict = "writes-dropped"
 	// OpenFails: with paranoid checks, the log's first damaged record
 	// fails the open.
@@ -89,9 +81,7 @@ func replayLogs(db *Database, names []string) {
 			// since the directory was listed: no longer replayed.
 			continue
 		case err != nil && !errors.Is(err, base.ErrNotRegular):
-			// RecoverLogFile: MaybeIgnoreError ignores a log that does
-			// not open, with every write in it, unless paranoid checks
-			// are on.
+			// MaybeIgnoreError ignores a log that does not open, unless paranoid.
 			db.Logs = append(db.Logs, lr)
 			lr.Err, lr.Status = err, base.IOStatus(path, err)
 			continue
@@ -123,19 +113,16 @@ func (l *LogReport) verdictIn(mode Mode) LogVerdict {
 	case mode == Defaults && (r.Defaults.Drops > 0 || len(r.Malformed) > 0 || r.Defaults.Failed):
 		return WritesDropped
 	case silentLoss(r) > 0 || r.Lost.Ops > 0 || tailLoss(r):
-		// Bytes skipped without a report held writes, the sequence
-		// numbers skip some (zeroed blocks hold no header to count), or
-		// damage passes for the end of the log.
+		// Bytes skipped without a report held writes, the sequence numbers
+		// skip some, or damage passes for the end of the log.
 		return WritesDropped
 	}
 	return Replayed
 }
 
-// LostWrites is how many writes the log's damage costs with LevelDB's
-// default options, and whether that is a lower bound: the gap in the
-// sequence numbers around the damage when it tells every operation lost
-// (a write of one put or delete is one operation), else the records found
-// in the bytes dropped and skipped.
+// LostWrites is how many writes the log's damage costs with the default
+// options, and whether that is a lower bound: the sequence numbers' gap
+// when it tells, else the records found in the bytes dropped and skipped.
 func (l *LogReport) LostWrites() (n int, atLeast bool) {
 	r := l.Recovery
 	if r == nil {
@@ -163,11 +150,9 @@ func retired(db *Database, n uint64) bool {
 	return err == nil && n < v.LogNumber && n != v.PrevLogNumber
 }
 
-// tailLoss tells whether what the reader takes for the end of the log
-// hides writes that were written whole: a record whose length one flipped
-// bit made run past the end of the file (so it reads as cut short), more
-// than the one record a crash can leave in progress, or records after a
-// physical record of type 5, which the reader takes for its end.
+// tailLoss tells whether what the reader takes for the end of the log hides
+// writes written whole: a flipped length running past the end, more than one
+// record in progress, or records after a physical record of type 5.
 func tailLoss(r *logfile.Recovery) bool {
 	e := r.End
 	return e.Flip != nil || e.Records > 1 || (e.Marker && e.Records > 0)

@@ -178,13 +178,8 @@ func userKey(k []byte) []byte {
 }
 
 // TextWriter prints what verify reports as `ldbcompat verify` and `dump`
-// print it: a line for each database and table on Out (a blank line before
-// each database but the first), and a line for each path that could not
-// be examined and each note on Err.
-//
-// Every line is escaped (Escape): names, CURRENT's contents and keys come
-// from the data and the file system, and no byte of theirs may drive the
-// terminal or forge a line.
+// print it: database and table lines on Out, path errors and notes on Err,
+// every line escaped (Escape), as names and keys come from the data.
 type TextWriter struct {
 	Out, Err io.Writer
 	started  bool  // a database was printed
@@ -226,9 +221,8 @@ func (w *TextWriter) Item(it Item, rep *TableReport) {
 }
 
 // Escape returns s with each byte that could drive a terminal or break a
-// line escaped as in a Go string literal (\n, \t, \x1b, \u202e), each byte
-// of invalid UTF-8 as \xNN, and a backslash doubled so that no escape can be
-// forged. Other text is unchanged.
+// line escaped as in a Go string literal, invalid UTF-8 as \xNN, and a
+// backslash doubled so that no escape can be forged.
 func Escape(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
