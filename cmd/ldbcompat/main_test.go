@@ -20,6 +20,15 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
+// Exit codes, as the tests name them.
+const (
+	exitOK       = verify.ExitOK
+	exitMismatch = verify.ExitDamage
+	exitError    = verify.ExitError
+	exitPath     = verify.ExitPath
+	exitUsage    = verify.ExitUsage
+)
+
 const fixtures = "../../testdata/tables"
 
 // runCmd runs the command in-process and returns its exit code and output.
