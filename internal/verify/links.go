@@ -10,10 +10,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
 
-// Symbolic links among a database's files, and files outside it: upstream
-// follows a link wherever it leads, so verify names each link it reads
-// through, and reads nothing that CURRENT leads out of the directory to
-// (manifest.ErrOutside).
+// Symbolic links among a database's files: upstream follows them, so verify
+// names each, and reads nothing CURRENT leads out of the directory to.
 
 // linkOf returns where the symbolic link at path leads, as it says, or ""
 // when path is no symbolic link.
@@ -41,10 +39,8 @@ func linkText(what, target string) string {
 // outside the database directory and left unread.
 func outside(err error) bool { return errors.Is(err, manifest.ErrOutside) }
 
-// hexName is the bytes of a name (a path, a comparator's or policy's
-// name) in hex when they are not valid UTF-8, which JSON cannot carry
-// (encoding/json writes U+FFFD for each bad byte); "" otherwise. The JSON
-// gives it beside the name, as NAME_hex, so that no byte is lost.
+// hexName is the bytes of a name in hex when they are not valid UTF-8,
+// which JSON cannot carry; "" otherwise. The JSON gives it as NAME_hex.
 func hexName(s string) string {
 	if utf8.ValidString(s) {
 		return ""

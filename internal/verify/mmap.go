@@ -5,10 +5,8 @@ import (
 	"os"
 )
 
-// mapWith maps the first size bytes of f with mmap, which maps n bytes of
-// f read-only and shared, after checking that size is a length a map can
-// have; it names f in the error. Each platform's mapFile calls it with its
-// own mmap.
+// mapWith maps size bytes of f with the platform's mmap, after checking
+// that size is a length a map can have.
 func mapWith(f *os.File, size int64, mmap func(n int) ([]byte, error)) ([]byte, error) {
 	if size <= 0 || int64(int(size)) != size {
 		return nil, fmt.Errorf("mmap %s: cannot map %d bytes", f.Name(), size)

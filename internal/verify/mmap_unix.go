@@ -7,9 +7,8 @@ import (
 	"syscall"
 )
 
-// mapFile maps the first size bytes of f read-only and shared, as
-// util/env_posix.cc maps a table for reading: nothing is copied, and the
-// file cannot be written through the mapping.
+// mapFile maps the first size bytes of f read-only, as util/env_posix.cc
+// maps a table.
 func mapFile(f *os.File, size int64) ([]byte, error) {
 	return mapWith(f, size, func(n int) ([]byte, error) {
 		return syscall.Mmap(int(f.Fd()), 0, n, syscall.PROT_READ, syscall.MAP_SHARED)

@@ -24,9 +24,8 @@ type Summary struct {
 	// LogVerdicts.
 	Logs        int
 	LogVerdicts map[LogVerdict]int
-	// DefaultsHarm counts, when the reports follow paranoid checks, the
-	// tables and logs where upstream does harm with LevelDB's default
-	// options (a verdict with a non-zero exit there): they never exit 0.
+	// DefaultsHarm counts, when following paranoid checks, the tables and
+	// logs upstream harms with the default options: they never exit 0.
 	DefaultsHarm int
 }
 
@@ -66,10 +65,8 @@ func (s *Summary) Add(it Item, rep *TableReport) {
 	}
 }
 
-// ExitCode is the exit code of `ldbcompat verify`: the highest of the
-// verdicts', ExitError when a database cannot be opened, ExitPath when a
-// path could not be examined or nothing was (neither a table nor a
-// database among the paths).
+// ExitCode is the exit code of `ldbcompat verify`: the highest that applies,
+// ExitPath when a path could not be examined or nothing was.
 func (s Summary) ExitCode() int {
 	code := ExitOK
 	for v, n := range s.Verdicts {
