@@ -60,9 +60,9 @@ func forEachOrdered[T any](n int, work func(i int) T, emit func(i int, v T)) {
 			for i := range next {
 				results[i] = work(i)
 				close(done[i])
-				// Workers woken through channels share a time slice and
-				// get preempted after 10 ms: without this a run took 1.1-1.2 times
-				// the CPU with GOMAXPROCS=1 (docs/performance.md).
+				// Workers woken through channels share a time slice and get
+				// preempted after 10 ms: without this a run took 1.1-1.2
+				// times the CPU with GOMAXPROCS=1 (docs/performance.md).
 				runtime.Gosched()
 			}
 		}()
