@@ -31,11 +31,9 @@ type File interface {
 
 // Options tune Examine.
 type Options struct {
-	// Open opens a table file read-only; nil means OpenFile. Tests use it
-	// to simulate files that fail or change while they are read.
+	// Open opens a table file read-only; nil means OpenFile.
 	Open func(path string) (File, error)
-	// Keep keeps the open table, its keys and filter block in each report
-	// (for measuring the filters further).
+	// Keep keeps the open table, its keys and filter block in each report.
 	Keep bool
 	// Paranoid makes the reports and exit status follow upstream with
 	// paranoid checks, not the default options (TableReport.Other has the other).
@@ -47,8 +45,7 @@ type TableReport struct {
 	Path string
 	// Verdict is what upstream does with the table; "" when Skipped.
 	Verdict Verdict
-	// Skipped says why the file was not examined: it is not a live table
-	// of its database, or (NotTable) a file named that is not a table.
+	// Skipped says why the file was not examined; NotTable: it is no table.
 	Skipped  string
 	NotTable bool
 	DB       *Database      // the table's database, or nil
@@ -61,22 +58,17 @@ type TableReport struct {
 	Status    string
 	Undefined bool
 	Scan      bool
-	// Device is set when the storage failed to read the table (an I/O
-	// error such as EIO, found where its memory map faulted).
+	// Device is set when the storage failed to read the table (EIO).
 	Device bool
-	// Comparison is the filter check, for ok, old-filter and mismatch (its
-	// Blocks are dropped unless Options.Keep).
+	// Comparison is the filter check (its Blocks dropped unless Options.Keep).
 	Comparison *filtercheck.Comparison
-	// DataBlocks and Keys count the data blocks and entries of a table
-	// that was read.
+	// DataBlocks and Keys count what a table that was read holds.
 	DataBlocks, Keys int
 	// UnusableErr says why upstream cannot use the filter (filter-unusable).
 	UnusableErr error
-	// Policy is the policy of the filter the verdict is about: the
-	// one checked, the one upstream cannot use, or the other policy's.
+	// Policy is the policy of the filter the verdict is about.
 	Policy string
-	// OtherFilters lists the names of the metaindex's "filter." entries
-	// that neither upstream nor verify reads (without the prefix).
+	// OtherFilters lists the metaindex's other "filter." entries, unprefixed.
 	OtherFilters []string
 	// FalseNegatives is, for a mismatch, what the stored filter makes of the
 	// table's keys; for a legacy filter, with the hash FNHash.
@@ -93,13 +85,11 @@ type TableReport struct {
 	// Damage lists the blocks that fail their checksums and what upstream
 	// returns from them with the default options; nil when all are intact.
 	Damage *Damage
-	// Other is the report under the other option set, when upstream does
-	// something else with the table there; nil when both agree.
+	// Other is the report under the other option set, when it differs.
 	Other *TableReport
 }
 
-// DiffFileOffset returns the file offset of the first byte where the
-// stored filter block differs from the rebuilt one, for a mismatch.
+// DiffFileOffset returns the file offset of a mismatch's first difference.
 func (r *TableReport) DiffFileOffset() (uint64, bool) {
 	if r.Comparison == nil || r.Comparison.Diff == nil {
 		return 0, false
@@ -243,8 +233,7 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 	examineMapped := func() runtime.Error {
 		return catchFault(func() {
 			examine(tg, f, fi, size, data, sc, rep, o)
-			// Nothing the report keeps may alias the map once it is
-			// released; the copy is made here, where a fault is caught.
+			// Nothing kept may alias the map once released.
 			rep.detach()
 		})
 	}
@@ -272,8 +261,7 @@ func (r *TableReport) detach() {
 	}
 }
 
-// identity returns a report of the same table with nothing read yet: its
-// path, database, MANIFEST entry and file size.
+// identity returns a report of the same table with nothing read yet.
 func (r *TableReport) identity() TableReport {
 	return TableReport{Path: r.Path, DB: r.DB, Live: r.Live, FileSize: r.FileSize, Link: r.Link}
 }
@@ -306,8 +294,7 @@ func examineIn(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *
 	opts := table.Options{SkipChecksums: mode == Defaults}
 	switch {
 	case data != nil && sc != nil:
-		// t is nil when the open fails: the next table then allocates
-		// its own memory.
+		// t is nil when the open fails: the next table allocates anew.
 		t, err = table.OpenBytesReusingWith(sc.table, tg.Path, data, size, opts)
 		sc.table = t
 	case data != nil:
@@ -377,8 +364,7 @@ func scanFailed(rep *TableReport, err error) {
 	}
 }
 
-// isDeviceError tells whether err is the storage failing to read a file
-// (an error number from read(2) such as EIO), rather than what it read.
+// isDeviceError tells whether err is the storage failing to read (EIO).
 func isDeviceError(err error) bool {
 	var errno syscall.Errno
 	return errors.As(err, &errno) && errno != syscall.ENOENT
@@ -407,8 +393,7 @@ func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, keys func() ([
 		rep.FilterBlock = f.Contents
 		c, ok := filtercheck.CompareHashes(blocks, bloom.PolicyName, f.Handle, f.Contents)
 		if !ok || c.Match != filtercheck.MatchOK {
-			// The comparison, or the count of false negatives
-			// below, needs the keys.
+			// The comparison, or the false negatives, need the keys.
 			if blocks, ok = keys(); !ok {
 				return
 			}
@@ -433,8 +418,7 @@ func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, keys func() ([
 		}
 		return
 	case t.MetaindexError() != nil:
-		// The seek found no such entry, but the metaindex block is
-		// damaged past where it looked.
+		// No such entry, but the metaindex is damaged past the seek.
 		rep.Verdict, rep.UnusableErr = FilterUnusable, t.MetaindexError()
 		return
 	}

@@ -11,8 +11,7 @@ import (
 // Dump is what `ldbcompat dump` shows of one table.
 type Dump struct {
 	*TableReport
-	// PerFilter prints a row for every filter of the block in text (the
-	// JSON always has them); otherwise the text sums them up.
+	// PerFilter prints a row for every filter in text.
 	PerFilter bool
 	layout    *dumpLayout      // the filter block's layout, when it decodes
 	fpr       *filtercheck.FPR // its false-positive rate, for a bloom filter

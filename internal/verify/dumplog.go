@@ -14,12 +14,10 @@ import (
 // What `ldbcompat dump` shows of a log or MANIFEST, as leveldbutil dump
 // (db/dumpfile.cc) prints one, with what upstream's reader drops.
 
-// maxShownKey bounds the bytes of a key dump prints: keys may be as long
-// as a record.
+// maxShownKey bounds the bytes of a key dump prints.
 const maxShownKey = 64
 
-// IsLogName tells whether the file name is a log's (NNNNNN.log) or a
-// MANIFEST's (MANIFEST-NNNNNN), which dump prints record by record.
+// IsLogName tells whether the file name is a log's or a MANIFEST's.
 func IsLogName(path string) bool {
 	_, typ, ok := base.ParseFileName(filepath.Base(path))
 	return ok && (typ == base.LogFile || typ == base.DescriptorFile)
@@ -184,8 +182,7 @@ func editStatus(err error) string {
 	return err.Error()
 }
 
-// dumpBatch prints and records the write batch in rec, as leveldbutil's
-// WriteBatchPrinter does, and returns the ops it holds.
+// dumpBatch prints and records a write batch, as WriteBatchPrinter does.
 func dumpBatch(rec []byte, r *logRecordJSON, line, raw func(string, ...any)) int {
 	b, err := logfile.NewBatch(rec)
 	if err != nil {

@@ -34,8 +34,7 @@ func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.
 	}
 	at, ioErr := deviceError(f, off, known, int64(len(data)))
 	if ioErr == nil && !known {
-		// No address, and every page reads: nothing says the file
-		// caused it.
+		// No address, and every page reads: not the file's fault.
 		panic(fault)
 	}
 	if !known {
@@ -114,8 +113,7 @@ func catchFault(fn func()) (fault runtime.Error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			// The runtime reports a fault as this runtime.Error, with
-			// an Addr method when it knows the address.
+			// A fault is this runtime.Error, with Addr when known.
 			if re, ok := r.(runtime.Error); ok && strings.Contains(re.Error(), "invalid memory address") {
 				fault = re
 				return

@@ -17,8 +17,7 @@ import (
 // changes meaning; new fields may be added without a change.
 const JSONSchema = 2
 
-// VerifyJSON collects the items of `verify --json`, in order, into its
-// document.
+// VerifyJSON collects the items of `verify --json`, in order.
 type VerifyJSON struct{ doc document[tableJSON] }
 
 // Add adds one item; rep is its table's report, for a table.
@@ -26,14 +25,12 @@ func (j *VerifyJSON) Add(it Item, rep *TableReport) {
 	j.doc.add(it, func() tableJSON { return tableOf(rep) })
 }
 
-// Write prints the document, indented: tool describes the program, sum
-// and exit are the run's summary and exit code.
+// Write prints the document, indented, with the tool, summary and exit code.
 func (j *VerifyJSON) Write(w io.Writer, tool any, sum Summary, exit int) error {
 	return j.doc.write(w, tool, sum, exit)
 }
 
-// DumpJSON collects the items of `dump --json`, in order, into its
-// document.
+// DumpJSON collects the items of `dump --json`, in order.
 type DumpJSON struct{ doc document[dumpJSON] }
 
 // Add adds one item; d is its table's dump, for a table.
@@ -49,8 +46,7 @@ func (j *DumpJSON) Write(w io.Writer, tool any, sum Summary, exit int) error {
 	return j.doc.write(w, tool, sum, exit)
 }
 
-// output is the document `verify --json` (T is tableJSON) or `dump
-// --json` (T is dumpJSON) prints.
+// output is the document printed; T is tableJSON or dumpJSON.
 type output[T any] struct {
 	Schema     int             `json:"schema"`
 	Tool       any             `json:"tool"`
@@ -63,8 +59,7 @@ type output[T any] struct {
 	ExitCode   int             `json:"exit_code"`
 }
 
-// document collects the items of verify or dump into the nested form:
-// T is a table's JSON form.
+// document collects the items into the nested form; T is a table's form.
 type document[T any] struct {
 	Databases  []*dbWith[T]
 	Tables     []T
@@ -420,8 +415,7 @@ func paramsOf(p *filtercheck.Params) *paramsJSON {
 	return j
 }
 
-// diffJSON is a filtercheck.Diff: the first byte where the stored filter
-// block differs from the rebuilt one.
+// diffJSON is a filtercheck.Diff: the first byte that differs.
 type diffJSON struct {
 	Offset              uint64 `json:"offset"`
 	OffsetInFilterBlock int    `json:"offset_in_filter_block"`
@@ -432,8 +426,7 @@ type diffJSON struct {
 	RebuiltSize int `json:"rebuilt_size"`
 }
 
-// falseNegativesJSON is a filtercheck.FalseNegatives, with the hash it was
-// counted with for a legacy filter.
+// falseNegativesJSON is a filtercheck.FalseNegatives, with a legacy hash.
 type falseNegativesJSON struct {
 	Hash                 string  `json:"hash,omitempty"`
 	Keys                 int     `json:"keys"`

@@ -13,8 +13,7 @@ import (
 // Symbolic links among a database's files: upstream follows them, so verify
 // names each, and reads nothing CURRENT leads out of the directory to.
 
-// linkOf returns where the symbolic link at path leads, as it says, or ""
-// when path is no symbolic link.
+// linkOf returns where the symbolic link at path leads, or "".
 func linkOf(path string) string {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -35,8 +34,7 @@ func linkText(what, target string) string {
 	return "; " + what + "a symbolic link to " + target
 }
 
-// outside tells whether err is CURRENT, or the MANIFEST it names, found
-// outside the database directory and left unread.
+// outside tells whether err is CURRENT or the MANIFEST outside the directory.
 func outside(err error) bool { return errors.Is(err, manifest.ErrOutside) }
 
 // hexName is the bytes of a name in hex when they are not valid UTF-8,

@@ -27,8 +27,7 @@ const (
 	// WritesDropped: upstream opens the database without some writes of
 	// the log (dropped, skipped silently, or the whole log unreadable).
 	WritesDropped LogVerdict = "writes-dropped"
-	// OpenFails: with paranoid checks, the log's first damaged record
-	// fails the open.
+	// OpenFails: with paranoid checks, the log's damage fails the open.
 	OpenFails LogVerdict = "open-fails"
 )
 
@@ -56,19 +55,16 @@ type LogReport struct {
 	// Recovery is the log as DBImpl::RecoverLogFile reads it under both
 	// option sets; nil when Err is set.
 	Recovery *logfile.Recovery
-	// Err says why the log could not be read at all, and Status is
-	// upstream's status for it.
+	// Err says why the log could not be read at all; Status is upstream's.
 	Err    error
 	Status string
-	// Mode is the option set Verdict follows; Other is the other's
-	// verdict, "" when the same.
+	// Mode is the option set Verdict follows; Other the other's, if different.
 	Mode    Mode
 	Verdict LogVerdict
 	Other   LogVerdict
 }
 
-// replayLogs reads the logs of db, whose directory holds the files names,
-// that its open replays.
+// replayLogs reads the logs of db (names in its directory) its open replays.
 func replayLogs(db *Database, names []string) {
 	v := db.Version
 	for _, n := range logfile.LogsToReplay(names, v.LogNumber, v.PrevLogNumber) {
@@ -77,8 +73,7 @@ func replayLogs(db *Database, names []string) {
 		f, _, err := base.OpenNonBlocking(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && retired(db, n):
-			// LevelDB replaced it with a newer log, and deleted it,
-			// since the directory was listed: no longer replayed.
+			// Replaced by a newer log and deleted since the listing.
 			continue
 		case err != nil && !errors.Is(err, base.ErrNotRegular):
 			// MaybeIgnoreError ignores a log that does not open, unless paranoid.
@@ -134,8 +129,7 @@ func (l *LogReport) LostWrites() (n int, atLeast bool) {
 	return r.Lost.Records, r.Lost.AtLeast
 }
 
-// ParanoidStatus is upstream's status when the log fails the open with
-// paranoid checks, "" otherwise.
+// ParanoidStatus is upstream's status when the log fails a paranoid open.
 func (l *LogReport) ParanoidStatus() string {
 	if l.Recovery == nil {
 		return l.Status
@@ -143,8 +137,7 @@ func (l *LogReport) ParanoidStatus() string {
 	return l.Recovery.Paranoid.Status
 }
 
-// retired tells whether the MANIFEST of db, read again, no longer has the
-// open replay log n: LevelDB moved on to a newer log while verify ran.
+// retired tells whether the MANIFEST, read again, no longer replays log n.
 func retired(db *Database, n uint64) bool {
 	v, err := manifest.ReadWith(db.Dir, db.readComparator())
 	return err == nil && n < v.LogNumber && n != v.PrevLogNumber
@@ -158,8 +151,7 @@ func tailLoss(r *logfile.Recovery) bool {
 	return e.Flip != nil || e.Records > 1 || (e.Marker && e.Records > 0)
 }
 
-// silentLoss counts the records found in bytes the reader skips without a
-// report (preallocated space holds none), in either option set.
+// silentLoss counts the records in bytes the reader skips without a report.
 func silentLoss(r *logfile.Recovery) int {
 	n := 0
 	for _, s := range r.Skips {
@@ -173,8 +165,7 @@ func (l *LogReport) Line() string {
 	return fmt.Sprintf("%s: %s: %s%s", l.Path, l.Verdict, l.Detail(), linkText("", l.Link))
 }
 
-// Detail describes what upstream does with the log under the report's
-// option set, and under the other where it differs.
+// Detail describes what upstream does with the log, under both option sets.
 func (l *LogReport) Detail() string {
 	d := l.detailIn(l.Mode, l.Verdict)
 	if l.Other != "" {

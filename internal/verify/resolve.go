@@ -23,22 +23,19 @@ type Item struct {
 	Table    *Target   // a table file
 	// PathErr is why Path is neither a table nor a database, or cannot be looked at.
 	PathErr error
-	// Note is a remark about Path that changes no outcome: a symbolic link
-	// to a directory that a search did not follow.
+	// Note is a remark about Path that changes no outcome (a link not followed).
 	Note string
 	Path string
 }
 
-// Database is a database directory as upstream LevelDB 1.23 would open it
-// (DBImpl::Recover).
+// Database is a database directory as upstream would open it (DBImpl::Recover).
 type Database struct {
 	Dir string // the directory, cleaned
 	// Manifest is the path of the MANIFEST CURRENT names, once read.
 	Manifest string
 	// Version is the database's current version, when the MANIFEST reads.
 	Version *manifest.Version
-	// Comparator is the comparator name the MANIFEST records ("" when no
-	// edit names one, or it cannot be read).
+	// Comparator is the name the MANIFEST records ("" when none).
 	Comparator string
 	// DefaultStatus is upstream's status opening it with the default
 	// comparator, when Comparator is another; verify reads it with Comparator.
@@ -53,11 +50,9 @@ type Database struct {
 	// Kind names another store of LevelDB's lineage that wrote it
 	// ("Pebble", "RocksDB"), KindEvidence how that was told.
 	Kind, KindEvidence string
-	// CurrentLink and ManifestLink are where CURRENT and the MANIFEST
-	// lead when they are symbolic links ("" otherwise).
+	// CurrentLink and ManifestLink are where they lead, when symbolic links.
 	CurrentLink, ManifestLink string
-	// Logs are the logs upstream replays when it opens the database, in
-	// the order it replays them (read once its MANIFEST is).
+	// Logs are the logs upstream replays when it opens the database, in order.
 	Logs []*LogReport
 	// Mode is the option set the database's line follows (Each sets it).
 	Mode Mode
@@ -66,8 +61,7 @@ type Database struct {
 // Opens tells whether upstream opens the database under d.Mode.
 func (d *Database) Opens() bool { return d.Err == nil && d.logFailure(d.Mode) == nil }
 
-// logFailure returns the first log whose replay fails the open under the
-// option set mode, or nil.
+// logFailure returns the first log whose replay fails the open under mode.
 func (d *Database) logFailure(mode Mode) *LogReport {
 	for _, l := range d.Logs {
 		if l.verdictIn(mode) == OpenFails {
@@ -85,8 +79,7 @@ func (d *Database) setMode(mode Mode) {
 	}
 }
 
-// readComparator is the comparator name the MANIFEST is read with: the
-// one it records, or LevelDB's default.
+// readComparator is the comparator the MANIFEST is read with.
 func (d *Database) readComparator() string {
 	if d.Comparator != "" {
 		return d.Comparator
@@ -107,15 +100,13 @@ type Target struct {
 	Live *manifest.File
 	// Skip says why the file is not examined, when it is not.
 	Skip string
-	// NotTable is set for a file named on the command line that is no
-	// table, by its name or its contents (Skip says so).
+	// NotTable is set for a file named that is no table (Skip says so).
 	NotTable bool
 	// missing is set for a live table that is not in the directory.
 	missing bool
 }
 
-// Resolve expands paths into what verify reports, in order (ResolveWith
-// without progress).
+// Resolve is ResolveWith without progress.
 func Resolve(paths []string) []Item { return ResolveWith(paths, nil) }
 
 // ResolveWith expands paths into what verify reports, in order: a database
@@ -188,8 +179,7 @@ func resolveUnsearchable(dir string, ents []fs.DirEntry, err error) (*Database, 
 func namedTable(path string, fi fs.FileInfo) *Target {
 	tg := &Target{Path: path}
 	if !fi.Mode().IsRegular() {
-		// A device, a named pipe or a socket, whatever its name: no table
-		// file, as a regular file that holds none is not.
+		// A device, a named pipe or a socket is no table, whatever its name.
 		tg.NotTable = true
 		tg.Skip = "not a table: " + strings.TrimPrefix(base.NotRegular(path, fi.Mode()).Error(), path+": ")
 		return tg
@@ -209,8 +199,7 @@ func namedTable(path string, fi fs.FileInfo) *Target {
 	return tg
 }
 
-// readMagic reads the last 8 bytes of the file at path, of the given size,
-// as a little-endian magic number (0 for a shorter file).
+// readMagic reads the file's last 8 bytes as a magic number (0 when shorter).
 func readMagic(path string, size int64) (uint64, error) {
 	if size < 8 {
 		return 0, nil
@@ -280,8 +269,7 @@ func resolveDB(dir string) (*Database, []*Target) {
 	return db, ts
 }
 
-// notLiveText says why a table file of a database is skipped: its MANIFEST
-// does not list it.
+// notLiveText says why a table file its MANIFEST does not list is skipped.
 func notLiveText(db *Database) string {
 	return "not listed in " + db.manifestName() + ", so upstream never reads it: a table LevelDB is still writing (if the database is open), or an obsolete one, which LevelDB deletes when it next opens the database"
 }
@@ -367,8 +355,7 @@ func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 	return ts
 }
 
-// rereadManifest reads db's MANIFEST again, as CURRENT names it now, or
-// returns nil when it cannot be read.
+// rereadManifest reads db's MANIFEST again, or returns nil.
 func rereadManifest(db *Database) *manifest.Version {
 	v, err := manifest.ReadWith(db.Dir, db.readComparator())
 	if err != nil {
@@ -383,14 +370,12 @@ func notLiveIn(v *manifest.Version, n uint64) bool {
 	return !live
 }
 
-// vanishedText says why a live table that is gone is skipped: v, the
-// MANIFEST read again, no longer lists it.
+// vanishedText says why a live table v no longer lists is skipped.
 func vanishedText(v *manifest.Version) string {
 	return "LevelDB deleted it while it was being checked: no longer a live table of " + filepath.Base(v.Manifest)
 }
 
-// firstExisting returns the first of paths that exists: in the listing
-// names of their directory when it is not nil, else as os.Lstat finds it.
+// firstExisting returns the first of paths in names, or on disk when nil.
 func firstExisting(names map[string]bool, paths ...string) (string, bool) {
 	for _, p := range paths {
 		if names != nil {
@@ -406,8 +391,7 @@ func firstExisting(names map[string]bool, paths ...string) (string, bool) {
 	return "", false
 }
 
-// listNames returns the names in dir, or an empty set when it cannot be
-// read.
+// listNames returns the names in dir (none when it cannot be read).
 func listNames(dir string) map[string]bool {
 	names := map[string]bool{}
 	ents, _ := os.ReadDir(dir)

@@ -7,21 +7,16 @@ import (
 
 // Summary counts what verify reported.
 type Summary struct {
-	// Tables counts the tables examined, each under one verdict in
-	// Verdicts.
+	// Tables counts the tables examined, by verdict in Verdicts.
 	Tables   int
 	Verdicts map[Verdict]int
-	// Skipped counts the table files of databases not examined (not
-	// live), NotTables the files named that are not tables.
+	// Skipped counts the table files not live; NotTables the files no tables.
 	Skipped, NotTables int
-	// Databases counts the database directories, and NotOpened those that
-	// upstream cannot open.
+	// NotOpened counts the databases upstream cannot open.
 	Databases, NotOpened int
-	// PathErrors counts the paths that could not be examined: missing,
-	// unreadable, or neither a table nor a database with none below.
+	// PathErrors counts the paths that could not be examined.
 	PathErrors int
-	// Logs counts the logs replayed, each under one verdict in
-	// LogVerdicts.
+	// Logs counts the logs replayed, by verdict in LogVerdicts.
 	Logs        int
 	LogVerdicts map[LogVerdict]int
 	// DefaultsHarm counts, when following paranoid checks, the tables and

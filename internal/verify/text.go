@@ -13,8 +13,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 )
 
-// hashText says which LevelDB wrote a legacy filter, by the hash that
-// reproduces it.
+// hashText says which LevelDB wrote a legacy filter, by its hash.
 var hashText = map[string]string{
 	filtercheck.LegacySigned:   "signed-char hash: LevelDB v1.17 or older on x86",
 	filtercheck.LegacyUnsigned: "unsigned hash: LevelDB v1.17 or older where char is unsigned, such as ARM; or a port that kept the old name, such as goleveldb",
@@ -25,8 +24,7 @@ var hashText = map[string]string{
 // ignoredText is what LevelDB 1.18 and later do with a legacy filter.
 const ignoredText = "LevelDB 1.18 and later ignore it (they look up " + bloom.PolicyName + "): every lookup of an absent key reads a data block"
 
-// Detail describes the report in one line, after its path and verdict:
-// what the table holds and what upstream does with it.
+// Detail describes the report in one line, after its path and verdict.
 func (r *TableReport) Detail() string {
 	if r.Verdict == BadChecksum || r.Verdict == SilentCorruption {
 		var b strings.Builder
@@ -114,8 +112,7 @@ func (r *TableReport) Detail() string {
 	return b.String() + r.otherText()
 }
 
-// otherText is what upstream does under the other option set, when it
-// does something else there: "; with paranoid checks: unreadable: ...".
+// otherText is "; with paranoid checks: unreadable: ..." when the other set differs.
 func (r *TableReport) otherText() string {
 	if r.Other == nil {
 		return ""
@@ -123,8 +120,7 @@ func (r *TableReport) otherText() string {
 	return fmt.Sprintf("; %s: %s: %s", r.Other.Mode, r.Other.verdictName(), r.Other.Detail())
 }
 
-// damageBlocksText names the blocks that fail their checksums and the
-// flipped bit that explains each, where one does.
+// damageBlocksText names the damaged blocks and any flipped bit explaining each.
 func (r *TableReport) damageBlocksText(b *strings.Builder) {
 	d := r.Damage
 	for i, f := range d.Blocks {
@@ -151,8 +147,7 @@ func (r *TableReport) damageBlocksText(b *strings.Builder) {
 	}
 }
 
-// damageText describes what upstream returns from a damaged table with
-// LevelDB's default options.
+// damageText describes what upstream returns from a damaged table.
 func (r *TableReport) damageText(b *strings.Builder) {
 	d := r.Damage
 	r.damageBlocksText(b)
@@ -168,8 +163,7 @@ func (r *TableReport) damageText(b *strings.Builder) {
 	}
 }
 
-// userKey is the user key of an internal key (the key without its 8-byte
-// tag), or the key itself when it is shorter.
+// userKey strips an internal key's 8-byte tag, when it has one.
 func userKey(k []byte) []byte {
 	if len(k) < 8 {
 		return k
@@ -251,8 +245,7 @@ func Escape(s string) string {
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r):
-			// C1 controls, line separators, bidirectional and other
-			// format characters.
+			// C1 controls, line separators, format characters (bidi).
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])
@@ -276,8 +269,7 @@ func (e errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Dump prints one item of dump: d is its table's dump, for a table,
-// printed as a block of lines after its path and followed by a blank line.
+// Dump prints one item of dump; d is its table's dump, for a table.
 func (w *TextWriter) Dump(it Item, d *Dump) {
 	if d == nil {
 		w.Item(it, nil)
@@ -386,8 +378,7 @@ func (r *TableReport) statusText() string {
 	return r.Status
 }
 
-// mismatchText describes a mismatch's first difference and false
-// negatives.
+// mismatchText describes a mismatch's first difference and false negatives.
 func (r *TableReport) mismatchText(b *strings.Builder) {
 	f := r.Comparison
 	if f.LayoutError != "" {
@@ -419,12 +410,10 @@ func (r *TableReport) mismatchText(b *strings.Builder) {
 		with, fn.Rejected, plural(fn.Keys, "key"), reader, keyText(fn.FirstKey), fn.FirstBlock.Offset)
 }
 
-// maxKeyText bounds the bytes of a key a line shows in hex: keys may be
-// megabytes long.
+// maxKeyText bounds the bytes of a key a line shows: keys may be megabytes.
 const maxKeyText = 64
 
-// keyText is a key in hex, its first maxKeyText bytes and its length when
-// it is longer.
+// keyText is a key in hex, cut to maxKeyText bytes with its length.
 func keyText(k []byte) string {
 	if len(k) <= maxKeyText {
 		return fmt.Sprintf("%x", k)
@@ -432,8 +421,7 @@ func keyText(k []byte) string {
 	return fmt.Sprintf("%x... (%d bytes)", k[:maxKeyText], len(k))
 }
 
-// sizeText compares a live table's file with the size its MANIFEST
-// records, "" when they agree.
+// sizeText compares a live table's file with its MANIFEST size, "" if equal.
 func (r *TableReport) sizeText() string {
 	if r.Live == nil || r.FileSize < 0 || uint64(r.FileSize) == r.Live.Size {
 		return ""
@@ -445,8 +433,7 @@ func (r *TableReport) sizeText() string {
 	return s + fmt.Sprintf(", ignoring the %d after)", uint64(r.FileSize)-r.Live.Size)
 }
 
-// Detail describes the database in one line, after its path: whether
-// upstream opens it, and what its MANIFEST records.
+// Detail describes the database in one line, after its path.
 func (d *Database) Detail() string {
 	var b strings.Builder
 	if d.Kind != "" {

@@ -161,8 +161,7 @@ func search(root string, progress func(dirs, databases int)) []Item {
 	if err != nil {
 		realRoot = root
 	}
-	// visit searches dir, whose entries are ents; in a database (inDB),
-	// its files are the database's, not tables outside any.
+	// visit searches dir; in a database (inDB) its files are the database's.
 	var visit func(dir string, ents []fs.DirEntry, inDB bool)
 	visit = func(dir string, ents []fs.DirEntry, inDB bool) {
 		dirs++
@@ -225,8 +224,7 @@ func directories(n int) string {
 	return fmt.Sprintf("%d directories", n)
 }
 
-// within tells whether the symbolic link link resolves to root (resolved)
-// or a directory below it.
+// within tells whether link resolves to root or a directory below it.
 func within(root, link string) bool {
 	target, err := filepath.EvalSymlinks(link)
 	if err != nil {
