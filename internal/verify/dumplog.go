@@ -89,15 +89,13 @@ func DumpLog(path string, w io.Writer) (*LogDumpJSON, int) {
 	}
 	line("%s (%s)", path, j.Kind)
 	f, _, err := base.OpenNonBlocking(path) // a named pipe would block an ordinary open
-	if err == nil {
-		defer f.Close()
-	}
 	if err != nil {
 		j.Error = err.Error()
 		line("  cannot be read: %v", err)
 		line("")
 		return j, ExitPath
 	}
+	defer f.Close()
 	code := ExitOK
 	opts := logfile.Options{}
 	if isManifest {

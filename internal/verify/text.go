@@ -485,12 +485,7 @@ func (d *Database) Detail() string {
 }
 
 // plural formats n and noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func plural(n int, noun string) string { return nouns(n, noun, noun+"s") }
 
 // nouns formats n and the noun's singular or plural.
 func nouns(n int, one, many string) string {
