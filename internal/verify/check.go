@@ -185,13 +185,17 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 		// util/env_posix.cc: NewRandomAccessFile opens, then stats.
 		rep.Status = base.IOStatus(tg.Path, err)
 	}
-	fi, err := os.Stat(tg.Path)
-	if err != nil {
-		unreadable(err)
-		return
+	// A regular file, before the open and after (util/env_posix.cc stats it).
+	regular := func(fi fs.FileInfo, err error) bool {
+		if err == nil && !fi.Mode().IsRegular() {
+			err = base.NotRegular(tg.Path, fi.Mode())
+		}
+		if err != nil {
+			unreadable(err)
+		}
+		return err == nil
 	}
-	if !fi.Mode().IsRegular() {
-		unreadable(base.NotRegular(tg.Path, fi.Mode()))
+	if !regular(os.Stat(tg.Path)) {
 		return
 	}
 	open := o.Open
@@ -204,12 +208,8 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 		return
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		unreadable(err)
-		return
-	}
-	if !fi.Mode().IsRegular() {
-		unreadable(base.NotRegular(tg.Path, fi.Mode()))
+	fi, err := f.Stat()
+	if !regular(fi, err) {
 		return
 	}
 	rep.FileSize = fi.Size()
