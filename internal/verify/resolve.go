@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
@@ -164,15 +163,9 @@ func resolveUnsearchable(dir string, ents []fs.DirEntry, err error) (*Database, 
 	if !slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == "CURRENT" }) {
 		return resolveNoCurrent(dir, ents)
 	}
-	db := &Database{Dir: dir, Status: "Invalid argument: " + dir + ": does not exist (create_if_missing is false)"}
+	db := &Database{Dir: dir, Status: noCurrentStatus(dir)}
 	db.Err = fmt.Errorf("%s: CURRENT is there but cannot be looked at: %w (a directory readable but not searchable lists its files and opens none)", dir, errors.Unwrap(err))
-	var ts []*Target
-	for _, e := range ents {
-		if n := e.Name(); base.HasTableExt(n) {
-			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
-		}
-	}
-	return db, ts
+	return db, tableTargets(db, ents)
 }
 
 // namedTable is the target for a file named on the command line.
@@ -224,7 +217,7 @@ func resolveDB(dir string) (*Database, []*Target) {
 		db.Err = err
 		return db, nil
 	}
-	var files []string // named like tables
+	var files []string // named like tables, sorted as os.ReadDir sorts
 	names := make([]string, len(ents))
 	for i, e := range ents {
 		names[i] = e.Name()
@@ -233,7 +226,6 @@ func resolveDB(dir string) (*Database, []*Target) {
 			files = append(files, names[i])
 		}
 	}
-	sort.Strings(files)
 	db.Kind, db.KindEvidence = foreignKind(dir, ents)
 	db.CurrentLink = linkOf(filepath.Join(dir, "CURRENT"))
 	defer func() {
@@ -252,11 +244,7 @@ func resolveDB(dir string) (*Database, []*Target) {
 		if be := (*base.Error)(nil); errors.As(err, &be) {
 			db.Manifest, db.Status = be.File, be.Status
 		}
-		var ts []*Target
-		for _, n := range files {
-			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
-		}
-		return db, ts
+		return db, tableTargets(db, ents)
 	}
 	db.Version, db.Manifest, db.Comparator, db.Live = v, v.Manifest, v.Comparator, len(v.Files)
 	replayLogs(db, names)

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -127,7 +128,7 @@ func foreignKind(dir string, ents []fs.DirEntry) (kind, evidence string) {
 // it holds one all the same (another store's, or LevelDB's that lost
 // CURRENT); upstream cannot open it. nil when dir holds no database.
 func resolveNoCurrent(dir string, ents []fs.DirEntry) (*Database, []*Target) {
-	db := &Database{Dir: dir, Status: "Invalid argument: " + dir + ": does not exist (create_if_missing is false)"}
+	db := &Database{Dir: dir, Status: noCurrentStatus(dir)}
 	db.Kind, db.KindEvidence = foreignKind(dir, ents)
 	var manifests []string
 	for _, e := range ents {
@@ -143,13 +144,23 @@ func resolveNoCurrent(dir string, ents []fs.DirEntry) (*Database, []*Target) {
 	default:
 		return nil, nil
 	}
+	return db, tableTargets(db, ents)
+}
+
+// noCurrentStatus is upstream's status for a directory without CURRENT.
+func noCurrentStatus(dir string) string {
+	return "Invalid argument: " + dir + ": does not exist (create_if_missing is false)"
+}
+
+// tableTargets are db's table files among ents, read at their own size.
+func tableTargets(db *Database, ents []fs.DirEntry) []*Target {
 	var ts []*Target
 	for _, e := range ents {
 		if n := e.Name(); base.HasTableExt(n) {
-			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
+			ts = append(ts, &Target{Path: filepath.Join(db.Dir, n), DB: db})
 		}
 	}
-	return db, ts
+	return ts
 }
 
 // search returns the items of the databases below root, depth first by
@@ -207,21 +218,13 @@ func search(root string, progress func(dirs, databases int)) []Item {
 		progress(dirs, dbs)
 	}
 	if dbs == 0 {
-		msg := fmt.Sprintf("%s: no LevelDB database in it or below it (a database is a directory with a CURRENT file; %s searched)", root, directories(dirs))
+		msg := fmt.Sprintf("%s: no LevelDB database in it or below it (a database is a directory with a CURRENT file; %s searched)", root, nouns(dirs, "directory", "directories"))
 		if loose > 0 {
 			msg += fmt.Sprintf("; %s outside any database: name %s to check %s", plural(loose, "table file"), them(loose), them(loose))
 		}
-		items = append(items, Item{Path: root, PathErr: errorString(msg)})
+		items = append(items, Item{Path: root, PathErr: errors.New(msg)})
 	}
 	return items
-}
-
-// directories is "1 directory" or "N directories".
-func directories(n int) string {
-	if n == 1 {
-		return "1 directory"
-	}
-	return fmt.Sprintf("%d directories", n)
 }
 
 // within tells whether link resolves to root or a directory below it.
@@ -241,8 +244,3 @@ func them(n int) string {
 	}
 	return "them"
 }
-
-// errorString is an error with a fixed message.
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
