@@ -183,10 +183,7 @@ func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
 		}
 		return j
 	}
-	o := r.Defaults
-	if mode == Paranoid {
-		o = r.Paranoid
-	}
+	o := outcomeIn(r, mode)
 	j.Records, j.Bytes, j.Writes, j.DroppedBytes, j.Drops = o.Records, o.Bytes, o.Ops, o.DroppedBytes, o.Drops
 	if o.FirstDrop >= 0 {
 		j.FirstDropOffset = ptr(o.FirstDrop)

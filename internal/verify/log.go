@@ -187,10 +187,7 @@ func (l *LogReport) detailIn(mode Mode, v LogVerdict) string {
 		}
 		return fmt.Sprintf("the log cannot be read (%v): %s", l.Err, what)
 	}
-	o := r.Defaults
-	if mode == Paranoid {
-		o = r.Paranoid
-	}
+	o := outcomeIn(r, mode)
 	var b strings.Builder
 	if v == OpenFails {
 		fmt.Fprintf(&b, "%s (%s, offset %d)", o.Status, filepath.Base(l.Path), o.FailOffset)
@@ -238,6 +235,14 @@ func (l *LogReport) detailIn(mode Mode, v LogVerdict) string {
 		fmt.Fprintf(&b, "; the last %d bytes, at offset %d, are a record cut short by the end of the file: a write in progress, which upstream takes for the end of the log", e.Torn, e.Offset)
 	}
 	return b.String()
+}
+
+// outcomeIn is what the open makes of the log under mode.
+func outcomeIn(r *logfile.Recovery, mode Mode) logfile.Outcome {
+	if mode == Paranoid {
+		return r.Paranoid
+	}
+	return r.Defaults
 }
 
 // firstDropAt returns the drop at offset off (its Start), or nil.
