@@ -18,33 +18,21 @@ import (
 const JSONSchema = 2
 
 // VerifyJSON collects the items of `verify --json`, in order.
-type VerifyJSON struct{ doc document[tableJSON] }
+type VerifyJSON struct{ document[tableJSON] }
 
 // Add adds one item; rep is its table's report, for a table.
 func (j *VerifyJSON) Add(it Item, rep *TableReport) {
-	j.doc.add(it, func() tableJSON { return tableOf(rep) })
-}
-
-// Write prints the document, indented, with the tool, summary and exit code.
-func (j *VerifyJSON) Write(w io.Writer, tool any, sum Summary, exit int) error {
-	return j.doc.write(w, tool, sum, exit)
+	j.add(it, func() tableJSON { return tableOf(rep) })
 }
 
 // DumpJSON collects the items of `dump --json`, in order.
-type DumpJSON struct{ doc document[dumpJSON] }
+type DumpJSON struct{ document[dumpJSON] }
 
 // Add adds one item; d is its table's dump, for a table.
-func (j *DumpJSON) Add(it Item, d *Dump) {
-	j.doc.add(it, d.toJSON)
-}
+func (j *DumpJSON) Add(it Item, d *Dump) { j.add(it, d.toJSON) }
 
 // AddLog adds a log or MANIFEST dump printed record by record.
-func (j *DumpJSON) AddLog(l *LogDumpJSON) { j.doc.Logs = append(j.doc.Logs, l) }
-
-// Write prints the document, as VerifyJSON.Write does.
-func (j *DumpJSON) Write(w io.Writer, tool any, sum Summary, exit int) error {
-	return j.doc.write(w, tool, sum, exit)
-}
+func (j *DumpJSON) AddLog(l *LogDumpJSON) { j.out.Logs = append(j.out.Logs, l) }
 
 // output is the document printed; T is tableJSON or dumpJSON.
 type output[T any] struct {
@@ -61,22 +49,17 @@ type output[T any] struct {
 
 // document collects the items into the nested form; T is a table's form.
 type document[T any] struct {
-	Databases  []*dbWith[T]
-	Tables     []T
-	PathErrors []pathErrorJSON
-	Notes      []noteJSON
-	Logs       []*LogDumpJSON
-	byDB       map[*Database]*dbWith[T]
+	out  output[T]
+	byDB map[*Database]*dbWith[T]
 }
 
-// write prints the document, indented.
-func (d *document[T]) write(w io.Writer, tool any, sum Summary, exit int) error {
+// Write prints the document, indented, with the tool, summary and exit code.
+func (d *document[T]) Write(w io.Writer, tool any, sum Summary, exit int) error {
 	d.init()
-	out := output[T]{Schema: JSONSchema, Tool: tool, Databases: d.Databases, Tables: d.Tables,
-		PathErrors: d.PathErrors, Notes: d.Notes, Logs: d.Logs, Summary: summaryOf(sum), ExitCode: exit}
+	d.out.Schema, d.out.Tool, d.out.Summary, d.out.ExitCode = JSONSchema, tool, summaryOf(sum), exit
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(d.out)
 }
 
 // dbWith is a database with its tables of type T.
@@ -88,20 +71,21 @@ type dbWith[T any] struct {
 // add adds one item; table is its table's JSON form, for a table.
 func (d *document[T]) add(it Item, table func() T) {
 	d.init()
+	o := &d.out
 	switch {
 	case it.Database != nil:
 		db := &dbWith[T]{databaseJSON: databaseOf(it.Database), Tables: []T{}}
 		d.byDB[it.Database] = db
-		d.Databases = append(d.Databases, db)
+		o.Databases = append(o.Databases, db)
 	case it.PathErr != nil:
-		d.PathErrors = append(d.PathErrors, pathErrorJSON{pathJSON: pathOf(it.Path), Error: it.PathErr.Error()})
+		o.PathErrors = append(o.PathErrors, pathErrorJSON{pathJSON: pathOf(it.Path), Error: it.PathErr.Error()})
 	case it.Note != "":
-		d.Notes = append(d.Notes, noteJSON{pathJSON: pathOf(it.Path), Note: it.Note})
+		o.Notes = append(o.Notes, noteJSON{pathJSON: pathOf(it.Path), Note: it.Note})
 	case it.Table.DB != nil && d.byDB[it.Table.DB] != nil:
 		db := d.byDB[it.Table.DB]
 		db.Tables = append(db.Tables, table())
 	default:
-		d.Tables = append(d.Tables, table())
+		o.Tables = append(o.Tables, table())
 	}
 }
 
@@ -109,7 +93,7 @@ func (d *document[T]) add(it Item, table func() T) {
 func (d *document[T]) init() {
 	if d.byDB == nil {
 		d.byDB = map[*Database]*dbWith[T]{}
-		d.Databases, d.Tables, d.PathErrors, d.Notes = []*dbWith[T]{}, []T{}, []pathErrorJSON{}, []noteJSON{}
+		d.out.Databases, d.out.Tables, d.out.PathErrors, d.out.Notes = []*dbWith[T]{}, []T{}, []pathErrorJSON{}, []noteJSON{}
 	}
 }
 
