@@ -12,6 +12,7 @@ import (
 
 	fixturespkg "github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // plyvelDamage writes the databases of the damage table of docs/verify.md
@@ -231,33 +232,33 @@ func agreePlyvel(t *testing.T, stdout string, code int, u plyvelRead, written in
 	}
 	switch {
 	case u.OpenError != "":
-		if db.Opened || len(db.Logs) != 1 || db.Logs[0].Verdict != "open-fails" || !strings.Contains(u.OpenError, db.Logs[0].Status) || code != exitError {
+		if db.Opened || len(db.Logs) != 1 || db.Logs[0].Verdict != "open-fails" || !strings.Contains(u.OpenError, db.Logs[0].Status) || code != verify.ExitError {
 			return "want the database not opened, its log open-fails with plyvel's status, exit 2"
 		}
 	case written > 3000 && u.ScanError != "":
-		if len(db.Tables) != 1 || db.Tables[0].Verdict != "unreadable" || !strings.Contains(u.ScanError, db.Tables[0].Status) || code != exitError {
+		if len(db.Tables) != 1 || db.Tables[0].Verdict != "unreadable" || !strings.Contains(u.ScanError, db.Tables[0].Status) || code != verify.ExitError {
 			return "want the table unreadable with plyvel's status, exit 2"
 		}
 	case u.Wrong+u.GetWrong > 0:
 		tb := db.Tables[0]
-		if tb.Verdict != "silent-corruption" || tb.Damage == nil || tb.Damage.WrongValues != u.Wrong || tb.Damage.GetsWrong != u.GetWrong || tb.Damage.Entries != u.Entries || code != exitError {
+		if tb.Verdict != "silent-corruption" || tb.Damage == nil || tb.Damage.WrongValues != u.Wrong || tb.Damage.GetsWrong != u.GetWrong || tb.Damage.Entries != u.Entries || code != verify.ExitError {
 			return "want silent-corruption counting the values plyvel reads wrong, exit 2"
 		}
 	case written > 3000 && u.Missing > 0:
 		tb := db.Tables[0]
-		if tb.Verdict != "mismatch" || tb.FalseNegatives == nil || tb.FalseNegatives.Rejected != u.Missing || code != exitMismatch {
+		if tb.Verdict != "mismatch" || tb.FalseNegatives == nil || tb.FalseNegatives.Rejected != u.Missing || code != verify.ExitDamage {
 			return fmt.Sprintf("want a mismatch rejecting the %d keys plyvel misses, exit 1 (tables %v)", u.Missing, tables)
 		}
 	case u.Missing > 0:
-		if len(db.Logs) != 1 || db.Logs[0].Verdict != "writes-dropped" || db.Logs[0].LostWrites != u.Missing || db.Logs[0].AtLeast || code != exitError {
+		if len(db.Logs) != 1 || db.Logs[0].Verdict != "writes-dropped" || db.Logs[0].LostWrites != u.Missing || db.Logs[0].AtLeast || code != verify.ExitError {
 			return fmt.Sprintf("want the log writes-dropped, losing the %d writes plyvel misses, exit 2", u.Missing)
 		}
-	case code == exitOK:
+	case code == verify.ExitOK:
 		return ""
 	default:
 		// Upstream reads everything: only a verdict that says the
 		// damage is harmless to reads may exit non-zero.
-		if code != exitMismatch {
+		if code != verify.ExitDamage {
 			return fmt.Sprintf("plyvel reads every key right; want exit 0 or 1 (tables %v)", tables)
 		}
 	}

@@ -19,7 +19,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 	}
 	if *samples < 0 {
 		fmt.Fprintf(stderr, "ldbcompat dump: --samples must not be negative\nRun 'ldbcompat help dump' for usage.\n")
-		return exitUsage
+		return verify.ExitUsage
 	}
 	var js verify.DumpJSON
 	var sum verify.Summary
@@ -40,32 +40,20 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 		logCode = max(logCode, code)
 	}
 	if len(rest) == 0 {
-		if *asJSON {
-			return written(stderr, "the JSON", js.Write(stdout, buildInfo(), sum, logCode), logCode)
-		}
-		return written(stderr, "the report", text.WriteErr(), logCode)
+		return report(stderr, *asJSON, &text, logCode, func() error { return js.Write(stdout, buildInfo(), sum, logCode) })
 	}
-	items := resolve(rest, stderr)
-	prog := newProgress(stderr, "dumped", countTables(items))
-	verify.Each(items, options(true, *paranoid), func(it verify.Item, rep *verify.TableReport) {
-		sum.Add(it, rep)
+	each(rest, "dumped", options(true, *paranoid), &sum, *asJSON, stderr, func(it verify.Item, rep *verify.TableReport) {
 		var d *verify.Dump
 		if rep != nil {
-			prog.tick()
 			d = verify.NewDump(rep, *samples, *seed)
 			d.PerFilter = *perFilter
 		}
 		if *asJSON {
 			js.Add(it, d)
-			return
+		} else {
+			text.Dump(it, d)
 		}
-		prog.clear()
-		text.Dump(it, d)
 	})
-	prog.finish()
 	code = max(sum.ExitCode(), logCode)
-	if *asJSON {
-		return written(stderr, "the JSON", js.Write(stdout, buildInfo(), sum, code), code)
-	}
-	return written(stderr, "the report", text.WriteErr(), code)
+	return report(stderr, *asJSON, &text, code, func() error { return js.Write(stdout, buildInfo(), sum, code) })
 }

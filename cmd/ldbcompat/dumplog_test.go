@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // batch encodes a write batch as db/write_batch.cc lays it out: an 8-byte
@@ -67,7 +68,7 @@ func TestDumpLog(t *testing.T) {
 		"  4 write batches, 5 operations, 0 stretches dropped",
 		"",
 	}
-	if code != exitOK || stdout != strings.Join(want, "\n")+"\n" {
+	if code != verify.ExitOK || stdout != strings.Join(want, "\n")+"\n" {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant exit 0 and:\n%s", code, stdout, stderr, strings.Join(want, "\n"))
 	}
 
@@ -89,8 +90,8 @@ func TestDumpLog(t *testing.T) {
 			t.Errorf("damaged log: output lacks %q:\n%s", s, stdout)
 		}
 	}
-	if code != exitError {
-		t.Errorf("damaged log: exit %d, want %d", code, exitError)
+	if code != verify.ExitError {
+		t.Errorf("damaged log: exit %d, want %d", code, verify.ExitError)
 	}
 
 	code, stdout, _ = runCmd(t, "dump", "--json", p)
@@ -119,12 +120,12 @@ func TestDumpLog(t *testing.T) {
 	}
 	l := doc.Logs[0]
 	if l.Path != p || l.Kind != "log" || len(l.Records) != 2 || *l.Records[1].Sequence != 5 || l.Records[0].Ops[0].KeyHex != "61" ||
-		len(l.Drops) != 2 || l.Drops[0].Offset != w.Offsets[1] || l.Drops[0].Status != "Corruption: checksum mismatch" || doc.ExitCode != exitError || code != exitError {
+		len(l.Drops) != 2 || l.Drops[0].Offset != w.Offsets[1] || l.Drops[0].Status != "Corruption: checksum mismatch" || doc.ExitCode != verify.ExitError || code != verify.ExitError {
 		t.Errorf("dump --json of the damaged log: exit %d, %+v", code, doc)
 	}
 
 	// verify names it as a log, not a table.
-	if code, stdout, _ := runCmd(t, "verify", p); code != exitPath || !strings.Contains(stdout, "skipped: not a table but a log or MANIFEST") {
+	if code, stdout, _ := runCmd(t, "verify", p); code != verify.ExitPath || !strings.Contains(stdout, "skipped: not a table but a log or MANIFEST") {
 		t.Errorf("verify of a log: exit %d\n%s", code, stdout)
 	}
 }
@@ -148,7 +149,7 @@ func TestDumpManifest(t *testing.T) {
 			t.Errorf("output lacks the line %q:\n%s", s, stdout)
 		}
 	}
-	if code != exitOK {
+	if code != verify.ExitOK {
 		t.Errorf("exit %d, want 0", code)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/internal/faultfs"
 	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // TestMain runs the command itself when the test binary is started by
@@ -215,13 +216,13 @@ func TestFaultyStorage(t *testing.T) {
 		dbStatus string
 	}
 	cases := []faultCase{
-		{name: "EIO at the footer", file: victim, fault: eio(footer), exit: exitError, check: device(footer)},
-		{name: "EIO in the index block", file: victim, fault: eio(index), exit: exitError, check: device(index)},
-		{name: "EIO in a data block", file: victim, fault: eio(data), exit: exitError, check: device(data)},
-		{name: "EIO in the filter block", file: victim, fault: eio(filter), exit: exitError, check: device(span{min(filter.from, metaindex.from), max(filter.to, metaindex.to)})},
-		{name: "EIO from byte 0", file: victim, fault: eio(span{0, size}), exit: exitError, check: device(span{0, size})},
-		{name: "EIO from the middle", file: victim, fault: eio(span{size / 2, size}), exit: exitError, check: device(span{size / 2, size})},
-		{name: "short reads", file: victim, fault: faultfs.Fault{ShortReads: 1000}, exit: exitError,
+		{name: "EIO at the footer", file: victim, fault: eio(footer), exit: verify.ExitError, check: device(footer)},
+		{name: "EIO in the index block", file: victim, fault: eio(index), exit: verify.ExitError, check: device(index)},
+		{name: "EIO in a data block", file: victim, fault: eio(data), exit: verify.ExitError, check: device(data)},
+		{name: "EIO in the filter block", file: victim, fault: eio(filter), exit: verify.ExitError, check: device(span{min(filter.from, metaindex.from), max(filter.to, metaindex.to)})},
+		{name: "EIO from byte 0", file: victim, fault: eio(span{0, size}), exit: verify.ExitError, check: device(span{0, size})},
+		{name: "EIO from the middle", file: victim, fault: eio(span{size / 2, size}), exit: verify.ExitError, check: device(span{size / 2, size})},
+		{name: "short reads", file: victim, fault: faultfs.Fault{ShortReads: 1000}, exit: verify.ExitError,
 			check: func(t *testing.T, line string, j faultTableJSON) {
 				// The kernel takes a short read for the end of the file
 				// and fills the rest of the page with zeros: upstream,
@@ -231,28 +232,28 @@ func TestFaultyStorage(t *testing.T) {
 					t.Errorf("want unreadable, a corruption; got %+v\n%s", j, line)
 				}
 			}},
-		{name: "shrinks while read", file: victim, fault: faultfs.Fault{ShrinkAfter: 2, ShrinkTo: size / 3}, exit: exitError,
+		{name: "shrinks while read", file: victim, fault: faultfs.Fault{ShrinkAfter: 2, ShrinkTo: size / 3}, exit: verify.ExitError,
 			check: func(t *testing.T, line string, j faultTableJSON) {
 				if j.Verdict != "unchecked" || !strings.Contains(line, "changed while it was read") {
 					t.Errorf("want unchecked, changed while read; got %+v\n%s", j, line)
 				}
 			}},
-		{name: "vanishes", file: victim, fault: faultfs.Fault{Gone: true}, exit: exitError,
+		{name: "vanishes", file: victim, fault: faultfs.Fault{Gone: true}, exit: verify.ExitError,
 			check: func(t *testing.T, line string, j faultTableJSON) {
 				if j.Verdict != "unreadable" || j.Status != "NotFound: MNT/"+victim+": No such file or directory" {
 					t.Errorf("want unreadable, NotFound; got %+v\n%s", j, line)
 				}
 			}},
-		{name: "permission denied", file: victim, fault: faultfs.Fault{OpenErr: syscall.EACCES}, exit: exitError,
+		{name: "permission denied", file: victim, fault: faultfs.Fault{OpenErr: syscall.EACCES}, exit: verify.ExitError,
 			check: func(t *testing.T, line string, j faultTableJSON) {
 				if j.Verdict != "unreadable" || j.Status != "IO error: MNT/"+victim+": Permission denied" ||
 					!strings.Contains(line, "upstream cannot open it: IO error: MNT/"+victim+": Permission denied") {
 					t.Errorf("want unreadable, permission denied; got %+v\n%s", j, line)
 				}
 			}},
-		{name: "EIO on CURRENT", file: "CURRENT", fault: faultfs.Fault{ReadErr: syscall.EIO}, exit: exitError,
+		{name: "EIO on CURRENT", file: "CURRENT", fault: faultfs.Fault{ReadErr: syscall.EIO}, exit: verify.ExitError,
 			dbStatus: "IO error: MNT/CURRENT: Input/output error"},
-		{name: "EIO on the MANIFEST", file: "MANIFEST-000002", fault: faultfs.Fault{ReadErr: syscall.EIO}, exit: exitError,
+		{name: "EIO on the MANIFEST", file: "MANIFEST-000002", fault: faultfs.Fault{ReadErr: syscall.EIO}, exit: verify.ExitError,
 			dbStatus: "IO error: MNT/MANIFEST-000002: Input/output error"},
 	}
 	backing := copyDB(t, db)
@@ -306,7 +307,7 @@ func TestFaultyStorage(t *testing.T) {
 			if c.file == victim && c.fault.ReadErr != 0 {
 				f.Set(c.file, c.fault)
 				dcode, dout, derr := runChild(t, "dump", filepath.Join(f.Dir, victim))
-				if dcode != exitError || strings.Contains(dout+derr, "panic") ||
+				if dcode != verify.ExitError || strings.Contains(dout+derr, "panic") ||
 					!strings.Contains(dout, "unreadable: the storage cannot read it (IO error: "+filepath.Join(f.Dir, victim)+": Input/output error)") {
 					t.Errorf("dump: exit %d\n%s%s", dcode, dout, derr)
 				}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // TestNoRawControlBytes: names from the file system (a directory, a table
@@ -58,8 +60,8 @@ func TestReportNotWritten(t *testing.T) {
 	dir := copyDB(t, "b1-bs128-none")
 	for _, args := range [][]string{{"verify", dir}, {"verify", "--json", dir}, {"dump", dir}, {"dump", "--json", dir}} {
 		var stderr strings.Builder
-		if code := run(args, failingWriter{}, &stderr); code != exitPath || !strings.Contains(stderr.String(), "no space left on device") {
-			t.Errorf("%q: exit %d, stderr %q; want %d and the write's error", args, code, stderr.String(), exitPath)
+		if code := run(args, failingWriter{}, &stderr); code != verify.ExitPath || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("%q: exit %d, stderr %q; want %d and the write's error", args, code, stderr.String(), verify.ExitPath)
 		}
 	}
 }
@@ -76,7 +78,7 @@ func TestSparseManifest(t *testing.T) {
 	}
 	start := time.Now()
 	code, stdout, stderr := runCmd(t, "verify", dir)
-	if code != exitOK || !strings.Contains(stdout, ": database: upstream opens it;") || !strings.Contains(stdout, "3 tables: 3 ok") {
+	if code != verify.ExitOK || !strings.Contains(stdout, ": database: upstream opens it;") || !strings.Contains(stdout, "3 tables: 3 ok") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 	if d := time.Since(start); d > 20*time.Second {

@@ -14,6 +14,7 @@ import (
 	"github.com/jmhodges/levigo"
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // TestVerifyWhileLevelDBWrites: `verify` on a database that upstream
@@ -83,7 +84,7 @@ func TestVerifyWhileLevelDBWrites(t *testing.T) {
 	for run := 0; run < 20; run++ {
 		code, stdout, stderr := runCmd(t, "verify", dir)
 		m := summary.FindStringSubmatch(stdout)
-		if code != exitOK || m == nil || (m[1] != m[2] && !(m[1] == "0" && m[2] == "")) {
+		if code != verify.ExitOK || m == nil || (m[1] != m[2] && !(m[1] == "0" && m[2] == "")) {
 			stop.Store(true)
 			wg.Wait()
 			t.Fatalf("run %d: exit %d\nstdout:\n%s\nstderr:\n%s", run, code, stdout, stderr)

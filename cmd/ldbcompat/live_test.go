@@ -29,7 +29,7 @@ func TestVerifyLiveTables(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "000003.ldb"), data)               // obsolete
 	writeFile(t, filepath.Join(dir, "backup.ldb"), data)               // not LevelDB's
 	code, stdout, stderr := runCmd(t, "verify", dir)
-	if code != exitOK {
+	if code != verify.ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
@@ -43,7 +43,7 @@ func TestVerifyLiveTables(t *testing.T) {
 		}
 	}
 	code, v, _ := verifyJSONOf(t, dir)
-	if code != exitOK || v.Summary.Skipped != 3 || v.Summary.Tables != len(live) || v.Summary.Verdicts["ok"] != len(live) || len(v.Tables) != len(live)+3 {
+	if code != verify.ExitOK || v.Summary.Skipped != 3 || v.Summary.Tables != len(live) || v.Summary.Verdicts["ok"] != len(live) || len(v.Tables) != len(live)+3 {
 		t.Fatalf("JSON: exit %d, %+v", code, v)
 	}
 	for _, tb := range v.Tables {
@@ -53,7 +53,7 @@ func TestVerifyLiveTables(t *testing.T) {
 		}
 	}
 	code, stdout, _ = runCmd(t, "dump", dir)
-	if code != exitOK || !strings.Contains(stdout, "000099.ldb\n  skipped: not listed in MANIFEST-000002") {
+	if code != verify.ExitOK || !strings.Contains(stdout, "000099.ldb\n  skipped: not listed in MANIFEST-000002") {
 		t.Errorf("dump: exit %d\n%s", code, stdout)
 	}
 }
@@ -78,18 +78,18 @@ func TestVerifyLiveTableDamage(t *testing.T) {
 		want    func(path string, size, other int) string // the table's line, a regexp
 		summary string
 	}{
-		{"missing", func(path string, _, _ []byte) { os.Remove(path) }, exitError, func(path string, size, _ int) string {
+		{"missing", func(path string, _, _ []byte) { os.Remove(path) }, verify.ExitError, func(path string, size, _ int) string {
 			return "^" + regexp.QuoteMeta(path+": missing: "+path+": missing: MANIFEST-000002 lists table ") + `\d+ \(level \d, ` + fmt.Sprint(size) +
 				` bytes\) as live, and neither \d+\.ldb nor \d+\.sst is in .*; upstream cannot open the database \(Corruption: 1 missing files; e\.g\.: ` + regexp.QuoteMeta(path) + `\)$`
 		}, "3 tables: 2 ok, 1 missing; 1 database upstream cannot open"},
-		{"truncated", func(path string, data, _ []byte) { writeFile(t, path, data[:len(data)-10]) }, exitError, func(path string, size, _ int) string {
+		{"truncated", func(path string, data, _ []byte) { writeFile(t, path, data[:len(data)-10]) }, verify.ExitError, func(path string, size, _ int) string {
 			return "^" + regexp.QuoteMeta(path+": unreadable: upstream cannot open it: IO error: "+path+": Invalid argument; table "+path) +
 				fmt.Sprintf(`: offset %d: footer: 48 bytes at offset %d run past the end of the %d-byte file; `, size-48, size-48, size-10) + sizes(size-10, size) + `\)$`
 		}, "3 tables: 2 ok, 1 unreadable"},
-		{"replaced", func(path string, _, other []byte) { writeFile(t, path, other) }, exitError, func(path string, size, other int) string {
+		{"replaced", func(path string, _, other []byte) { writeFile(t, path, other) }, verify.ExitError, func(path string, size, other int) string {
 			return "^" + regexp.QuoteMeta(path+": unreadable: upstream cannot open it: ") + `.*; ` + sizes(other, size) + `.*\)$`
 		}, "3 tables: 2 ok, 1 unreadable"},
-		{"extended", func(path string, data, _ []byte) { writeFile(t, path, append(data, make([]byte, 10)...)) }, exitOK, func(path string, size, _ int) string {
+		{"extended", func(path string, data, _ []byte) { writeFile(t, path, append(data, make([]byte, 10)...)) }, verify.ExitOK, func(path string, size, _ int) string {
 			return "^" + regexp.QuoteMeta(path+": ok: ") + `.*; upstream uses the filter; note: ` + sizes(size+10, size) + `, ignoring the 10 after\)$`
 		}, "3 tables: 3 ok"},
 	} {
@@ -161,13 +161,13 @@ func TestVerifyBadManifest(t *testing.T) {
 			want := regexp.MustCompile("(?m)^" + regexp.QuoteMeta(dir+": database: upstream cannot open it: "+status+" (") +
 				".*" + regexp.QuoteMeta(strings.ReplaceAll(tc.want, "DIR", dir)) + `.*` + regexp.QuoteMeta("); every table file in it is checked, at its own size") + "$")
 			code, stdout, stderr := runCmd(t, "verify", dir)
-			if code != exitError || !want.MatchString(stdout) || !strings.Contains(stdout, "000099.ldb: unreadable: upstream cannot open it: Corruption: file is too short to be an sstable; table ") ||
+			if code != verify.ExitError || !want.MatchString(stdout) || !strings.Contains(stdout, "000099.ldb: unreadable: upstream cannot open it: Corruption: file is too short to be an sstable; table ") ||
 				!strings.Contains(stdout, fmt.Sprintf("%d tables: %d ok, 1 unreadable; 1 database upstream cannot open\n", len(live), len(live)-1)) {
 				t.Errorf("exit %d; want 2 and %v\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
 			}
 			os.Remove(filepath.Join(dir, "000099.ldb"))
 			code, v, _ := verifyJSONOf(t, dir)
-			if code != exitError || len(v.Databases) != 1 || v.Databases[0].Opens || v.Databases[0].Status != status ||
+			if code != verify.ExitError || len(v.Databases) != 1 || v.Databases[0].Opens || v.Databases[0].Status != status ||
 				!strings.Contains(v.Databases[0].Error, strings.ReplaceAll(tc.want, "DIR", dir)) || v.Summary.Verdicts["ok"] != len(live)-1 || v.Summary.DatabasesNotOpened != 1 {
 				t.Errorf("JSON: exit %d, %+v", code, v)
 			}
@@ -211,12 +211,12 @@ func TestVerifyTableDeletedMeanwhile(t *testing.T) {
 			code, stdout, stderr := runCmd(t, "verify", db)
 			if compacted {
 				want := "000009.ldb: skipped: LevelDB deleted it while it was being checked: no longer a live table of MANIFEST-000002"
-				if code != exitOK || !strings.Contains(stdout, want) || !strings.Contains(stdout, "1 table: 1 ok; 1 table file skipped (not live)\n") {
+				if code != verify.ExitOK || !strings.Contains(stdout, want) || !strings.Contains(stdout, "1 table: 1 ok; 1 table file skipped (not live)\n") {
 					t.Errorf("exit %d; want 0 and %q\nstdout:\n%s\nstderr:\n%s", code, want, stdout, stderr)
 				}
 				return
 			}
-			if code != exitError || !strings.Contains(stdout, "000009.ldb: unreadable: upstream cannot open it: NotFound: "+filepath.Join(db, "000009.ldb")+": No such file or directory; ") {
+			if code != verify.ExitError || !strings.Contains(stdout, "000009.ldb: unreadable: upstream cannot open it: NotFound: "+filepath.Join(db, "000009.ldb")+": No such file or directory; ") {
 				t.Errorf("exit %d; want 2 and no such file\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 			}
 		})

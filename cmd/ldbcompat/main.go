@@ -1,6 +1,6 @@
 // Command ldbcompat says what upstream LevelDB 1.23 does with the tables
-// of a LevelDB database, whoever wrote it, and checks their bloom filters
-// against what upstream writes.
+// and logs of a LevelDB database, whoever wrote it, and checks their bloom
+// filters against what upstream writes.
 //
 // Usage:
 //
@@ -9,31 +9,9 @@
 //	ldbcompat version
 //	ldbcompat help [COMMAND]
 //
-// PATH is a LevelDB database directory, a table file, a log or MANIFEST
-// (dump), or a directory to search for databases (a browser profile, a
-// node's data directory). verify reads a database as upstream opens it
-// (CURRENT, the MANIFEST, every log the open replays, every live table at
-// the size the MANIFEST records), and gives each live table and log a
-// verdict: what upstream does with it (package internal/verify), with
-// LevelDB's default options, or with paranoid checks (--paranoid), and
-// under the other option set too where that differs. It rebuilds each
-// filter block upstream would use, or that an older LevelDB wrote, from
-// the table's keys and compares it byte for byte with the stored one.
-// dump prints each filter block's layout and its false-positive rate, or a
-// log's records.
-//
-// Files are opened read-only, no lock is taken and nothing is written, so a
-// database can be checked while LevelDB has it open: table files that are
-// not live (being written, or not yet deleted) are skipped.
-//
-// Exit status, the highest that applies: 0 when upstream opens every
-// database, replays every log whole and reads every table as it was
-// written; 1 when a filter block is damaged or differs from what its
-// policy writes, or a block's checksum alone is damaged; 2 when upstream
-// cannot open a database or read a table, returns what was not written, or
-// drops writes from a log; 3 when a path could not be examined (missing,
-// unreadable, or neither a table nor a database with none below it); 4 on
-// a usage error. `ldbcompat help` lists every verdict.
+// Files are opened read-only and nothing is written, so a database can be
+// checked while LevelDB has it open. `ldbcompat help` lists every verdict
+// and exit status.
 package main
 
 import (
@@ -46,15 +24,6 @@ import (
 	"sync"
 
 	"github.com/ldbcompat/ldbcompat/internal/verify"
-)
-
-// Exit codes (see verify.Verdicts).
-const (
-	exitOK       = verify.ExitOK
-	exitMismatch = verify.ExitDamage
-	exitError    = verify.ExitError
-	exitPath     = verify.ExitPath
-	exitUsage    = verify.ExitUsage
 )
 
 // usage is `ldbcompat help`.
@@ -97,9 +66,7 @@ cannot open it. A named file that is not a table (by its name, *.ldb or
 *.sst, or by its magic number) is skipped and said so.
 `
 
-// exitText documents the verdicts and exit codes, after usage and after
-// verify's and dump's help. It is made when first printed, not when
-// every run starts.
+// exitText documents the verdicts and exit codes, made when first printed.
 var exitText = sync.OnceValue(func() string {
 	return "Verdicts and exit status (the highest applies; dump exits as verify):\n\n" + verify.VerdictText(76) + "\n"
 })
@@ -158,17 +125,12 @@ Flags:
 `
 
 func main() {
-	// The garbage verify makes is small beside what it keeps (a table's
-	// keys, which the collector scans on every cycle): collecting at 5
-	// times the live heap instead of twice halves the collector's cycles
-	// for a few MB more (-17% CPU on make bench's small-key database).
-	// GOGC in the environment still decides when it is set.
+	// Little garbage beside a table's keys: GOGC=400 halves the collector's
+	// cycles (-17% CPU on make bench's small-key database).
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	// But never five times a large live heap (a MANIFEST of a million
-	// tables): past this soft limit the collector runs as often as it
-	// must. GOMEMLIMIT in the environment still decides when it is set.
+	// But not five times a large live heap (a MANIFEST of a million tables).
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(768 << 20)
 	}
@@ -179,7 +141,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage+exitText())
-		return exitUsage
+		return verify.ExitUsage
 	}
 	switch args[0] {
 	case "verify":
@@ -189,29 +151,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version", "-version", "--version":
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "ldbcompat version: takes no arguments\nRun 'ldbcompat help' for usage.\n")
-			return exitUsage
+			return verify.ExitUsage
 		}
 		printVersion(stdout)
-		return exitOK
+		return verify.ExitOK
 	case "help", "-h", "-help", "--help":
 		if len(args) > 2 {
 			fmt.Fprintf(stderr, "ldbcompat help: takes at most one command\nRun 'ldbcompat help' for usage.\n")
-			return exitUsage
+			return verify.ExitUsage
 		}
 		if len(args) == 2 {
 			text, ok := help(args[1])
 			if !ok {
 				fmt.Fprintf(stderr, "ldbcompat help: unknown command %q\nRun 'ldbcompat help' for usage.\n", args[1])
-				return exitUsage
+				return verify.ExitUsage
 			}
 			fmt.Fprint(stdout, text)
-			return exitOK
+			return verify.ExitOK
 		}
 		fmt.Fprint(stdout, usage+exitText())
-		return exitOK
+		return verify.ExitOK
 	}
 	fmt.Fprintf(stderr, "ldbcompat: unknown command %q\nRun 'ldbcompat help' for usage.\n", args[0])
-	return exitUsage
+	return verify.ExitUsage
 }
 
 // help returns command name's help: helpFor's, and for verify and dump
@@ -241,9 +203,7 @@ func commandFlags(name string) (fs *flag.FlagSet, asJSON, paranoid *bool) {
 }
 
 // parseFlags parses fs's flags wherever they appear among args and returns
-// the other arguments. It reports usage errors on stderr and returns no
-// paths and exitUsage; for -h or --help it prints the command's help on
-// stdout and returns no paths and exitOK.
+// the paths; none, with the exit code, after a usage error or --help.
 func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]string, int) {
 	fs.SetOutput(io.Discard)
 	// Everything after "--" is a path, even if it starts with "-".
@@ -260,10 +220,10 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]st
 			if errors.Is(err, flag.ErrHelp) {
 				text, _ := help(fs.Name())
 				fmt.Fprint(stdout, text)
-				return nil, exitOK
+				return nil, verify.ExitOK
 			}
 			fmt.Fprintf(stderr, "ldbcompat %s: %v\nRun 'ldbcompat help %s' for usage.\n", fs.Name(), err, fs.Name())
-			return nil, exitUsage
+			return nil, verify.ExitUsage
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -275,7 +235,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]st
 	paths = append(paths, rest...)
 	if len(paths) == 0 {
 		fmt.Fprintf(stderr, "ldbcompat %s: no PATH given\nRun 'ldbcompat help %s' for usage.\n", fs.Name(), fs.Name())
-		return nil, exitUsage
+		return nil, verify.ExitUsage
 	}
-	return paths, exitOK
+	return paths, verify.ExitOK
 }

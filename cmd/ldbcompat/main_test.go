@@ -88,19 +88,19 @@ func TestUsage(t *testing.T) {
 		{[]string{"--help"}, 0, "ldbcompat verify [--json] [--paranoid] PATH...", ""},
 		{[]string{"help"}, 0, "Verdicts and exit status", ""},
 		{[]string{"help", "dump"}, 0, "Usage: ldbcompat dump", ""},
-		{[]string{"help", "frob"}, exitUsage, "", `unknown command "frob"`},
-		{nil, exitUsage, "", "Usage:"},
-		{[]string{"frobnicate"}, exitUsage, "", "ldbcompat: unknown command \"frobnicate\"\nRun 'ldbcompat help' for usage.\n"},
-		{[]string{"--frob"}, exitUsage, "", "ldbcompat: unknown command \"--frob\"\nRun 'ldbcompat help' for usage.\n"},
-		{[]string{"verify"}, exitUsage, "", "no PATH given"},
-		{[]string{"verify", "--bogus", "x"}, exitUsage, "", "flag provided but not defined: -bogus\nRun 'ldbcompat help verify' for usage."},
-		{[]string{"verify", "-h"}, exitOK, "Usage: ldbcompat verify [--json] [--paranoid] PATH...", ""},
-		{[]string{"verify", "--help"}, exitOK, "Usage: ldbcompat verify [--json] [--paranoid] PATH...", ""},
-		{[]string{"dump", "--help"}, exitOK, "Usage: ldbcompat dump", ""},
-		{[]string{"dump", "--samples", "-3", "x"}, exitUsage, "", "must not be negative"},
-		{[]string{"version"}, exitOK, "verdicts follow upstream LevelDB 1.23; JSON schema 2", ""},
-		{[]string{"--version"}, exitOK, "ldbcompat ", ""},
-		{[]string{"version", "x"}, exitUsage, "", "takes no arguments"},
+		{[]string{"help", "frob"}, verify.ExitUsage, "", `unknown command "frob"`},
+		{nil, verify.ExitUsage, "", "Usage:"},
+		{[]string{"frobnicate"}, verify.ExitUsage, "", "ldbcompat: unknown command \"frobnicate\"\nRun 'ldbcompat help' for usage.\n"},
+		{[]string{"--frob"}, verify.ExitUsage, "", "ldbcompat: unknown command \"--frob\"\nRun 'ldbcompat help' for usage.\n"},
+		{[]string{"verify"}, verify.ExitUsage, "", "no PATH given"},
+		{[]string{"verify", "--bogus", "x"}, verify.ExitUsage, "", "flag provided but not defined: -bogus\nRun 'ldbcompat help verify' for usage."},
+		{[]string{"verify", "-h"}, verify.ExitOK, "Usage: ldbcompat verify [--json] [--paranoid] PATH...", ""},
+		{[]string{"verify", "--help"}, verify.ExitOK, "Usage: ldbcompat verify [--json] [--paranoid] PATH...", ""},
+		{[]string{"dump", "--help"}, verify.ExitOK, "Usage: ldbcompat dump", ""},
+		{[]string{"dump", "--samples", "-3", "x"}, verify.ExitUsage, "", "must not be negative"},
+		{[]string{"version"}, verify.ExitOK, "verdicts follow upstream LevelDB 1.23; JSON schema 2", ""},
+		{[]string{"--version"}, verify.ExitOK, "ldbcompat ", ""},
+		{[]string{"version", "x"}, verify.ExitUsage, "", "takes no arguments"},
 	} {
 		code, stdout, stderr := runCmd(t, tc.args...)
 		if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
@@ -500,7 +500,7 @@ func TestVerifyErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// An unreadable table or database is exit 2; a path that
 			// could not be examined, or nothing to examine, exit 3.
-			want := map[string]int{"table": exitError, "database": exitError, "path": exitPath, "skipped": exitPath}[tc.where]
+			want := map[string]int{"table": verify.ExitError, "database": verify.ExitError, "path": verify.ExitPath, "skipped": verify.ExitPath}[tc.where]
 			code, stdout, stderr := runCmd(t, "verify", tc.path)
 			out := stdout
 			if tc.where == "path" {

@@ -112,32 +112,32 @@ func TestBadPaths(t *testing.T) {
 		noise[i] = byte(i * 7919 >> 3)
 	}
 	t.Run("missing", func(t *testing.T) {
-		wantError(t, exitPath, filepath.Join(dir, "nope.ldb"), "no such file or directory")
+		wantError(t, verify.ExitPath, filepath.Join(dir, "nope.ldb"), "no such file or directory")
 	})
 	t.Run("empty file", func(t *testing.T) {
-		wantError(t, exitError, file("empty.ldb", nil), `offset 0: file is 0 bytes, too short for a table`)
+		wantError(t, verify.ExitError, file("empty.ldb", nil), `offset 0: file is 0 bytes, too short for a table`)
 	})
 	t.Run("text file", func(t *testing.T) {
 		// Named neither *.ldb nor *.sst, nor ending in a table's magic
 		// number: no table, and nothing else was named.
-		wantError(t, exitPath, file("CURRENT", bytes.Repeat([]byte("MANIFEST-000002\n"), 10)), `skipped: not a table: its name does not end in \.ldb or \.sst, nor its contents in a table's magic number`)
+		wantError(t, verify.ExitPath, file("CURRENT", bytes.Repeat([]byte("MANIFEST-000002\n"), 10)), `skipped: not a table: its name does not end in \.ldb or \.sst, nor its contents in a table's magic number`)
 	})
 	t.Run("noise", func(t *testing.T) {
-		wantError(t, exitError, file("noise.ldb", noise), `offset 4088: not a LevelDB table: bad magic number`)
+		wantError(t, verify.ExitError, file("noise.ldb", noise), `offset 4088: not a LevelDB table: bad magic number`)
 	})
 	t.Run("log file", func(t *testing.T) {
 		// A write-ahead log is not a table: verify skips it; dump
 		// prints its records, here one whose checksum fails (exit 2).
 		p := file("000003.log", append([]byte{0x8f, 0x32, 0x8c, 0x1a, 0x24, 0, 1}, bytes.Repeat([]byte("x"), 100)...))
-		if code, stdout, _ := runCmd(t, "verify", p); code != exitPath || !strings.Contains(stdout, p+": skipped: not a table but a log") {
+		if code, stdout, _ := runCmd(t, "verify", p); code != verify.ExitPath || !strings.Contains(stdout, p+": skipped: not a table but a log") {
 			t.Errorf("verify: exit %d\n%s", code, stdout)
 		}
-		if code, stdout, _ := runCmd(t, "dump", p); code != exitError || !strings.Contains(stdout, "  dropped at offset 0: 107 bytes (Corruption: checksum mismatch)") {
+		if code, stdout, _ := runCmd(t, "dump", p); code != verify.ExitError || !strings.Contains(stdout, "  dropped at offset 0: 107 bytes (Corruption: checksum mismatch)") {
 			t.Errorf("dump: exit %d\n%s", code, stdout)
 		}
 	})
 	t.Run("footer only", func(t *testing.T) {
-		wantError(t, exitError, file("footer.ldb", data[len(data)-table.FooterSize:]), `offset 48: index block handle \d+\+\d+: block and its 5-byte trailer run past the end of the 48-byte file`)
+		wantError(t, verify.ExitError, file("footer.ldb", data[len(data)-table.FooterSize:]), `offset 48: index block handle \d+\+\d+: block and its 5-byte trailer run past the end of the 48-byte file`)
 	})
 	t.Run("directory without CURRENT", func(t *testing.T) {
 		d := filepath.Join(dir, "notdb")
@@ -145,7 +145,7 @@ func TestBadPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeFile(t, filepath.Join(d, "000005.ldb"), data)
-		wantError(t, exitPath, d, "no LevelDB database in it or below it .*; 1 table file outside any database: name it to check it")
+		wantError(t, verify.ExitPath, d, "no LevelDB database in it or below it .*; 1 table file outside any database: name it to check it")
 	})
 	t.Run("database without a MANIFEST", func(t *testing.T) {
 		d := filepath.Join(dir, "empty-db")
@@ -154,7 +154,7 @@ func TestBadPaths(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(d, "CURRENT"), []byte("MANIFEST-000002\n"))
 		writeFile(t, filepath.Join(d, "000003.log"), nil)
-		wantError(t, exitError, d, "database: upstream cannot open it: Corruption: CURRENT points to a non-existent file")
+		wantError(t, verify.ExitError, d, "database: upstream cannot open it: Corruption: CURRENT points to a non-existent file")
 	})
 }
 
@@ -176,7 +176,7 @@ func TestUnreadableTables(t *testing.T) {
 		if err := os.Chmod(p, 0); err != nil {
 			t.Fatal(err)
 		}
-		wantError(t, exitError, p, "permission denied")
+		wantError(t, verify.ExitError, p, "permission denied")
 	})
 	// Each odd entry in a database directory that also holds a good
 	// table: the good one is still checked, the odd one named, exit 2.
@@ -195,12 +195,12 @@ func TestUnreadableTables(t *testing.T) {
 			if err := os.Symlink(filepath.Join(filepath.Dir(p), "gone.ldb"), p); err != nil {
 				t.Fatal(err)
 			}
-		}, "no such file or directory", "", exitPath},
+		}, "no such file or directory", "", verify.ExitPath},
 		{"named pipe", func(t *testing.T, p string) {
 			if err := syscall.Mkfifo(p, 0o644); err != nil {
 				t.Skipf("mkfifo: %v", err)
 			}
-		}, "not a regular file but a named pipe", "not a table: not a regular file but a named pipe", exitPath},
+		}, "not a regular file but a named pipe", "not a table: not a regular file but a named pipe", verify.ExitPath},
 		{"symbolic link to a named pipe", func(t *testing.T, p string) {
 			fifo := filepath.Join(filepath.Dir(p), "pipe")
 			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -209,17 +209,17 @@ func TestUnreadableTables(t *testing.T) {
 			if err := os.Symlink(fifo, p); err != nil {
 				t.Fatal(err)
 			}
-		}, "not a regular file but a named pipe", "not a table: not a regular file but a named pipe", exitPath},
+		}, "not a regular file but a named pipe", "not a table: not a regular file but a named pipe", verify.ExitPath},
 		{"directory", func(t *testing.T, p string) {
 			if err := os.Mkdir(p, 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, "not a regular file but a directory", "no LevelDB database in it or below it", exitPath},
+		}, "not a regular file but a directory", "no LevelDB database in it or below it", verify.ExitPath},
 		{"symbolic link loop", func(t *testing.T, p string) {
 			if err := os.Symlink(p, p); err != nil {
 				t.Fatal(err)
 			}
-		}, "too many levels of symbolic links", "", exitPath},
+		}, "too many levels of symbolic links", "", verify.ExitPath},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Both tables are live, as a MANIFEST says.
@@ -232,7 +232,7 @@ func TestUnreadableTables(t *testing.T) {
 			odd := filepath.Join(db, "000009.ldb")
 			tc.make(t, odd)
 			code, stdout, stderr := runCmd(t, "verify", db)
-			if code != exitError || !strings.Contains(stdout, "000005.ldb: ok") || !strings.Contains(stdout, "2 tables: 1 ok, 1 unreadable\n") || stderr != "" ||
+			if code != verify.ExitError || !strings.Contains(stdout, "000005.ldb: ok") || !strings.Contains(stdout, "2 tables: 1 ok, 1 unreadable\n") || stderr != "" ||
 				!regexp.MustCompile("(?m)^"+regexp.QuoteMeta(odd)+": unreadable: upstream cannot open it: .*"+tc.want).MatchString(stdout) {
 				t.Errorf("verify %s: exit %d; want 2, the good table ok and %q\nstdout: %s\nstderr: %s", db, code, tc.want, stdout, stderr)
 			}
@@ -297,7 +297,7 @@ func TestTableReadErrors(t *testing.T) {
 				return 0, nil, false
 			}}
 		})
-		wantError(t, exitError, p, fmt.Sprintf(`table .*000005.ldb: offset %d: reading index block \(%d bytes\): read .*: input/output error`, ih.Offset, ih.Size+table.TrailerSize))
+		wantError(t, verify.ExitError, p, fmt.Sprintf(`table .*000005.ldb: offset %d: reading index block \(%d bytes\): read .*: input/output error`, ih.Offset, ih.Size+table.TrailerSize))
 	})
 	// The file changes after its footer has been read.
 	for _, tc := range []struct {
@@ -345,7 +345,7 @@ func TestTableReadErrors(t *testing.T) {
 				writeFile(t, p, data)
 				// With paranoid checks, where a checksum fails a read.
 				code, stdout, stderr := runCmd(t, cmd, "--paranoid", p)
-				if code != exitError {
+				if code != verify.ExitError {
 					t.Errorf("%s: exit %d, want 2\nstdout: %s\nstderr: %s", cmd, code, stdout, stderr)
 				}
 				first := "(?m)^" + regexp.QuoteMeta(p) + ": unchecked: not checked: "
@@ -421,28 +421,28 @@ func TestBitFlipCLI(t *testing.T) {
 		code, stdout, stderr := runCmd(t, "verify", p)
 		paranoid, _, _ := runCmd(t, "verify", "--paranoid", p)
 		switch {
-		case (code == exitOK) != (paranoid == exitOK):
+		case (code == verify.ExitOK) != (paranoid == verify.ExitOK):
 			t.Errorf("bit %d of byte %d flipped: exit %d with the default options, %d with paranoid checks\n%s%s", bit%8, bit/8, code, paranoid, stdout, stderr)
-		case code == exitOK && stdout != wantOut:
+		case code == verify.ExitOK && stdout != wantOut:
 			t.Errorf("bit %d of byte %d flipped: verify exit 0 with different output:\n%s\nundamaged:\n%s", bit%8, bit/8, stdout, wantOut)
-		case code != exitOK && (code > exitError || !defaultsOut.MatchString(stdout)):
+		case code != verify.ExitOK && (code > verify.ExitError || !defaultsOut.MatchString(stdout)):
 			t.Errorf("bit %d of byte %d flipped: verify exit %d with the default options:\n%s%s", bit%8, bit/8, code, stdout, stderr)
 		}
 		for _, args := range [][]string{{"verify", "--paranoid", p}, {"dump", "--paranoid", "--samples", "100", p}} {
 			code, stdout, stderr := runCmd(t, args...)
 			want := map[string]string{"verify": wantOut, "dump": wantDump}[args[0]]
 			switch code {
-			case exitOK:
+			case verify.ExitOK:
 				if stdout != want {
 					t.Errorf("bit %d of byte %d flipped: %s exit 0 with different output:\n%s\nundamaged:\n%s", bit%8, bit/8, args[0], stdout, want)
 				}
 				same++
-			case exitMismatch:
+			case verify.ExitDamage:
 				if !inMeta(bit/8) || !unusable.MatchString(stdout) {
 					t.Errorf("bit %d of byte %d flipped (in the filter or metaindex block: %v): %s exit 1\n%s%s", bit%8, bit/8, inMeta(bit/8), args[0], stdout, stderr)
 				}
 				unusables++
-			case exitError:
+			case verify.ExitError:
 				if !unreadable.MatchString(stdout) {
 					t.Errorf("bit %d of byte %d flipped: %s: stdout %q does not name the file and an offset", bit%8, bit/8, args[0], stdout)
 				}
@@ -507,7 +507,7 @@ func FuzzCLI(f *testing.F) {
 		codes := map[string]int{}
 		for _, args := range [][]string{{"verify", p}, {"verify", "--json", p}, {"dump", "--samples", "20", p}, {"dump", "--json", "--samples", "20", p}} {
 			code, stdout, stderr := runCmd(t, args...)
-			if code != exitOK && code != exitMismatch {
+			if code != verify.ExitOK && code != verify.ExitDamage {
 				t.Fatalf("%q: exit %d\n%s%s", args, code, stdout, stderr)
 			}
 			codes[args[0]] = code

@@ -52,17 +52,13 @@ var searchStep = 4096
 // search reports a search's progress: dirs directories searched, dbs
 // databases found.
 func (p *progress) search(dirs, dbs int) {
-	switch {
-	case p.tty:
-		if now := time.Now(); now.Sub(p.last) > 100*time.Millisecond {
-			p.last = now
-			fmt.Fprintf(p.w, "\r\033[K%s %d directories, %d databases found", p.verb, dirs, dbs)
-			p.shown = true
+	if !p.tty {
+		if dirs/searchStep <= p.done {
+			return
 		}
-	case dirs/searchStep > p.done:
 		p.done = dirs / searchStep
-		fmt.Fprintf(p.w, "%s %d directories, %d databases found\n", p.verb, dirs, dbs)
 	}
+	p.line(false, "%s %d directories, %d databases found", p.verb, dirs, dbs)
 }
 
 // clear removes the progress line from a terminal before other output.
@@ -76,19 +72,21 @@ func (p *progress) clear() {
 // tick counts one more table done.
 func (p *progress) tick() {
 	p.done++
-	if !p.enabled {
+	if !p.enabled || (!p.tty && p.done%max(p.total/10, 1) != 0 && p.done != p.total) {
 		return
 	}
-	if p.tty {
-		if now := time.Now(); p.done == p.total || now.Sub(p.last) > 100*time.Millisecond {
-			p.last = now
-			fmt.Fprintf(p.w, "\r\033[K%s %d/%d tables", p.verb, p.done, p.total)
-			p.shown = true
-		}
-		return
-	}
-	if step := max(p.total/10, 1); p.done%step == 0 || p.done == p.total {
-		fmt.Fprintf(p.w, "%s %d/%d tables\n", p.verb, p.done, p.total)
+	p.line(p.done == p.total, "%s %d/%d tables", p.verb, p.done, p.total)
+}
+
+// line prints a progress line: on a terminal in place, at most every 100 ms
+// unless final; otherwise a line of its own.
+func (p *progress) line(final bool, format string, args ...any) {
+	if !p.tty {
+		fmt.Fprintf(p.w, format+"\n", args...)
+	} else if now := time.Now(); final || now.Sub(p.last) > 100*time.Millisecond {
+		p.last = now
+		fmt.Fprintf(p.w, "\r\033[K"+format, args...)
+		p.shown = true
 	}
 }
 

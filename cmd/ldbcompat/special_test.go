@@ -65,8 +65,8 @@ func TestPipesInTree(t *testing.T) {
 			mkfifo(t, filepath.Join(root, "a-bad", file))
 			for _, args := range [][]string{{"verify", root}, {"verify", "--json", root}, {"dump", "--samples", "10", root}} {
 				code, stdout, _ := runWithin(t, args...)
-				if code != exitError || !strings.Contains(stdout, "named pipe") || !strings.Contains(stdout, filepath.Join(root, "b-good", "000012.ldb")) {
-					t.Errorf("%q: exit %d; want %d, the pipe named and the good database's tables\n%s", args, code, exitError, stdout)
+				if code != verify.ExitError || !strings.Contains(stdout, "named pipe") || !strings.Contains(stdout, filepath.Join(root, "b-good", "000012.ldb")) {
+					t.Errorf("%q: exit %d; want %d, the pipe named and the good database's tables\n%s", args, code, verify.ExitError, stdout)
 				}
 			}
 		})
@@ -89,8 +89,8 @@ func TestTableTurnsPipe(t *testing.T) {
 		return verify.OpenFile(path)
 	}
 	code, stdout, _ := runWithin(t, "verify", dir)
-	if want := victim + ": unreadable: upstream cannot open it: (no status); " + victim + ": not a regular file but a named pipe"; code != exitError || !strings.Contains(stdout, want) {
-		t.Errorf("exit %d; want %d and %q\n%s", code, exitError, want, stdout)
+	if want := victim + ": unreadable: upstream cannot open it: (no status); " + victim + ": not a regular file but a named pipe"; code != verify.ExitError || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d; want %d and %q\n%s", code, verify.ExitError, want, stdout)
 	}
 }
 
@@ -102,8 +102,8 @@ func TestSpecialFilesNamed(t *testing.T) {
 	mkfifo(t, fifo)
 	for path, what := range map[string]string{"/dev/zero": "a character device", "/dev/null": "a character device", fifo: "a named pipe"} {
 		code, stdout, _ := runWithin(t, "verify", path)
-		if want := "not a table: not a regular file but " + what; code != exitPath || !strings.Contains(stdout, want) {
-			t.Errorf("verify %s: exit %d; want %d and %q\n%s", path, code, exitPath, want, stdout)
+		if want := "not a table: not a regular file but " + what; code != verify.ExitPath || !strings.Contains(stdout, want) {
+			t.Errorf("verify %s: exit %d; want %d and %q\n%s", path, code, verify.ExitPath, want, stdout)
 		}
 	}
 }
@@ -143,9 +143,9 @@ func TestOutsideInTree(t *testing.T) {
 			copyTree(t, filepath.Join(fixtures, "b1-bs128-none"), filepath.Join(root, "b-good"))
 			tc.make(t, bad)
 			code, stdout, _ := runWithin(t, "verify", root)
-			if code != exitError || !strings.Contains(stdout, bad+": database: not checked: ") || !strings.Contains(stdout, tc.want) ||
+			if code != verify.ExitError || !strings.Contains(stdout, bad+": database: not checked: ") || !strings.Contains(stdout, tc.want) ||
 				!strings.Contains(stdout, filepath.Join(root, "b-good", "000012.ldb")+": ok") {
-				t.Errorf("exit %d; want %d, %s not checked: %s, and the good database checked\n%s", code, exitError, bad, tc.want, stdout)
+				t.Errorf("exit %d; want %d, %s not checked: %s, and the good database checked\n%s", code, verify.ExitError, bad, tc.want, stdout)
 			}
 		})
 	}
@@ -172,8 +172,8 @@ func TestLinksNamed(t *testing.T) {
 			t.Errorf("output lacks %q\n%s", want, stdout)
 		}
 	}
-	if code != exitOK {
-		t.Errorf("exit %d, want %d", code, exitOK)
+	if code != verify.ExitOK {
+		t.Errorf("exit %d, want %d", code, verify.ExitOK)
 	}
 	_, js, _ := runWithin(t, "verify", "--json", dir)
 	for _, want := range []string{`"current_link":"real-CURRENT"`, `"manifest_link":"real-MANIFEST-000002"`, `"link":"real-000010.log"`, `"link":"real-000007.ldb"`} {
@@ -199,8 +199,8 @@ func TestManyMissing(t *testing.T) {
 	code, stdout, _ := runWithin(t, "verify", dir)
 	took := time.Since(start)
 	n := len(regexp.MustCompile(`(?m)^[^ ]+\.ldb: missing: `).FindAllString(stdout, -1))
-	if code != exitError || n != 10000 || !strings.Contains(stdout, "Corruption: 10000 missing files") {
-		t.Errorf("exit %d, %d missing; want %d and 10000 missing\n%.2000s", code, n, exitError, stdout)
+	if code != verify.ExitError || n != 10000 || !strings.Contains(stdout, "Corruption: 10000 missing files") {
+		t.Errorf("exit %d, %d missing; want %d and 10000 missing\n%.2000s", code, n, verify.ExitError, stdout)
 	}
 	if took > 10*time.Second {
 		t.Errorf("took %v; want seconds", took)
@@ -223,7 +223,7 @@ func TestLongKeyDump(t *testing.T) {
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %v; want seconds", took)
 	}
-	if want := "of 10000 absent keys, "; code != exitOK || !strings.Contains(stdout, want) || !strings.Contains(stdout, " of them cut to 1024 bytes") {
+	if want := "of 10000 absent keys, "; code != verify.ExitOK || !strings.Contains(stdout, want) || !strings.Contains(stdout, " of them cut to 1024 bytes") {
 		t.Errorf("exit %d; want 0 and samples cut to 1024 bytes\n%s", code, stdout)
 	}
 	_, js, _ := runWithin(t, "dump", "--json", "--samples", "10000", path)
@@ -245,8 +245,8 @@ func TestUnsearchableDatabase(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
 	code, stdout, _ := runWithin(t, "verify", dir)
-	if want := "CURRENT is there but cannot be looked at: permission denied"; code != exitError || !strings.Contains(stdout, want) || strings.Contains(stdout, "lost its CURRENT") {
-		t.Errorf("exit %d; want %d and %q\n%s", code, exitError, want, stdout)
+	if want := "CURRENT is there but cannot be looked at: permission denied"; code != verify.ExitError || !strings.Contains(stdout, want) || strings.Contains(stdout, "lost its CURRENT") {
+		t.Errorf("exit %d; want %d and %q\n%s", code, verify.ExitError, want, stdout)
 	}
 }
 

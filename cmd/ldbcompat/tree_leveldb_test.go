@@ -11,6 +11,7 @@ import (
 	"github.com/jmhodges/levigo"
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // writeLevigoDB writes a database of n keys into dir through upstream
@@ -83,7 +84,7 @@ func TestVerifyTreeOfUpstreamDatabases(t *testing.T) {
 	before := treeState(t, root)
 
 	code, doc, got := verdictsOf(t, root, root)
-	if code != exitOK || len(doc.Databases) != len(dbs)+2 || len(doc.PathErrors) != 0 || len(doc.Notes) != 0 {
+	if code != verify.ExitOK || len(doc.Databases) != len(dbs)+2 || len(doc.PathErrors) != 0 || len(doc.Notes) != 0 {
 		t.Fatalf("exit %d, %d databases, path errors %+v, notes %+v; want 0, %d, none", code, len(doc.Databases), doc.PathErrors, doc.Notes, len(dbs)+2)
 	}
 	for _, d := range dbs {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/ldbcompat/ldbcompat/internal/faultfs"
+	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
 // treeDBs is where TestVerifyTree puts each committed database, below its
@@ -121,7 +122,7 @@ func TestVerifyTree(t *testing.T) {
 
 	// Each database on its own: the verdicts the search must find.
 	want := map[string]string{}
-	wantCode := exitOK
+	wantCode := verify.ExitOK
 	var dbs []string
 	for rel := range treeDBs {
 		dbs = append(dbs, rel)
@@ -131,9 +132,9 @@ func TestVerifyTree(t *testing.T) {
 			want[k] = verdict
 		}
 	}
-	if len(want) < 2*len(treeDBs) || wantCode != exitError {
+	if len(want) < 2*len(treeDBs) || wantCode != verify.ExitError {
 		t.Fatalf("the databases on their own: %d tables, exit %d; want at least %d tables and exit %d (java-compacted's unreadable table, pebble's database)",
-			len(want), wantCode, 2*len(treeDBs), exitError)
+			len(want), wantCode, 2*len(treeDBs), verify.ExitError)
 	}
 
 	code, doc, got := verdictsOf(t, root, root)
@@ -171,9 +172,9 @@ func TestVerifyTree(t *testing.T) {
 	f := faultfs.MountT(t, root)
 	f.Set("node/geth", faultfs.Fault{ListErr: syscall.EACCES})
 	code, doc, got = verdictsOf(t, f.Dir, f.Dir)
-	if code != exitPath || len(doc.PathErrors) != 1 || doc.PathErrors[0].Path != filepath.Join(f.Dir, "node", "geth") ||
+	if code != verify.ExitPath || len(doc.PathErrors) != 1 || doc.PathErrors[0].Path != filepath.Join(f.Dir, "node", "geth") ||
 		!strings.Contains(doc.PathErrors[0].Error, "permission denied") {
-		t.Errorf("an unreadable directory: exit %d, path errors %+v; want %d and node/geth named", code, doc.PathErrors, exitPath)
+		t.Errorf("an unreadable directory: exit %d, path errors %+v; want %d and node/geth named", code, doc.PathErrors, verify.ExitPath)
 	}
 	if len(doc.Databases) != len(treeDBs)-1 || len(got) == 0 {
 		t.Errorf("an unreadable directory: %d databases judged, want %d", len(doc.Databases), len(treeDBs)-1)
@@ -184,7 +185,7 @@ func TestVerifyTree(t *testing.T) {
 
 	// A tree without any database: exit 3, saying so.
 	code, _, errOut = runChild(t, "verify", filepath.Join(root, "backup"))
-	if code != exitPath || !strings.Contains(errOut, "no LevelDB database in it or below it") || !strings.Contains(errOut, "1 table file outside any database") {
+	if code != verify.ExitPath || !strings.Contains(errOut, "no LevelDB database in it or below it") || !strings.Contains(errOut, "1 table file outside any database") {
 		t.Errorf("no database: exit %d, stderr %q", code, errOut)
 	}
 

@@ -13,39 +13,56 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if paths == nil {
 		return code // a usage error, or --help
 	}
-	items := resolve(paths, stderr)
 	var js verify.VerifyJSON
 	var sum verify.Summary
-	prog := newProgress(stderr, "verified", countTables(items))
 	text := verify.TextWriter{Out: stdout, Err: stderr}
-	verify.Each(items, options(false, *paranoid), func(it verify.Item, rep *verify.TableReport) {
+	each(paths, "verified", options(false, *paranoid), &sum, *asJSON, stderr, func(it verify.Item, rep *verify.TableReport) {
+		if *asJSON {
+			js.Add(it, rep)
+		} else {
+			text.Item(it, rep)
+		}
+	})
+	code = sum.ExitCode()
+	if !*asJSON {
+		text.Line(stdout, sum.String())
+	}
+	return report(stderr, *asJSON, &text, code, func() error { return js.Write(stdout, buildInfo(), sum, code) })
+}
+
+// each resolves paths and passes each item to emit, counting it in sum,
+// with progress on stderr ("verb 3/10 tables") cleared before text output.
+func each(paths []string, verb string, o verify.Options, sum *verify.Summary, asJSON bool, stderr io.Writer, emit func(verify.Item, *verify.TableReport)) {
+	items := resolve(paths, stderr)
+	prog := newProgress(stderr, verb, countTables(items))
+	verify.Each(items, o, func(it verify.Item, rep *verify.TableReport) {
 		sum.Add(it, rep)
 		if rep != nil {
 			prog.tick()
 		}
-		if *asJSON {
-			js.Add(it, rep)
-			return
+		if !asJSON {
+			prog.clear()
 		}
-		prog.clear()
-		text.Item(it, rep)
+		emit(it, rep)
 	})
 	prog.finish()
-	code = sum.ExitCode()
-	if *asJSON {
-		return written(stderr, "the JSON", js.Write(stdout, buildInfo(), sum, code), code)
+}
+
+// report writes the JSON document (writeJSON) or the text's errors, and
+// returns code, or verify.ExitPath when that fails.
+func report(stderr io.Writer, asJSON bool, text *verify.TextWriter, code int, writeJSON func() error) int {
+	if asJSON {
+		return written(stderr, "the JSON", writeJSON(), code)
 	}
-	text.Line(stdout, sum.String())
 	return written(stderr, "the report", text.WriteErr(), code)
 }
 
-// written returns code, or exitPath when err, from writing what (the report
-// or the JSON) to stdout (a full disk, a closed pipe), is not nil: a report
-// that did not reach its reader is no verdict.
+// written returns code, or verify.ExitPath when writing what to stdout failed
+// with err: a report that did not reach its reader is no verdict.
 func written(stderr io.Writer, what string, err error, code int) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "ldbcompat: writing %s: %v\n", what, err)
-		return max(code, exitPath)
+		return max(code, verify.ExitPath)
 	}
 	return code
 }

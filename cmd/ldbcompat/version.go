@@ -15,10 +15,8 @@ const upstreamRelease = "LevelDB 1.23"
 // toolInfo is what `ldbcompat version` prints, and the JSON's "tool".
 type toolInfo struct {
 	Name string `json:"name"`
-	// Version is the module version the binary was built at ("(devel)"
-	// for a build in a clone), Revision and Time the VCS revision and its
-	// commit time when the build recorded them, Modified whether the
-	// working tree had changes.
+	// Version is the module version ("(devel)" in a clone); the VCS fields
+	// are there when the build recorded them.
 	Version  string `json:"version"`
 	Revision string `json:"revision,omitempty"`
 	Time     string `json:"time,omitempty"`

@@ -1,13 +1,10 @@
 package base
 
-// The varints and length-prefixed slices of util/coding.cc, as upstream's
-// readers decode them: a 32-bit varint is at most 5 bytes and a 64-bit one
-// at most 10, and the bits of the last byte past the 32nd or 64th are
-// dropped rather than refused.
+// The varints of util/coding.cc as upstream decodes them: the bits of the
+// last byte past the 32nd or 64th are dropped rather than refused.
 
 // DecodeVarint32 is util/coding.cc GetVarint32Ptr: the varint at the start
-// of b and the number of bytes it takes; n is 0 when b does not start with
-// one (it ends first, or 5 bytes all have the continuation bit).
+// of b and its length in bytes, 0 when b does not start with one.
 func DecodeVarint32(b []byte) (v uint32, n int) {
 	v64, n := decodeVarint(b, 5)
 	return uint32(v64), n // the bits of a 5th byte past the 32nd dropped
@@ -31,9 +28,8 @@ func decodeVarint(b []byte, limit int) (v uint64, n int) {
 	return 0, 0
 }
 
-// DecodeLengthPrefixed is util/coding.cc GetLengthPrefixedSlice: a varint32
-// length at the start of b and that many bytes after it, which s aliases;
-// n, the bytes used, is 0 when b does not hold them.
+// DecodeLengthPrefixed is util/coding.cc GetLengthPrefixedSlice; s aliases
+// b, and n, the bytes used, is 0 when b does not hold them.
 func DecodeLengthPrefixed(b []byte) (s []byte, n int) {
 	l, m := DecodeVarint32(b)
 	if m == 0 || uint64(l) > uint64(len(b)-m) {

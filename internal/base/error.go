@@ -5,28 +5,20 @@ import (
 	"fmt"
 )
 
-// The one error type of LevelDB's readers: a file upstream cannot read,
-// or on which its behaviour is undefined, with what upstream says of it
-// (include/leveldb/status.h: a Status, as Status::ToString() prints it).
+// The one error type of LevelDB's readers, with upstream's Status::ToString().
 
-// Error reports a file that cannot be read: the file, the byte offset in
-// it where the problem lies, what is wrong there, and upstream's status for
-// it. Err, when not nil, is the underlying error: an I/O error, a
-// decoding error, ErrUndefined, or a reader's own (such as table.ErrLimit).
+// Error reports a file that cannot be read: the file, the offset of the
+// problem, what is wrong there, and upstream's status for it; Err is the
+// underlying error, if any.
 type Error struct {
-	// Type is the file's type. A table's errors say so in their text
-	// ("table FILE: ..."): a table may be any file named on the command
-	// line, where the names of a MANIFEST and of CURRENT tell what they
-	// are.
+	// Type is the file's type; a table's errors say so ("table FILE: ..."),
+	// as a table may be any file named on the command line.
 	Type   FileType
 	File   string // the file's name, as given to the reader
 	Offset int64  // byte offset in the file
 	Msg    string // what is wrong at Offset
-	// Status is the status upstream LevelDB 1.23 reports for the same
-	// problem, such as "Corruption: bad entry in block" (an I/O error
-	// names the file as given to the reader). It is "" when upstream has
-	// no answer (Err is ErrUndefined) or reads the file (the reader's own
-	// limits).
+	// Status is upstream LevelDB 1.23's, such as "Corruption: bad entry in
+	// block"; "" when upstream has no answer (ErrUndefined) or reads the file.
 	Status string
 	Err    error // underlying error, or nil
 }
@@ -47,12 +39,9 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error, if any.
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrUndefined is wrapped by an *Error for a file on which upstream
-// LevelDB's behaviour is undefined: it would read out of bounds, overflow
-// an allocation or crash (in a table, a block handle whose offset and size
-// overflow 64 bits, an entry whose key and value lengths overflow 32 bits,
-// a key shorter than 8 bytes that the internal key comparator is asked
-// about; in a MANIFEST, such a key among the files of a level).
+// ErrUndefined is wrapped by an *Error for a file on which upstream's
+// behaviour is undefined: it would read out of bounds, overflow an
+// allocation or crash.
 var ErrUndefined = errors.New("LevelDB's behaviour is undefined here")
 
 // IsUndefined reports whether err is an *Error wrapping ErrUndefined

@@ -7,9 +7,7 @@ import (
 	"strings"
 )
 
-// The names of a database directory's files (db/filename.cc): what
-// ParseFileName makes of a name, and the names TableFileName and
-// SSTTableFileName give a table.
+// The names of a database directory's files (db/filename.cc).
 
 // FileType is the type of a database directory's file, as db/filename.h
 // names it.
@@ -40,11 +38,9 @@ func (t FileType) String() string {
 var fileTypeNames = [...]string{LogFile: "LogFile", DBLockFile: "DBLockFile", TableFile: "TableFile",
 	DescriptorFile: "DescriptorFile", CurrentFile: "CurrentFile", TempFile: "TempFile", InfoLogFile: "InfoLogFile"}
 
-// ParseFileName is db/filename.cc ParseFileName: the number and type of
-// the file name of a database directory. CURRENT, LOCK, LOG and LOG.old
-// have number 0; MANIFEST-N, N.log, N.sst, N.ldb and N.dbtmp have N, a
-// run of decimal digits that fits 64 bits (util/logging.cc
-// ConsumeDecimalNumber). ok is false for any other name.
+// ParseFileName is db/filename.cc ParseFileName: the number and type of a
+// database directory's file name (number 0 for CURRENT, LOCK, LOG, LOG.old);
+// ok is false for any other name.
 func ParseFileName(name string) (number uint64, typ FileType, ok bool) {
 	switch name {
 	case "CURRENT":
@@ -77,8 +73,7 @@ func ParseFileName(name string) (number uint64, typ FileType, ok bool) {
 }
 
 // consumeDecimal is util/logging.cc ConsumeDecimalNumber: the leading
-// digits of s as a number (false when there are none or they overflow 64
-// bits) and the rest of s.
+// digits of s (false when none or past 64 bits) and the rest of s.
 func consumeDecimal(s string) (uint64, string, bool) {
 	var v uint64
 	i := 0
@@ -92,23 +87,19 @@ func consumeDecimal(s string) (uint64, string, bool) {
 	return v, s[i:], i > 0
 }
 
-// TableFileName is db/filename.cc TableFileName: table number's file in
-// dir, NNNNNN.ldb (at least six digits), the name LevelDB 1.14 and later
-// write and open first.
+// TableFileName is db/filename.cc TableFileName: NNNNNN.ldb in dir, the
+// name LevelDB 1.14 and later write and open first.
 func TableFileName(dir string, number uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("%06d.ldb", number))
 }
 
-// SSTTableFileName is db/filename.cc SSTTableFileName: NNNNNN.sst, the
-// name releases before 1.14 wrote, which TableCache opens when there is no
-// NNNNNN.ldb.
+// SSTTableFileName is db/filename.cc SSTTableFileName: NNNNNN.sst, which
+// TableCache opens when there is no NNNNNN.ldb.
 func SSTTableFileName(dir string, number uint64) string {
 	return filepath.Join(dir, fmt.Sprintf("%06d.sst", number))
 }
 
-// HasTableExt reports whether name ends in .ldb or .sst, as every table
-// file's name does: verify examines every such file of a directory, and
-// says why when its name is not a table's (ParseFileName).
+// HasTableExt reports whether name ends in .ldb or .sst, as a table's does.
 func HasTableExt(name string) bool {
 	return strings.HasSuffix(name, ".ldb") || strings.HasSuffix(name, ".sst")
 }

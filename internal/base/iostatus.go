@@ -8,12 +8,9 @@ import (
 
 // Upstream's wording of I/O errors (util/env_posix.cc).
 
-// IOStatus returns the status upstream LevelDB 1.23 gives for the I/O
-// error err on the file name, as util/env_posix.cc's PosixError words it:
-// "NotFound: NAME: No such file or directory" for ENOENT, otherwise
-// "IO error: NAME: " and the C library's strerror text, such as
-// "Permission denied" or "Input/output error". It returns "" when err
-// carries no system error number.
+// IOStatus returns upstream's status for the I/O error err on the file
+// name, as util/env_posix.cc's PosixError words it ("NotFound: ..." for
+// ENOENT, else "IO error: NAME: " and strerror); "" without an errno.
 func IOStatus(name string, err error) string {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {

@@ -7,10 +7,9 @@ import (
 	"syscall"
 )
 
-// openNonBlocking opens path with O_NONBLOCK (and O_CLOEXEC), which it
-// leaves set. The *os.File is made while the descriptor is blocking, so
-// that package os does not hand it to its poller: a read that would wait
-// then fails with EAGAIN rather than parking the goroutine forever.
+// openNonBlocking opens path with O_NONBLOCK, which it leaves set; the
+// *os.File is made while blocking, so package os does not poll it and a
+// read that would wait fails with EAGAIN instead of parking forever.
 func openNonBlocking(path string) (*os.File, error) {
 	var fd int
 	var err error

@@ -1,19 +1,9 @@
 // Package faultfs is a FUSE loopback file system that injects storage
-// faults, for tests of how ldbcompat reads a database on a failing disk.
-//
-// Mount serves a directory (the backing directory) at a mount point. Reads
-// of a file go to the backing file unless a Fault is set for its name:
-// then the file answers as a failing device would (EIO from some offset
-// on, short reads, a refused open, a file that shrinks or disappears while
-// it is read). Every request that would change something (create, write,
-// truncate, rename, unlink, mkdir, ...) is refused with EROFS and counted,
-// so that a test can prove that the code under test wrote nothing.
-//
-// The kernel's page cache is bypassed for nothing but attributes: entries
-// and attributes are never cached, so a fault set between two opens is seen
-// by the second; each open drops the file's cached pages (go-fuse does not
-// ask the kernel to keep them), so a fault is seen by reads through a
-// memory map too, as SIGBUS.
+// faults (Fault), for tests of how ldbcompat reads a database on a failing
+// disk. Every request that would change something is refused with EROFS and
+// counted. Entries and attributes are never cached, and each open drops the
+// file's cached pages, so a fault set between two opens is seen by the
+// second, through a memory map too (as SIGBUS).
 package faultfs
 
 import (
@@ -35,32 +25,23 @@ import (
 
 // Fault is what one file answers. The zero Fault is a healthy file.
 type Fault struct {
-	// OpenErr, when not 0, is the error every open of the file gets (for
-	// example syscall.EACCES).
+	// OpenErr, when not 0, is the error every open gets (syscall.EACCES).
 	OpenErr syscall.Errno
-	// ReadErr, when not 0, is the error of every read that touches a byte
-	// at or after ReadErrFrom and before ReadErrTo (to the end of the file
-	// when ReadErrTo is 0), for example syscall.EIO. The kernel reads a
-	// file a page (4 KiB) at a time, so the bytes that fail are those of
-	// every page the range touches.
+	// ReadErr, when not 0, fails every read that touches [ReadErrFrom,
+	// ReadErrTo) (to the end when ReadErrTo is 0); the kernel reads whole pages.
 	ReadErr     syscall.Errno
 	ReadErrFrom int64
 	ReadErrTo   int64
-	// ShortReads, when above 0, makes every read return at most that many
-	// bytes, as a device or network file system may.
+	// ShortReads, when above 0, is the most bytes a read returns.
 	ShortReads int
-	// ShrinkAfter, when above 0, makes the file ShrinkTo bytes long (in
-	// its size and in what reads return) once that many reads of it have
-	// been served: a file cut short while it is read.
+	// ShrinkAfter, when above 0, cuts the file to ShrinkTo bytes once that
+	// many reads of it have been served.
 	ShrinkAfter int
 	ShrinkTo    int64
-	// ListErr, when not 0, is the error every listing of a directory gets
-	// (opendir and readdir; for example syscall.EACCES).
+	// ListErr, when not 0, is the error every listing of a directory gets.
 	ListErr syscall.Errno
-	// Gone makes the file disappear from its directory: the listing still
-	// names it (it was listed before it went), but a lookup, a stat or an
-	// open finds nothing (ENOENT), as when a file is deleted between a
-	// directory listing and its open.
+	// Gone makes lookups, stats and opens of the file find nothing (ENOENT),
+	// while the listing still names it.
 	Gone bool
 }
 
@@ -98,8 +79,7 @@ func Mount(backing, mnt string) (*FS, error) {
 			FsName:      "faultfs",
 			Name:        "faultfs",
 			DirectMount: os.Geteuid() == 0,
-			// Reads arrive as the kernel makes them: one page fault or
-			// read(2) at a time, not merged into long read-aheads.
+			// Reads arrive one page fault or read(2) at a time.
 			MaxReadAhead: 4096,
 		},
 	}
@@ -376,8 +356,7 @@ func (h *file) Release(context.Context) syscall.Errno {
 	return 0
 }
 
-// Unavailable returns why this machine cannot mount a faultfs, or nil when
-// it can: FUSE needs Linux, /dev/fuse and root (or fusermount3); a
+// Unavailable returns why this machine cannot mount a faultfs, or nil; a
 // non-empty LDBCOMPAT_NO_FUSE says why not (compat-arm64 sets it under qemu).
 func Unavailable() error {
 	if runtime.GOOS != "linux" {
@@ -397,15 +376,10 @@ func Unavailable() error {
 	return nil
 }
 
-// MountT mounts a faultfs serving backing at a new temporary directory for
-// the test, and unmounts it when the test ends. Where FUSE cannot be
-// mounted it skips the test, saying why, unless LDBCOMPAT_REQUIRE_FUSE=1
-// (as CI sets it, where FUSE works): then it fails.
-//
-// A test must not read a file of the mount through a memory map in its own
-// process: a page fault blocks its thread without the Go scheduler knowing,
-// and when every P is so blocked, the goroutines serving the mount never
-// run. Run such code in a child process (see package cmd/ldbcompat's tests).
+// MountT mounts a faultfs serving backing at a temporary directory for the
+// test; where FUSE cannot be mounted it skips the test, or fails it with
+// LDBCOMPAT_REQUIRE_FUSE=1. Read the mount through a memory map only in a
+// child process: a page fault can block every P, the server's goroutines too.
 func MountT(t testing.TB, backing string) *FS {
 	t.Helper()
 	why := Unavailable()

@@ -1,15 +1,7 @@
 // Package tabledb reads and writes minimal LevelDB databases around a
-// filter policy and filter block implementation under test: the ReadDB
-// and WriteDB hooks of the compat kit for a port that has a bloom filter
-// and a filter block but no database of its own (package bloom in the
-// kit's own tests and in make mutants).
-//
-// Write writes one table (internal/table/tabletest's layout of
-// table/table_builder.cc) and a MANIFEST that lists it, which upstream
-// LevelDB opens; Read answers a Get of each key from the directory's
-// tables as upstream's does when the filter is used (a key the filter
-// rejects for its data block is not found there), and from the logs
-// DB::Open replays, as the kit's "recovers upstream's log" asks.
+// filter policy and filter block under test: the compat kit's ReadDB and
+// WriteDB hooks for a port with no database of its own. Read answers a Get
+// of each key as upstream does when the filter is used, logs included.
 package tabledb
 
 import (
@@ -18,10 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
+	"slices"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
+	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
@@ -44,7 +36,7 @@ func Write(dir string, kvs [][2][]byte, p bloom.FilterPolicy, newBuilder func(bl
 	for i, kv := range kvs {
 		entries[i] = table.Entry{Key: table.InternalKey{UserKey: kv[0], Seq: uint64(i + 1), Kind: table.KindValue}, Value: kv[1]}
 	}
-	sort.Slice(entries, func(i, j int) bool { return bytes.Compare(entries[i].Key.UserKey, entries[j].Key.UserKey) < 0 })
+	slices.SortFunc(entries, func(a, b table.Entry) int { return bytes.Compare(a.Key.UserKey, b.Key.UserKey) })
 	o := tabletest.Options{Snappy: true, Policy: p, NewFilterBlockBuilder: newBuilder}
 	data := tabletest.Build(entries, o)
 	if err := os.WriteFile(filepath.Join(dir, "000005.ldb"), data, 0o644); err != nil {
@@ -52,9 +44,7 @@ func Write(dir string, kvs [][2][]byte, p bloom.FilterPolicy, newBuilder func(bl
 	}
 	tab := manifesttest.Table{Level: 0, Number: 5, Size: uint64(len(data)), LastSequence: uint64(len(kvs))}
 	if len(entries) > 0 {
-		// The MANIFEST's key range and last sequence are the table's: a
-		// Get looks in no table whose range misses its key, and sees no
-		// entry newer than the last sequence.
+		// A Get looks in no table whose key range misses its key.
 		first, last := entries[0].Key, entries[len(entries)-1].Key
 		tab.Smallest = manifesttest.InternalKey(string(first.UserKey), first.Seq)
 		tab.Largest = manifesttest.InternalKey(string(last.UserKey), last.Seq)
@@ -85,7 +75,7 @@ func Read(dir string, p bloom.FilterPolicy, newReader func(bloom.FilterPolicy, [
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if !e.Type().IsRegular() || !(strings.HasSuffix(name, ".ldb") || strings.HasSuffix(name, ".sst")) {
+		if !e.Type().IsRegular() || !base.HasTableExt(name) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, name))
@@ -116,8 +106,7 @@ func Read(dir string, p bloom.FilterPolicy, newReader func(bloom.FilterPolicy, [
 			return nil, err
 		}
 	}
-	// The logs hold the writes no table holds yet: DB::Open replays
-	// them into the memtable, which a Get reads before any table.
+	// DB::Open replays the logs into the memtable, read before any table.
 	err = replayLogs(dir, ents, func(key []byte, seq uint64, live bool) {
 		if v, ok := newest[string(key)]; want[string(key)] && (!ok || v.seq < seq) {
 			newest[string(key)] = version{seq, live}
@@ -133,10 +122,9 @@ func Read(dir string, p bloom.FilterPolicy, newReader func(bloom.FilterPolicy, [
 	return found, nil
 }
 
-// replayLogs calls put with each op of the write batches in the logs of
-// dir, whose entries are ents, that DB::Open replays (db/db_impl.cc
-// DBImpl::Recover, RecoverLogFile): those LogsToReplay selects by the
-// MANIFEST's log numbers, or every log when the MANIFEST cannot be read.
+// replayLogs calls put with each op of the logs of dir (entries ents) that
+// DB::Open replays (db/db_impl.cc RecoverLogFile), all when the MANIFEST
+// cannot be read.
 func replayLogs(dir string, ents []os.DirEntry, put func(key []byte, seq uint64, live bool)) error {
 	names := make([]string, len(ents))
 	for i, e := range ents {

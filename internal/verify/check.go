@@ -31,17 +31,12 @@ type File interface {
 
 // Options tune Examine.
 type Options struct {
-	// Open opens a table file read-only; nil means OpenFile. Tests use it
-	// to simulate files that fail or change while they are read.
+	// Open opens a table file read-only; nil means OpenFile.
 	Open func(path string) (File, error)
-	// Keep keeps, in each report of a table that was read, the open table,
-	// its data blocks' keys and the filter block checked (for measuring
-	// the filters further); otherwise they are dropped once checked.
+	// Keep keeps the open table, its keys and filter block in each report.
 	Keep bool
-	// Paranoid makes the reports and the exit status follow upstream
-	// opened with paranoid checks; otherwise they follow LevelDB's
-	// default options. A report gives the other option set's verdict too
-	// where it differs (TableReport.Other).
+	// Paranoid makes the reports and exit status follow upstream with
+	// paranoid checks, not the default options (TableReport.Other has the other).
 	Paranoid bool
 }
 
@@ -50,42 +45,33 @@ type TableReport struct {
 	Path string
 	// Verdict is what upstream does with the table; "" when Skipped.
 	Verdict Verdict
-	// Skipped says why the file was not examined: it is not a live table
-	// of its database, or (NotTable) a file named that is not a table.
+	// Skipped says why the file was not examined; NotTable: it is no table.
 	Skipped  string
 	NotTable bool
 	DB       *Database      // the table's database, or nil
 	Live     *manifest.File // the MANIFEST's record of it, when live
 	// FileSize is the file's size when it was opened, or -1.
 	FileSize int64
-	// Err says why the table is Unreadable, Missing or Unchecked, naming
-	// the file and offset; Status is upstream's status for it ("" when
-	// upstream's behaviour is undefined, Undefined then set, or unknown).
-	// Scan is set when the table opens and its full scan fails.
+	// Err says why the table is Unreadable, Missing or Unchecked; Status is
+	// upstream's ("" when undefined, Undefined then set). Scan: the full scan failed.
 	Err       error
 	Status    string
 	Undefined bool
 	Scan      bool
-	// Device is set when the storage failed to read the table (an I/O
-	// error such as EIO, found where its memory map faulted).
+	// Device is set when the storage failed to read the table (EIO).
 	Device bool
-	// Comparison is the filter check, for ok, old-filter and mismatch (its
-	// Blocks are dropped unless Options.Keep).
+	// Comparison is the filter check (its Blocks dropped unless Options.Keep).
 	Comparison *filtercheck.Comparison
-	// DataBlocks and Keys count the data blocks and entries of a table
-	// that was read.
+	// DataBlocks and Keys count what a table that was read holds.
 	DataBlocks, Keys int
 	// UnusableErr says why upstream cannot use the filter (filter-unusable).
 	UnusableErr error
-	// Policy is the policy of the filter the verdict is about: the
-	// one checked, the one upstream cannot use, or the other policy's.
+	// Policy is the policy of the filter the verdict is about.
 	Policy string
-	// OtherFilters lists the names of the metaindex's "filter." entries
-	// that neither upstream nor verify reads (without the prefix).
+	// OtherFilters lists the metaindex's other "filter." entries, unprefixed.
 	OtherFilters []string
-	// FalseNegatives is, for a mismatch, what the stored filter makes of
-	// the table's own keys; for a legacy filter, with the hash FNHash
-	// that rejects fewer of them.
+	// FalseNegatives is, for a mismatch, what the stored filter makes of the
+	// table's keys; for a legacy filter, with the hash FNHash.
 	FalseNegatives *filtercheck.FalseNegatives
 	FNHash         string
 	// Table, Blocks and FilterContents are kept with Options.Keep.
@@ -96,17 +82,14 @@ type TableReport struct {
 	Mode Mode
 	// Link is where the table file leads when it is a symbolic link.
 	Link string
-	// Damage lists the blocks that fail their checksums, and what
-	// upstream returns from them with LevelDB's default options, where it
-	// reads them unchecked; nil when every block read is intact.
+	// Damage lists the blocks that fail their checksums and what upstream
+	// returns from them with the default options; nil when all are intact.
 	Damage *Damage
-	// Other is the report under the other option set, when upstream does
-	// something else with the table there; nil when both agree.
+	// Other is the report under the other option set, when it differs.
 	Other *TableReport
 }
 
-// DiffFileOffset returns the file offset of the first byte where the
-// stored filter block differs from the rebuilt one, for a mismatch.
+// DiffFileOffset returns the file offset of a mismatch's first difference.
 func (r *TableReport) DiffFileOffset() (uint64, bool) {
 	if r.Comparison == nil || r.Comparison.Diff == nil {
 		return 0, false
@@ -123,13 +106,9 @@ func (r *TableReport) Offset() (int64, bool) {
 	return 0, false
 }
 
-// Examine examines one table file as upstream LevelDB 1.23 would read it:
-// it opens the file read-only, opens the table at the size the MANIFEST
-// records for a live table (at the file's size otherwise), reads every
-// data block as upstream's full scan does, and decides about its filter
-// block as Table::ReadMeta does with upstream's bloom filter policy; then
-// checks the filter it finds byte for byte against the one its policy
-// writes for the table's keys. The file is closed on return.
+// Examine examines one table file as upstream LevelDB 1.23 would read it
+// (full scan, Table::ReadMeta), and checks its filter byte for byte against
+// the one its policy writes for the table's keys. The file is closed on return.
 func Examine(tg *Target, o Options) *TableReport {
 	rep := &TableReport{Path: tg.Path, DB: tg.DB, Live: tg.Live, FileSize: -1}
 	switch {
@@ -159,9 +138,7 @@ func Examine(tg *Target, o Options) *TableReport {
 				r.Comparison.Blocks = nil
 			}
 			r.Table, r.BlockKeys, r.FilterBlock = nil, nil, nil
-			// The next table reads into sc: nothing the report keeps
-			// may alias the file's bytes or the keys (read copied the
-			// first false negative already where the file was mapped).
+			// The next table reads into sc: nothing kept may alias it.
 			if fn := r.FalseNegatives; fn != nil && sc.mapped == nil {
 				fn.FirstKey = bytes.Clone(fn.FirstKey)
 			}
@@ -175,10 +152,8 @@ func Examine(tg *Target, o Options) *TableReport {
 	return rep
 }
 
-// OpenFile opens the table file at path read-only, as Examine does
-// unless Options.Open says otherwise: without blocking, whatever the file
-// has become since it was listed (base.OpenNonBlocking), a named pipe, a
-// device or a directory being refused with an error saying what it is.
+// OpenFile opens the table file at path read-only without blocking
+// (base.OpenNonBlocking), as Examine does unless Options.Open says otherwise.
 func OpenFile(path string) (File, error) {
 	f, _, err := base.OpenNonBlocking(path)
 	if err != nil {
@@ -187,10 +162,8 @@ func OpenFile(path string) (File, error) {
 	return f, nil
 }
 
-// scratch is the memory Examine reads a table into, kept for the next table
-// (scratches) unless Options.Keep: a database's tables are mostly of one
-// size, and memory used again costs no allocation, zeroing, page faults or
-// garbage collection.
+// scratch is the memory Examine reads a table into, kept for the next one
+// unless Options.Keep: a database's tables are mostly of one size.
 type scratch struct {
 	file   []byte // the whole file (table.Table.UseBuffer)
 	keys   filtercheck.KeyStore
@@ -200,10 +173,8 @@ type scratch struct {
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
-// read opens and reads the table, and sets the report's verdict. Unless sc
-// is nil, it maps the file into memory and leaves the mapping in sc, or
-// failing that reads the table into sc's memory (the file when sc.file is
-// large enough) and leaves there the buffer it read the file into.
+// read opens and reads the table, and sets the report's verdict. With sc it
+// maps the file (leaving the map in sc), or reads it into sc's memory.
 func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 	unreadable := func(err error) {
 		if reason, ok := vanished(tg, err); ok {
@@ -214,13 +185,17 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 		// util/env_posix.cc: NewRandomAccessFile opens, then stats.
 		rep.Status = base.IOStatus(tg.Path, err)
 	}
-	fi, err := os.Stat(tg.Path)
-	if err != nil {
-		unreadable(err)
-		return
+	// A regular file, before the open and after (util/env_posix.cc stats it).
+	regular := func(fi fs.FileInfo, err error) bool {
+		if err == nil && !fi.Mode().IsRegular() {
+			err = base.NotRegular(tg.Path, fi.Mode())
+		}
+		if err != nil {
+			unreadable(err)
+		}
+		return err == nil
 	}
-	if !fi.Mode().IsRegular() {
-		unreadable(base.NotRegular(tg.Path, fi.Mode()))
+	if !regular(os.Stat(tg.Path)) {
 		return
 	}
 	open := o.Open
@@ -233,12 +208,8 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 		return
 	}
 	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		unreadable(err)
-		return
-	}
-	if !fi.Mode().IsRegular() {
-		unreadable(base.NotRegular(tg.Path, fi.Mode()))
+	fi, err := f.Stat()
+	if !regular(fi, err) {
 		return
 	}
 	rep.FileSize = fi.Size()
@@ -246,9 +217,7 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 	if tg.Live != nil {
 		size = int64(min(tg.Live.Size, math.MaxInt64))
 	}
-	// The file is read as upstream reads it, from a read-only memory map,
-	// when the memory is not kept past the check (sc) and mapping works;
-	// otherwise it is read into memory.
+	// Mapped read-only as upstream reads it, when the memory is not kept.
 	var data []byte
 	osf, ok := f.(*os.File)
 	if ok && sc != nil {
@@ -264,8 +233,7 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 	examineMapped := func() runtime.Error {
 		return catchFault(func() {
 			examine(tg, f, fi, size, data, sc, rep, o)
-			// Nothing the report keeps may alias the map once it is
-			// released; the copy is made here, where a fault is caught.
+			// Nothing kept may alias the map once released.
 			rep.detach()
 		})
 	}
@@ -274,9 +242,7 @@ func read(tg *Target, o Options, rep *TableReport, sc *scratch) {
 	}
 }
 
-// detach copies what the report, and the other option set's, would keep
-// of the file's bytes: the first false negative's key and the damaged
-// blocks' keys.
+// detach copies what the reports would keep of the file's bytes.
 func (r *TableReport) detach() {
 	for ; r != nil; r = r.Other {
 		if fn := r.FalseNegatives; fn != nil {
@@ -295,18 +261,14 @@ func (r *TableReport) detach() {
 	}
 }
 
-// identity returns a report of the same table with nothing read yet: its
-// path, database, MANIFEST entry and file size.
+// identity returns a report of the same table with nothing read yet.
 func (r *TableReport) identity() TableReport {
 	return TableReport{Path: r.Path, DB: r.DB, Live: r.Live, FileSize: r.FileSize, Link: r.Link}
 }
 
-// examine reads the open table file f (data, when not nil, being its
-// whole contents), at the given size, and sets the report's verdict under
-// the option set o follows, and under the other one where upstream does
-// something else there: only where a block fails its checksum (with the
-// default options every checksum is computed, though none fails a read)
-// or the table cannot be read is it read again under the other.
+// examine reads f (data, when not nil, being its contents) at size and sets
+// the verdict under o's option set; it reads again under the other only where
+// a block fails its checksum or the table cannot be read.
 func examine(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *scratch, rep *TableReport, o Options) {
 	mode := o.mode()
 	examineIn(tg, f, fi, size, data, sc, rep, mode)
@@ -332,8 +294,7 @@ func examineIn(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *
 	opts := table.Options{SkipChecksums: mode == Defaults}
 	switch {
 	case data != nil && sc != nil:
-		// t is nil when the open fails: the next table then allocates
-		// its own memory.
+		// t is nil when the open fails: the next table allocates anew.
 		t, err = table.OpenBytesReusingWith(sc.table, tg.Path, data, size, opts)
 		sc.table = t
 	case data != nil:
@@ -347,13 +308,9 @@ func examineIn(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, sc *
 		defer func() { sc.file = t.FileBuffer() }()
 	}
 	if err == nil {
-		// The keys' hashes only, 4 bytes a key: all that the usual
-		// verdict needs. Where more is needed (a mismatch, a legacy
-		// filter, dump's samples), the keys are read again from the
-		// table block by block (filtercheck.BlockKeys.EachKey), never
-		// all kept: prefix compression lets a table hold keys of 64
-		// times its size. A table that cannot read on without its file
-		// (over 1 GiB) and is kept past it has its keys kept.
+		// The keys' hashes only, 4 bytes a key; the keys are read again
+		// block by block where needed, as prefix compression lets a table
+		// hold keys of 64 times its size.
 		if sc != nil {
 			blocks, err = sc.keys.ReadHashes(t)
 		} else {
@@ -407,20 +364,15 @@ func scanFailed(rep *TableReport, err error) {
 	}
 }
 
-// isDeviceError tells whether err is the storage failing to read a file
-// (an error number from read(2) such as EIO), rather than what it read.
+// isDeviceError tells whether err is the storage failing to read (EIO).
 func isDeviceError(err error) bool {
 	var errno syscall.Errno
 	return errors.As(err, &errno) && errno != syscall.ENOENT
 }
 
 // decideFilter sets the verdict of a table upstream reads, from its filter
-// block as upstream's Table::ReadMeta finds it with its bloom filter
-// policy, leveldb.BuiltinBloomFilter2, and failing that from the other
-// "filter." entries of its metaindex. blocks may hold the keys' hashes
-// only (filtercheck.KeyStore.ReadHashes); keys reads the keys where the
-// verdict needs them, with the same scan, or sets the verdict of a scan
-// that fails and returns false.
+// block as Table::ReadMeta finds it, and failing that from the other
+// "filter." entries. keys reads the keys where blocks holds hashes only.
 func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, keys func() ([]filtercheck.BlockKeys, bool), rep *TableReport) {
 	present := map[string]bool{}
 	var others []string
@@ -441,8 +393,7 @@ func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, keys func() ([
 		rep.FilterBlock = f.Contents
 		c, ok := filtercheck.CompareHashes(blocks, bloom.PolicyName, f.Handle, f.Contents)
 		if !ok || c.Match != filtercheck.MatchOK {
-			// The comparison, or the count of false negatives
-			// below, needs the keys.
+			// The comparison, or the false negatives, need the keys.
 			if blocks, ok = keys(); !ok {
 				return
 			}
@@ -457,9 +408,7 @@ func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, keys func() ([
 		}
 		return
 	case f.Err != nil && isDeviceError(f.Err):
-		// Upstream, reading through its memory map, dies of SIGBUS on
-		// a filter block the storage cannot read (through pread(2) it
-		// would ignore the filter).
+		// Through its memory map upstream dies of SIGBUS here.
 		rep.Verdict, rep.Err, rep.Device, rep.Status = Unreadable, f.Err, true, base.StatusOf(f.Err)
 		return
 	case f.Err != nil:
@@ -469,8 +418,7 @@ func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, keys func() ([
 		}
 		return
 	case t.MetaindexError() != nil:
-		// The seek found no such entry, but the metaindex block is
-		// damaged past where it looked.
+		// No such entry, but the metaindex is damaged past the seek.
 		rep.Verdict, rep.UnusableErr = FilterUnusable, t.MetaindexError()
 		return
 	}
@@ -506,10 +454,8 @@ func decideFilter(t *table.Table, blocks []filtercheck.BlockKeys, keys func() ([
 	rep.Verdict = NoFilter
 }
 
-// lookup is t.LookupFilter(name), with an error when upstream does not find the
-// entry although the metaindex holds it (its keys out of order, so that
-// Block::Iter::Seek passes it by): for a name present, upstream's filter
-// is used or Err says why not.
+// lookup is t.LookupFilter(name), with an error when the metaindex holds the
+// entry but upstream's seek misses it (keys out of order).
 func lookup(t *table.Table, name string, present map[string]bool) *table.FilterLookup {
 	f := t.LookupFilter(name)
 	if f.Use == table.FilterNotFound && f.Err == nil && present[name] {

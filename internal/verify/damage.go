@@ -9,34 +9,25 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// What upstream returns from a table whose blocks fail their checksums,
-// with LevelDB's default options: table/table.cc and table/format.cc
-// ReadBlock decode such blocks unchecked. Where one flipped bit explains
-// each damaged data and index block, the table as written is known (the
-// bits restored), and what upstream returns is compared with it: its full
-// scan, and a lookup of every key written.
+// What upstream returns from a table whose blocks fail their checksums with
+// the default options (table/format.cc ReadBlock decodes them unchecked),
+// compared with the table as written where flipped bits explain the damage.
 
 // Damage is what a table's damaged blocks make upstream return with
 // LevelDB's default options.
 type Damage struct {
 	// Blocks are the blocks whose checksums fail, in the order read.
 	Blocks []table.ChecksumFailure
-	// Known tells that the table as written is known: no data or index
-	// block fails its checksum, or one flipped bit explains each that
-	// does. The counts below are then exact; otherwise Unknown says why
-	// what upstream returns cannot be judged.
+	// Known: the table as written is known (one flipped bit explains each
+	// damaged data and index block); otherwise Unknown says why not.
 	Known   bool
 	Unknown string
 	// Entries counts the entries upstream's full scan returns.
 	Entries int
-	// Written counts the entries of the table as written; WrongValues
-	// those the scan returns with another value, Missing those it does
-	// not return, Extra the entries it returns that were not written.
+	// Written counts the entries as written; the others what the scan gets wrong.
 	Written, WrongValues, Missing, Extra int
-	// GetsMissing and GetsWrong count the lookups of the keys written
-	// (each by its own internal key, the filter aside: a damaged filter
-	// block is judged as a mismatch) that find no entry of that key, or
-	// one with another value.
+	// GetsMissing and GetsWrong count the lookups of the keys written that
+	// find no entry, or a wrong value (the filter aside).
 	GetsMissing, GetsWrong int
 	// First describes the first difference, "" when there is none.
 	First string
@@ -51,20 +42,15 @@ func (d *Damage) Harm() bool {
 	return !d.Known || d.WrongValues+d.Missing+d.Extra+d.GetsMissing+d.GetsWrong > 0
 }
 
-// entryBlocks tells whether a damaged block holds entries upstream's scan
-// and lookups return (a data block) or route by (the index block); a
-// damaged filter or metaindex block changes only the filter, which the
-// filter check judges.
+// entryBlock tells whether a damaged block holds entries (a data block) or
+// routes to them (the index block); other blocks only touch the filter.
 func entryBlock(what string) bool {
 	return what == "index block" || strings.HasPrefix(what, "data block")
 }
 
-// judgeDamage sets rep.Damage from t, the table opened unchecked from the
-// file f (data, when not nil, being its whole contents), and the verdict
-// it makes under LevelDB's default options: silent-corruption where
-// upstream returns what was not written (or that cannot be told),
-// bad-checksum where it returns every entry as written and the filter is
-// not at fault.
+// judgeDamage sets rep.Damage from t, opened unchecked, and the verdict with
+// the default options: silent-corruption where upstream returns what was
+// not written (or that cannot be told), else bad-checksum.
 func judgeDamage(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, t *table.Table, rep *TableReport) {
 	d := &Damage{Blocks: t.ChecksumFailures(), Known: true, Entries: rep.Keys}
 	rep.Damage = d
@@ -96,9 +82,8 @@ func judgeDamage(tg *Target, f File, fi fs.FileInfo, size int64, data []byte, t 
 	}
 }
 
-// compareWritten rebuilds the table as written by flipping back the bits
-// flips name, and compares what upstream returns from t, the damaged
-// table read unchecked, with it.
+// compareWritten restores the bits flips name, and compares what upstream
+// returns from t, read unchecked, with the table as written.
 func compareWritten(path string, f File, fi fs.FileInfo, size int64, data []byte, t *table.Table, flips []table.ChecksumFailure, d *Damage) {
 	buf := make([]byte, fi.Size())
 	if data != nil {

@@ -5,23 +5,20 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 )
 
-// What `ldbcompat dump` adds to a table's report: the layout of the filter
-// block checked and its false-positive rate. text.go prints it, json.go
-// converts it.
+// What `ldbcompat dump` adds to a table's report: its filter's layout and
+// false-positive rate.
 
 // Dump is what `ldbcompat dump` shows of one table.
 type Dump struct {
 	*TableReport
-	// PerFilter prints a row for every filter of the block in text (the
-	// JSON always has them); otherwise the text sums them up.
+	// PerFilter prints a row for every filter in text.
 	PerFilter bool
 	layout    *dumpLayout      // the filter block's layout, when it decodes
 	fpr       *filtercheck.FPR // its false-positive rate, for a bloom filter
 }
 
-// NewDump describes the filter block of the table of rep, if it has one
-// that was read (rep comes from Examine with Options.Keep), asking
-// samples absent keys made from seed; it drops the keys rep kept for it.
+// NewDump describes the filter block of rep's table (rep from Examine with
+// Options.Keep) with samples absent keys from seed; it drops rep's keys.
 func NewDump(rep *TableReport, samples int, seed uint64) *Dump {
 	d := &Dump{TableReport: rep}
 	blocks, contents, r := rep.BlockKeys, rep.FilterBlock, rep.Comparison

@@ -11,18 +11,13 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
 
-// What `ldbcompat dump` shows of a log or a MANIFEST named on its command
-// line, as upstream's leveldbutil dump (db/dumpfile.cc) prints one: each
-// record at its offset, a log's as a write batch (its sequence number, its
-// puts and deletes), a MANIFEST's as a version edit; and here also what
-// upstream's reader drops and how the file ends.
+// What `ldbcompat dump` shows of a log or MANIFEST, as leveldbutil dump
+// (db/dumpfile.cc) prints one, with what upstream's reader drops.
 
-// maxShownKey bounds the bytes of a key dump prints: keys may be as long
-// as a record.
+// maxShownKey bounds the bytes of a key dump prints.
 const maxShownKey = 64
 
-// IsLogName tells whether the file name is a log's (NNNNNN.log) or a
-// MANIFEST's (MANIFEST-NNNNNN), which dump prints record by record.
+// IsLogName tells whether the file name is a log's or a MANIFEST's.
 func IsLogName(path string) bool {
 	_, typ, ok := base.ParseFileName(filepath.Base(path))
 	return ok && (typ == base.LogFile || typ == base.DescriptorFile)
@@ -72,10 +67,8 @@ type logEndJSON struct {
 	Size   int64 `json:"size"`
 }
 
-// DumpLog prints the log or MANIFEST at path to w as text (when w is not
-// nil) and returns its JSON form and the exit code it gives: ExitError when
-// upstream's reader drops something or a record does not decode, ExitPath
-// when the file cannot be read.
+// DumpLog prints the log or MANIFEST at path to w (when not nil) and returns
+// its JSON form and exit code: ExitError for damage, ExitPath when unreadable.
 func DumpLog(path string, w io.Writer) (*LogDumpJSON, int) {
 	_, typ, _ := base.ParseFileName(filepath.Base(path))
 	isManifest := typ == base.DescriptorFile
@@ -96,15 +89,13 @@ func DumpLog(path string, w io.Writer) (*LogDumpJSON, int) {
 	}
 	line("%s (%s)", path, j.Kind)
 	f, _, err := base.OpenNonBlocking(path) // a named pipe would block an ordinary open
-	if err == nil {
-		defer f.Close()
-	}
 	if err != nil {
 		j.Error = err.Error()
 		line("  cannot be read: %v", err)
 		line("")
 		return j, ExitPath
 	}
+	defer f.Close()
 	code := ExitOK
 	opts := logfile.Options{}
 	if isManifest {
@@ -189,8 +180,7 @@ func editStatus(err error) string {
 	return err.Error()
 }
 
-// dumpBatch prints and records the write batch in rec, as leveldbutil's
-// WriteBatchPrinter does, and returns the ops it holds.
+// dumpBatch prints and records a write batch, as WriteBatchPrinter does.
 func dumpBatch(rec []byte, r *logRecordJSON, line, raw func(string, ...any)) int {
 	b, err := logfile.NewBatch(rec)
 	if err != nil {
@@ -217,9 +207,8 @@ func dumpBatch(rec []byte, r *logRecordJSON, line, raw func(string, ...any)) int
 	return n
 }
 
-// escapeKey writes a key as leveldbutil's EscapeString does (printable
-// ASCII as it is, other bytes as \xNN; here a backslash as \x5c, so that
-// no escape can be forged), at most maxShownKey bytes of it.
+// escapeKey writes at most maxShownKey bytes of a key as leveldbutil's
+// EscapeString does, a backslash as \x5c so that no escape can be forged.
 func escapeKey(k []byte) string {
 	var b strings.Builder
 	for i, c := range k {

@@ -17,12 +17,9 @@ import (
 // A table read through a memory map faults (SIGBUS) where the file was cut
 // short or the device fails: the fault becomes a verdict, never a crash.
 
-// mappedFault sets the verdict of a table whose memory-mapped file faulted
-// while it was read (SIGBUS): the file was cut short, or the device failed
-// to read a page of it (EIO on a disk, a network or FUSE file system). A
-// read(2) of the faulting page, or of the whole file where the fault has
-// no address, says which and what the device answers. A fault outside the
-// map is no fault of the file: it goes on as the panic it is.
+// mappedFault sets the verdict of a table whose mapped file faulted
+// (SIGBUS): cut short, or a page the device failed to read, as read(2)
+// tells. A fault outside the map goes on as the panic it is.
 func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.Error, rep *TableReport) {
 	keep := rep.identity()
 	off, known := faultOffset(fault, data)
@@ -37,8 +34,7 @@ func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.
 	}
 	at, ioErr := deviceError(f, off, known, int64(len(data)))
 	if ioErr == nil && !known {
-		// No address, and every page reads: nothing says the file
-		// caused it.
+		// No address, and every page reads: not the file's fault.
 		panic(fault)
 	}
 	if !known {
@@ -57,9 +53,8 @@ func mappedFault(tg *Target, f File, fi fs.FileInfo, data []byte, fault runtime.
 	rep.Status = base.IOStatus(tg.Path, ioErr)
 }
 
-// faultOffset returns the offset in the map data of the address the fault
-// names, and whether it names one (qemu's user mode, for one, gives none).
-// An address outside the map gives -1.
+// faultOffset returns the offset in data of the faulting address, if the
+// fault names one (qemu's user mode does not); -1 outside the map.
 func faultOffset(fault runtime.Error, data []byte) (int64, bool) {
 	a, ok := fault.(interface{ Addr() uintptr })
 	if !ok {
@@ -73,10 +68,8 @@ func faultOffset(fault runtime.Error, data []byte) (int64, bool) {
 	return int64(addr - base), true
 }
 
-// deviceError reads the file with read(2) where its map faulted: the page
-// holding offset off when known, else every page from the start, and
-// returns the offset of the first page that fails and the error, or the
-// page read and nil when none fails.
+// deviceError reads with read(2) the page holding off, or every page when
+// not known, and returns the first that fails with its error, or nil.
 func deviceError(f File, off int64, known bool, size int64) (int64, error) {
 	const page = 4096
 	buf := make([]byte, 64<<10)
@@ -114,15 +107,13 @@ func deviceError(f File, off int64, known bool, size int64) (int64, error) {
 // afterMap is called once a table file is mapped; tests change the file.
 var afterMap = func(path string) {}
 
-// catchFault runs fn and returns the fault, when reading memory faulted
-// (SIGBUS or SIGSEGV: a memory-mapped file that shrank or whose device
-// failed), rather than crashing. Any other panic goes on.
+// catchFault runs fn and returns the memory fault (SIGBUS or SIGSEGV) it
+// met, rather than crashing; any other panic goes on.
 func catchFault(fn func()) (fault runtime.Error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			// The runtime reports a fault as this runtime.Error, with
-			// an Addr method when it knows the address.
+			// A fault is this runtime.Error, with Addr when known.
 			if re, ok := r.(runtime.Error); ok && strings.Contains(re.Error(), "invalid memory address") {
 				fault = re
 				return

@@ -9,92 +9,57 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 )
 
-// The JSON documents `verify --json` and `dump --json` print, schema
-// JSONSchema (docs/verify.md describes every field). They render what this
-// package decides, as text.go does in words; their types are kept apart
-// from the results they are converted from (TableReport, Database,
-// Summary, filtercheck's), so that renaming a field there does not change
-// what a consumer of the JSON reads. cmd/ldbcompat's TestJSONFieldNames
-// pins the names. Conventions: an "offset" is always a byte offset in the
-// file; an offset inside the filter block is "offset_in_filter_block";
-// sizes are in bytes; lists are always present, empty rather than left
-// out.
+// The JSON types are kept apart from the results they render, so renaming a
+// field there does not change the JSON (docs/verify.md; TestJSONFieldNames).
 
 // JSONSchema is the version of the JSON documents `verify --json` and
 // `dump --json` print. It changes whenever a field is renamed, removed or
 // changes meaning; new fields may be added without a change.
 const JSONSchema = 2
 
-// VerifyJSON collects the items of `verify --json`, in order, into its
-// document.
-type VerifyJSON struct{ doc document[tableJSON] }
+// VerifyJSON collects the items of `verify --json`, in order.
+type VerifyJSON struct{ document[tableJSON] }
 
 // Add adds one item; rep is its table's report, for a table.
 func (j *VerifyJSON) Add(it Item, rep *TableReport) {
-	j.doc.add(it, func() tableJSON { return tableOf(rep) })
+	j.add(it, func() tableJSON { return tableOf(rep) })
 }
 
-// Write prints the document, indented: tool describes the program, sum
-// and exit are the run's summary and exit code.
-func (j *VerifyJSON) Write(w io.Writer, tool any, sum Summary, exit int) error {
-	return j.doc.write(w, tool, sum, exit)
-}
-
-// DumpJSON collects the items of `dump --json`, in order, into its
-// document.
-type DumpJSON struct{ doc document[dumpJSON] }
+// DumpJSON collects the items of `dump --json`, in order.
+type DumpJSON struct{ document[dumpJSON] }
 
 // Add adds one item; d is its table's dump, for a table.
-func (j *DumpJSON) Add(it Item, d *Dump) {
-	j.doc.add(it, d.toJSON)
-}
+func (j *DumpJSON) Add(it Item, d *Dump) { j.add(it, d.toJSON) }
 
 // AddLog adds a log or MANIFEST dump printed record by record.
-func (j *DumpJSON) AddLog(l *LogDumpJSON) { j.doc.Logs = append(j.doc.Logs, l) }
+func (j *DumpJSON) AddLog(l *LogDumpJSON) { j.out.Logs = append(j.out.Logs, l) }
 
-// Write prints the document, as VerifyJSON.Write does.
-func (j *DumpJSON) Write(w io.Writer, tool any, sum Summary, exit int) error {
-	return j.doc.write(w, tool, sum, exit)
-}
-
-// output is the document `verify --json` (T is tableJSON) or `dump
-// --json` (T is dumpJSON) prints.
+// output is the document printed; T is tableJSON or dumpJSON.
 type output[T any] struct {
-	Schema int `json:"schema"`
-	Tool   any `json:"tool"`
-	// Databases are the database directories, each with its tables;
-	// Tables the table files named directly.
-	Databases []*dbWith[T] `json:"databases"`
-	Tables    []T          `json:"tables"`
-	// PathErrors are the paths that could not be examined; Notes remarks
-	// that change no outcome.
+	Schema     int             `json:"schema"`
+	Tool       any             `json:"tool"`
+	Databases  []*dbWith[T]    `json:"databases"`
+	Tables     []T             `json:"tables"`
 	PathErrors []pathErrorJSON `json:"path_errors"`
 	Notes      []noteJSON      `json:"notes"`
-	// Logs are the logs and MANIFESTs dump was named, record by record.
-	Logs     []*LogDumpJSON `json:"logs,omitempty"`
-	Summary  summaryJSON    `json:"summary"`
-	ExitCode int            `json:"exit_code"`
+	Logs       []*LogDumpJSON  `json:"logs,omitempty"`
+	Summary    summaryJSON     `json:"summary"`
+	ExitCode   int             `json:"exit_code"`
 }
 
-// document collects the items of verify or dump into the nested form:
-// T is a table's JSON form.
+// document collects the items into the nested form; T is a table's form.
 type document[T any] struct {
-	Databases  []*dbWith[T]
-	Tables     []T
-	PathErrors []pathErrorJSON
-	Notes      []noteJSON
-	Logs       []*LogDumpJSON
-	byDB       map[*Database]*dbWith[T]
+	out  output[T]
+	byDB map[*Database]*dbWith[T]
 }
 
-// write prints the document, indented.
-func (d *document[T]) write(w io.Writer, tool any, sum Summary, exit int) error {
+// Write prints the document, indented, with the tool, summary and exit code.
+func (d *document[T]) Write(w io.Writer, tool any, sum Summary, exit int) error {
 	d.init()
-	out := output[T]{Schema: JSONSchema, Tool: tool, Databases: d.Databases, Tables: d.Tables,
-		PathErrors: d.PathErrors, Notes: d.Notes, Logs: d.Logs, Summary: summaryOf(sum), ExitCode: exit}
+	d.out.Schema, d.out.Tool, d.out.Summary, d.out.ExitCode = JSONSchema, tool, summaryOf(sum), exit
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(d.out)
 }
 
 // dbWith is a database with its tables of type T.
@@ -106,20 +71,21 @@ type dbWith[T any] struct {
 // add adds one item; table is its table's JSON form, for a table.
 func (d *document[T]) add(it Item, table func() T) {
 	d.init()
+	o := &d.out
 	switch {
 	case it.Database != nil:
 		db := &dbWith[T]{databaseJSON: databaseOf(it.Database), Tables: []T{}}
 		d.byDB[it.Database] = db
-		d.Databases = append(d.Databases, db)
+		o.Databases = append(o.Databases, db)
 	case it.PathErr != nil:
-		d.PathErrors = append(d.PathErrors, pathErrorJSON{pathJSON: pathOf(it.Path), Error: it.PathErr.Error()})
+		o.PathErrors = append(o.PathErrors, pathErrorJSON{pathJSON: pathOf(it.Path), Error: it.PathErr.Error()})
 	case it.Note != "":
-		d.Notes = append(d.Notes, noteJSON{pathJSON: pathOf(it.Path), Note: it.Note})
+		o.Notes = append(o.Notes, noteJSON{pathJSON: pathOf(it.Path), Note: it.Note})
 	case it.Table.DB != nil && d.byDB[it.Table.DB] != nil:
 		db := d.byDB[it.Table.DB]
 		db.Tables = append(db.Tables, table())
 	default:
-		d.Tables = append(d.Tables, table())
+		o.Tables = append(o.Tables, table())
 	}
 }
 
@@ -127,12 +93,11 @@ func (d *document[T]) add(it Item, table func() T) {
 func (d *document[T]) init() {
 	if d.byDB == nil {
 		d.byDB = map[*Database]*dbWith[T]{}
-		d.Databases, d.Tables, d.PathErrors, d.Notes = []*dbWith[T]{}, []T{}, []pathErrorJSON{}, []noteJSON{}
+		d.out.Databases, d.out.Tables, d.out.PathErrors, d.out.Notes = []*dbWith[T]{}, []T{}, []pathErrorJSON{}, []noteJSON{}
 	}
 }
 
-// summaryJSON is a Summary. Verdicts holds every verdict's count,
-// by the verdict's name, as the text summary names them.
+// summaryJSON is a Summary, with counts by verdict name.
 type summaryJSON struct {
 	Tables             int            `json:"tables"`
 	Verdicts           map[string]int `json:"verdicts"`
@@ -141,9 +106,8 @@ type summaryJSON struct {
 	Databases          int            `json:"databases"`
 	DatabasesNotOpened int            `json:"databases_not_opened"`
 	PathErrors         int            `json:"path_errors"`
-	// Logs counts the logs replayed, LogVerdicts each log verdict's.
-	Logs        int            `json:"logs"`
-	LogVerdicts map[string]int `json:"log_verdicts"`
+	Logs               int            `json:"logs"`
+	LogVerdicts        map[string]int `json:"log_verdicts"`
 }
 
 func summaryOf(s Summary) summaryJSON {
@@ -161,28 +125,25 @@ func summaryOf(s Summary) summaryJSON {
 // logJSON is a LogReport under one option set.
 type logJSON struct {
 	fileJSON
-	Number  uint64 `json:"number"`
-	Verdict string `json:"verdict"`
-	Detail  string `json:"detail"`
-	Options string `json:"options"`
-	Error   string `json:"error,omitempty"`
-	// What the open replays, and what it drops, under Options.
-	Records           int64  `json:"records"`
-	Bytes             int64  `json:"bytes"`
-	Writes            int64  `json:"writes"`
-	DroppedBytes      int64  `json:"dropped_bytes"`
-	Drops             int    `json:"drops"`
-	FirstDropOffset   *int64 `json:"first_drop_offset,omitempty"`
-	OpenFails         bool   `json:"open_fails,omitempty"`
-	Status            string `json:"status,omitempty"`
-	LostWrites        int    `json:"lost_writes"`
-	LostWritesAtLeast bool   `json:"lost_writes_at_least,omitempty"`
-	// DropList is every drop the reader reports; TornBytes and TornOffset a
-	// record cut short by the end of the file.
-	DropList     []logDropJSON `json:"drop_list"`
-	TornBytes    int64         `json:"torn_bytes,omitempty"`
-	TornOffset   *int64        `json:"torn_offset,omitempty"`
-	OtherOptions *logJSON      `json:"other_options,omitempty"`
+	Number            uint64        `json:"number"`
+	Verdict           string        `json:"verdict"`
+	Detail            string        `json:"detail"`
+	Options           string        `json:"options"`
+	Error             string        `json:"error,omitempty"`
+	Records           int64         `json:"records"`
+	Bytes             int64         `json:"bytes"`
+	Writes            int64         `json:"writes"`
+	DroppedBytes      int64         `json:"dropped_bytes"`
+	Drops             int           `json:"drops"`
+	FirstDropOffset   *int64        `json:"first_drop_offset,omitempty"`
+	OpenFails         bool          `json:"open_fails,omitempty"`
+	Status            string        `json:"status,omitempty"`
+	LostWrites        int           `json:"lost_writes"`
+	LostWritesAtLeast bool          `json:"lost_writes_at_least,omitempty"`
+	DropList          []logDropJSON `json:"drop_list"`
+	TornBytes         int64         `json:"torn_bytes,omitempty"`
+	TornOffset        *int64        `json:"torn_offset,omitempty"`
+	OtherOptions      *logJSON      `json:"other_options,omitempty"`
 }
 
 // logDropJSON is a logfile.Drop.
@@ -206,14 +167,10 @@ func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
 		}
 		return j
 	}
-	o := r.Defaults
-	if mode == Paranoid {
-		o = r.Paranoid
-	}
+	o := outcomeIn(r, mode)
 	j.Records, j.Bytes, j.Writes, j.DroppedBytes, j.Drops = o.Records, o.Bytes, o.Ops, o.DroppedBytes, o.Drops
 	if o.FirstDrop >= 0 {
-		first := o.FirstDrop
-		j.FirstDropOffset = &first
+		j.FirstDropOffset = ptr(o.FirstDrop)
 	}
 	j.OpenFails, j.Status = o.Failed, o.Status
 	if v != Replayed {
@@ -223,8 +180,7 @@ func logOf(l *LogReport, mode Mode, v LogVerdict) logJSON {
 		j.DropList = append(j.DropList, logDropOf(&r.Drops[i]))
 	}
 	if e := r.End; e.Torn > 0 {
-		off := e.Offset
-		j.TornBytes, j.TornOffset = e.Torn, &off
+		j.TornBytes, j.TornOffset = e.Torn, ptr(e.Offset)
 	}
 	return j
 }
@@ -236,16 +192,14 @@ func logsOf(d *Database) []logJSON {
 		j := logOf(l, l.Mode, l.Verdict)
 		j.Detail = l.Detail()
 		if l.Other != "" {
-			o := logOf(l, l.Mode.other(), l.Other)
-			j.OtherOptions = &o
+			j.OtherOptions = ptr(logOf(l, l.Mode.other(), l.Other))
 		}
 		out = append(out, j)
 	}
 	return out
 }
 
-// pathJSON is a path, and its bytes in hex when it is not UTF-8 (hexName);
-// encoding/json writes its fields as the embedding struct's own.
+// pathJSON is a path, and its bytes in hex when it is not UTF-8 (hexName).
 type pathJSON struct {
 	Path    string `json:"path"`
 	PathHex string `json:"path_hex,omitempty"`
@@ -279,45 +233,34 @@ type noteJSON struct {
 // databaseJSON is a Database.
 type databaseJSON struct {
 	pathJSON
-	// Opened tells whether upstream opens the database; Status is
-	// upstream's status when it does not, Error ours (file and offset).
 	Opened bool   `json:"opened"`
 	Status string `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
-	// Kind names another store that wrote it ("Pebble", "RocksDB"), and
-	// KindEvidence how that was told.
-	Kind         string `json:"kind,omitempty"`
-	KindEvidence string `json:"kind_evidence,omitempty"`
-	Manifest     string `json:"manifest,omitempty"`
-	ManifestHex  string `json:"manifest_hex,omitempty"`
-	// CurrentLink and ManifestLink: where CURRENT and the MANIFEST lead,
-	// when they are symbolic links.
+	// Kind names another store that wrote it ("Pebble", "RocksDB").
+	Kind            string `json:"kind,omitempty"`
+	KindEvidence    string `json:"kind_evidence,omitempty"`
+	Manifest        string `json:"manifest,omitempty"`
+	ManifestHex     string `json:"manifest_hex,omitempty"`
 	CurrentLink     string `json:"current_link,omitempty"`
 	CurrentLinkHex  string `json:"current_link_hex,omitempty"`
 	ManifestLink    string `json:"manifest_link,omitempty"`
 	ManifestLinkHex string `json:"manifest_link_hex,omitempty"`
-	// Comparator is the name the MANIFEST records; DefaultStatus what
-	// upstream says with its default comparator when that is another.
-	Comparator    string   `json:"comparator,omitempty"`
-	ComparatorHex string   `json:"comparator_hex,omitempty"`
-	DefaultStatus string   `json:"default_comparator_status,omitempty"`
-	LiveTables    int      `json:"live_tables"`
-	MissingTables []uint64 `json:"missing_tables"`
-	// Logs are the logs its open replays.
-	Logs []logJSON `json:"logs"`
-	// Detail is the text line's.
-	Detail string `json:"detail"`
+	// DefaultStatus is upstream's with its default comparator, when Comparator is another.
+	Comparator    string    `json:"comparator,omitempty"`
+	ComparatorHex string    `json:"comparator_hex,omitempty"`
+	DefaultStatus string    `json:"default_comparator_status,omitempty"`
+	LiveTables    int       `json:"live_tables"`
+	MissingTables []uint64  `json:"missing_tables"`
+	Logs          []logJSON `json:"logs"`
+	Detail        string    `json:"detail"`
 }
 
 func databaseOf(d *Database) databaseJSON {
 	j := databaseJSON{pathJSON: pathOf(d.Dir), ManifestHex: hexName(d.Manifest), ComparatorHex: hexName(d.Comparator), Opened: d.Opens(), Status: d.Status, Kind: d.Kind, KindEvidence: d.KindEvidence, Manifest: d.Manifest, CurrentLink: d.CurrentLink, CurrentLinkHex: hexName(d.CurrentLink), ManifestLink: d.ManifestLink, ManifestLinkHex: hexName(d.ManifestLink),
 		Comparator: d.Comparator, DefaultStatus: d.DefaultStatus, LiveTables: d.Live,
-		MissingTables: d.Missing, Detail: d.Detail(), Logs: logsOf(d)}
+		MissingTables: d.Missing, Detail: d.Detail(), Logs: logsOf(d), Error: errText(d.Err)}
 	if j.MissingTables == nil {
 		j.MissingTables = []uint64{}
-	}
-	if d.Err != nil {
-		j.Error = d.Err.Error()
 	}
 	return j
 }
@@ -325,41 +268,30 @@ func databaseOf(d *Database) databaseJSON {
 // tableJSON is one table of `verify --json`: a TableReport.
 type tableJSON struct {
 	fileJSON
-	// Verdict is a Verdict, or "skipped" for a file that was not
-	// examined.
-	Verdict string `json:"verdict"`
-	// Detail is the text line's, after the verdict.
-	Detail string `json:"detail"`
+	Verdict string `json:"verdict"` // or "skipped"
+	Detail  string `json:"detail"`
 	// For a live table: the MANIFEST's record of it.
 	Level        *int    `json:"level,omitempty"`
 	Number       *uint64 `json:"number,omitempty"`
 	ManifestSize *uint64 `json:"manifest_size,omitempty"`
 	FileSize     *int64  `json:"file_size,omitempty"`
-	// Error, Status and Offset: why the table is unreadable, missing or
-	// unchecked; upstream's status; the file offset the error names.
-	// Undefined: upstream's behaviour is undefined there; IOError: the
-	// storage failed to read the table.
+	// Undefined: upstream's behaviour is undefined there; IOError: the storage failed.
 	Error     string `json:"error,omitempty"`
 	Status    string `json:"status,omitempty"`
 	Offset    *int64 `json:"offset,omitempty"`
 	Undefined bool   `json:"undefined,omitempty"`
 	IOError   bool   `json:"io_error,omitempty"`
 	// For a table that was read.
-	DataBlocks   *int     `json:"data_blocks,omitempty"`
-	Keys         *int     `json:"keys,omitempty"`
-	FilterError  string   `json:"filter_error,omitempty"`
-	OtherFilters []string `json:"other_filters,omitempty"`
-	// OtherFiltersHex has each of OtherFilters in hex, when one is not
-	// valid UTF-8.
+	DataBlocks      *int     `json:"data_blocks,omitempty"`
+	Keys            *int     `json:"keys,omitempty"`
+	FilterError     string   `json:"filter_error,omitempty"`
+	OtherFilters    []string `json:"other_filters,omitempty"`
 	OtherFiltersHex []string `json:"other_filters_hex,omitempty"`
 	// The filter checked, for ok, old-filter and mismatch.
 	Filter         *filterJSON         `json:"filter,omitempty"`
 	FalseNegatives *falseNegativesJSON `json:"false_negatives,omitempty"`
-	// Options is the option set the verdict follows: "defaults" or
-	// "paranoid". Damage lists the blocks that fail their checksums and
-	// what upstream returns from them with the default options.
-	// OtherOptions is the table under the other option set, when upstream
-	// does something else there.
+	// Options is "defaults" or "paranoid"; OtherOptions the table under the
+	// other set, when upstream does something else there.
 	Options      string      `json:"options,omitempty"`
 	Damage       *damageJSON `json:"damage,omitempty"`
 	OtherOptions *tableJSON  `json:"other_options,omitempty"`
@@ -368,8 +300,7 @@ type tableJSON struct {
 // damageJSON is a Damage.
 type damageJSON struct {
 	Blocks []damagedBlockJSON `json:"blocks"`
-	// Known tells that the table as written is known, so that the counts
-	// compare what upstream returns with it; Unknown says why not.
+	// Known: the table as written is known, so the counts compare with it.
 	Known       bool   `json:"known"`
 	Unknown     string `json:"unknown,omitempty"`
 	Entries     int    `json:"entries"`
@@ -389,8 +320,7 @@ type damagedBlockJSON struct {
 	Size     uint64 `json:"size"`
 	Stored   uint32 `json:"stored_checksum"`
 	Computed uint32 `json:"computed_checksum"`
-	// FlippedBit is the one flipped bit that explains the mismatch, when
-	// one does.
+	// FlippedBit is the one flipped bit that explains the mismatch.
 	FlippedBit *flipJSON `json:"flipped_bit,omitempty"`
 }
 
@@ -415,12 +345,10 @@ func damageOf(d *Damage) *damageJSON {
 		if s := b.Site; s != nil {
 			bj.FlippedBit = &flipJSON{Offset: s.Offset, Bit: s.Bit, Field: s.Field.String()}
 			if s.Entry >= 0 {
-				e := s.Entry
-				bj.FlippedBit.Entry, bj.FlippedBit.Key = &e, fmt.Sprintf("%x", userKey(s.Key))
+				bj.FlippedBit.Entry, bj.FlippedBit.Key = ptr(s.Entry), fmt.Sprintf("%x", userKey(s.Key))
 			}
 			if s.Restart >= 0 {
-				r := s.Restart
-				bj.FlippedBit.Restart = &r
+				bj.FlippedBit.Restart = ptr(s.Restart)
 			}
 		}
 		j.Blocks = append(j.Blocks, bj)
@@ -433,8 +361,7 @@ type filterJSON struct {
 	Policy    string `json:"policy"`
 	PolicyHex string `json:"policy_hex,omitempty"`
 	// Hash is, for a legacy filter, the hash that reproduces it.
-	Hash string `json:"hash,omitempty"`
-	// Offset and Size locate the filter block in the file.
+	Hash        string      `json:"hash,omitempty"`
 	Offset      uint64      `json:"offset"`
 	Size        int         `json:"size"`
 	Filters     int         `json:"filters"`
@@ -464,14 +391,12 @@ func paramsOf(p *filtercheck.Params) *paramsJSON {
 	j := &paramsJSON{MinBitsPerKey: p.MinBitsPerKey, MaxBitsPerKey: p.MaxBitsPerKey, K: p.K,
 		FiltersExplained: p.Explained, FiltersWithKeys: p.Constrained}
 	if p.MinBitsPerKey == p.MaxBitsPerKey {
-		b := p.BitsPerKey
-		j.BitsPerKey = &b
+		j.BitsPerKey = ptr(p.BitsPerKey)
 	}
 	return j
 }
 
-// diffJSON is a filtercheck.Diff: the first byte where the stored filter
-// block differs from the rebuilt one.
+// diffJSON is a filtercheck.Diff: the first byte that differs.
 type diffJSON struct {
 	Offset              uint64 `json:"offset"`
 	OffsetInFilterBlock int    `json:"offset_in_filter_block"`
@@ -482,14 +407,11 @@ type diffJSON struct {
 	RebuiltSize int `json:"rebuilt_size"`
 }
 
-// falseNegativesJSON is a filtercheck.FalseNegatives, with the hash it was
-// counted with for a legacy filter.
+// falseNegativesJSON is a filtercheck.FalseNegatives, with a legacy hash.
 type falseNegativesJSON struct {
-	Hash     string `json:"hash,omitempty"`
-	Keys     int    `json:"keys"`
-	Rejected int    `json:"rejected"`
-	// FirstKey (hex) is the first key rejected, in the data block at
-	// FirstDataBlockOffset.
+	Hash                 string  `json:"hash,omitempty"`
+	Keys                 int     `json:"keys"`
+	Rejected             int     `json:"rejected"`
 	FirstKey             string  `json:"first_key,omitempty"`
 	FirstDataBlockOffset *uint64 `json:"first_data_block_offset,omitempty"`
 }
@@ -503,8 +425,7 @@ type dumpJSON struct {
 
 // dumpLayout is a filter block's layout in `dump --json`.
 type dumpLayout struct {
-	BaseLg int `json:"base_lg"`
-	// ArrayOffset is where the array of filter offsets starts.
+	BaseLg                   int          `json:"base_lg"`
 	ArrayOffset              uint64       `json:"array_offset"`
 	ArrayOffsetInFilterBlock int          `json:"array_offset_in_filter_block"`
 	Filters                  []dumpFilter `json:"filters"`
@@ -530,8 +451,8 @@ type fprJSON struct {
 	Measured        float64  `json:"measured"`
 	Expected        *float64 `json:"expected,omitempty"` // left out when not computable
 	IndependentHash float64  `json:"independent_hash"`
-	// Shortened counts the samples cut to filtercheck.MaxSampleKey bytes.
-	Shortened int `json:"shortened,omitempty"`
+	Shortened       int      `json:"shortened,omitempty"` // samples cut to filtercheck.MaxSampleKey
+
 }
 
 // tableOf converts rep to its form in `verify --json`.
@@ -540,20 +461,17 @@ func tableOf(rep *TableReport) tableJSON {
 		Status: rep.Status, Undefined: rep.Undefined, IOError: rep.Device, FilterError: errText(rep.UnusableErr), OtherFilters: rep.OtherFilters,
 		Error: errText(rep.Err)}
 	if f := rep.Live; f != nil {
-		level, number, size := f.Level, f.Number, f.Size
-		j.Level, j.Number, j.ManifestSize = &level, &number, &size
+		j.Level, j.Number, j.ManifestSize = ptr(f.Level), ptr(f.Number), ptr(f.Size)
 	}
 	if rep.FileSize >= 0 {
-		size := rep.FileSize
-		j.FileSize = &size
+		j.FileSize = ptr(rep.FileSize)
 	}
 	if off, ok := rep.Offset(); ok {
 		j.Offset = &off
 	}
 	switch rep.Verdict {
 	case OK, OldFilter, NoFilter, OtherFilter, FilterUnusable, Mismatch, BadChecksum, SilentCorruption:
-		blocks, keys := rep.DataBlocks, rep.Keys
-		j.DataBlocks, j.Keys = &blocks, &keys
+		j.DataBlocks, j.Keys = ptr(rep.DataBlocks), ptr(rep.Keys)
 	}
 	if r := rep.Comparison; r != nil {
 		j.Filter = &filterJSON{Policy: r.Policy, PolicyHex: hexName(r.Policy), Hash: r.Legacy, Offset: r.FilterBlockOffset, Size: r.FilterBlockSize,
@@ -566,8 +484,7 @@ func tableOf(rep *TableReport) tableJSON {
 	if fn := rep.FalseNegatives; fn != nil {
 		j.FalseNegatives = &falseNegativesJSON{Hash: rep.FNHash, Keys: fn.Keys, Rejected: fn.Rejected}
 		if fn.Rejected > 0 {
-			off := fn.FirstBlock.Offset
-			j.FalseNegatives.FirstKey, j.FalseNegatives.FirstDataBlockOffset = fmt.Sprintf("%x", fn.FirstKey), &off
+			j.FalseNegatives.FirstKey, j.FalseNegatives.FirstDataBlockOffset = fmt.Sprintf("%x", fn.FirstKey), ptr(fn.FirstBlock.Offset)
 		}
 	}
 	if rep.Verdict != "" {
@@ -575,11 +492,13 @@ func tableOf(rep *TableReport) tableJSON {
 	}
 	j.Damage = damageOf(rep.Damage)
 	if rep.Other != nil {
-		o := tableOf(rep.Other)
-		j.OtherOptions = &o
+		j.OtherOptions = ptr(tableOf(rep.Other))
 	}
 	return j
 }
+
+// ptr returns a pointer to a copy of v, for the optional fields.
+func ptr[T any](v T) *T { return &v }
 
 // errText is err's message, or "".
 func errText(err error) string {
@@ -596,8 +515,7 @@ func (d *Dump) toJSON() dumpJSON {
 		j.FPR = &fprJSON{Samples: f.Samples, FalsePositives: f.FalsePositives, Measured: f.Measured,
 			IndependentHash: f.Theoretical, Shortened: f.Shortened}
 		if !math.IsNaN(f.Expected) {
-			e := f.Expected
-			j.FPR.Expected = &e
+			j.FPR.Expected = ptr(f.Expected)
 		}
 	}
 	return j

@@ -10,13 +10,10 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
 
-// Symbolic links among a database's files, and files outside it: upstream
-// follows a link wherever it leads, so verify names each link it reads
-// through, and reads nothing that CURRENT leads out of the directory to
-// (manifest.ErrOutside).
+// Symbolic links among a database's files: upstream follows them, so verify
+// names each, and reads nothing CURRENT leads out of the directory to.
 
-// linkOf returns where the symbolic link at path leads, as it says, or ""
-// when path is no symbolic link.
+// linkOf returns where the symbolic link at path leads, or "".
 func linkOf(path string) string {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -37,14 +34,11 @@ func linkText(what, target string) string {
 	return "; " + what + "a symbolic link to " + target
 }
 
-// outside tells whether err is CURRENT, or the MANIFEST it names, found
-// outside the database directory and left unread.
+// outside tells whether err is CURRENT or the MANIFEST outside the directory.
 func outside(err error) bool { return errors.Is(err, manifest.ErrOutside) }
 
-// hexName is the bytes of a name (a path, a comparator's or policy's
-// name) in hex when they are not valid UTF-8, which JSON cannot carry
-// (encoding/json writes U+FFFD for each bad byte); "" otherwise. The JSON
-// gives it beside the name, as NAME_hex, so that no byte is lost.
+// hexName is the bytes of a name in hex when they are not valid UTF-8,
+// which JSON cannot carry; "" otherwise. The JSON gives it as NAME_hex.
 func hexName(s string) string {
 	if utf8.ValidString(s) {
 		return ""

@@ -12,13 +12,9 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 )
 
-// The logs a database's open replays (db/db_impl.cc DBImpl::Recover and
-// RecoverLogFile): every NNNNNN.log whose number the MANIFEST's log number
-// does not retire, read record by record as upstream's log::Reader reads
-// it, each write batch applied. What a damaged record costs depends on the
-// option set: with LevelDB's defaults it is dropped with the rest of its
-// 32 KiB block and the database opens without those writes; with paranoid
-// checks the open fails.
+// The logs a database's open replays (db/db_impl.cc RecoverLogFile). A
+// damaged record costs its 32 KiB block with the default options, and
+// fails the open with paranoid checks.
 
 // LogVerdict is what upstream does with a log it replays.
 type LogVerdict string
@@ -26,17 +22,12 @@ type LogVerdict string
 // The log verdicts.
 const (
 	// Replayed: upstream replays every write the log holds (a record cut
-	// short by the end of the file is a write in progress, which
-	// log::Reader takes for the end of the log).
+	// short by the end of the file is a write in progress).
 	Replayed LogVerdict = "replayed"
 	// WritesDropped: upstream opens the database without some writes of
-	// the log: records that fail their checksums, and the rest of their
-	// blocks, dropped (with LevelDB's default options), or records in
-	// bytes the reader skips silently, or the whole log where it cannot
-	// be read.
+	// the log (dropped, skipped silently, or the whole log unreadable).
 	WritesDropped LogVerdict = "writes-dropped"
-	// OpenFails: with paranoid checks, the log's first damaged record
-	// fails the open.
+	// OpenFails: with paranoid checks, the log's damage fails the open.
 	OpenFails LogVerdict = "open-fails"
 )
 
@@ -64,19 +55,16 @@ type LogReport struct {
 	// Recovery is the log as DBImpl::RecoverLogFile reads it under both
 	// option sets; nil when Err is set.
 	Recovery *logfile.Recovery
-	// Err says why the log could not be read at all, and Status is
-	// upstream's status for it.
+	// Err says why the log could not be read at all; Status is upstream's.
 	Err    error
 	Status string
-	// Mode is the option set Verdict follows; Other is the other's
-	// verdict, "" when the same.
+	// Mode is the option set Verdict follows; Other the other's, if different.
 	Mode    Mode
 	Verdict LogVerdict
 	Other   LogVerdict
 }
 
-// replayLogs reads the logs of db, whose directory holds the files names,
-// that its open replays.
+// replayLogs reads the logs of db (names in its directory) its open replays.
 func replayLogs(db *Database, names []string) {
 	v := db.Version
 	for _, n := range logfile.LogsToReplay(names, v.LogNumber, v.PrevLogNumber) {
@@ -85,13 +73,10 @@ func replayLogs(db *Database, names []string) {
 		f, _, err := base.OpenNonBlocking(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && retired(db, n):
-			// LevelDB replaced it with a newer log, and deleted it,
-			// since the directory was listed: no longer replayed.
+			// Replaced by a newer log and deleted since the listing.
 			continue
 		case err != nil && !errors.Is(err, base.ErrNotRegular):
-			// RecoverLogFile: MaybeIgnoreError ignores a log that does
-			// not open, with every write in it, unless paranoid checks
-			// are on.
+			// MaybeIgnoreError ignores a log that does not open, unless paranoid.
 			db.Logs = append(db.Logs, lr)
 			lr.Err, lr.Status = err, base.IOStatus(path, err)
 			continue
@@ -123,19 +108,16 @@ func (l *LogReport) verdictIn(mode Mode) LogVerdict {
 	case mode == Defaults && (r.Defaults.Drops > 0 || len(r.Malformed) > 0 || r.Defaults.Failed):
 		return WritesDropped
 	case silentLoss(r) > 0 || r.Lost.Ops > 0 || tailLoss(r):
-		// Bytes skipped without a report held writes, the sequence
-		// numbers skip some (zeroed blocks hold no header to count), or
-		// damage passes for the end of the log.
+		// Bytes skipped without a report held writes, the sequence numbers
+		// skip some, or damage passes for the end of the log.
 		return WritesDropped
 	}
 	return Replayed
 }
 
-// LostWrites is how many writes the log's damage costs with LevelDB's
-// default options, and whether that is a lower bound: the gap in the
-// sequence numbers around the damage when it tells every operation lost
-// (a write of one put or delete is one operation), else the records found
-// in the bytes dropped and skipped.
+// LostWrites is how many writes the log's damage costs with the default
+// options, and whether that is a lower bound: the sequence numbers' gap
+// when it tells, else the records found in the bytes dropped and skipped.
 func (l *LogReport) LostWrites() (n int, atLeast bool) {
 	r := l.Recovery
 	if r == nil {
@@ -147,8 +129,7 @@ func (l *LogReport) LostWrites() (n int, atLeast bool) {
 	return r.Lost.Records, r.Lost.AtLeast
 }
 
-// ParanoidStatus is upstream's status when the log fails the open with
-// paranoid checks, "" otherwise.
+// ParanoidStatus is upstream's status when the log fails a paranoid open.
 func (l *LogReport) ParanoidStatus() string {
 	if l.Recovery == nil {
 		return l.Status
@@ -156,25 +137,21 @@ func (l *LogReport) ParanoidStatus() string {
 	return l.Recovery.Paranoid.Status
 }
 
-// retired tells whether the MANIFEST of db, read again, no longer has the
-// open replay log n: LevelDB moved on to a newer log while verify ran.
+// retired tells whether the MANIFEST, read again, no longer replays log n.
 func retired(db *Database, n uint64) bool {
 	v, err := manifest.ReadWith(db.Dir, db.readComparator())
 	return err == nil && n < v.LogNumber && n != v.PrevLogNumber
 }
 
-// tailLoss tells whether what the reader takes for the end of the log
-// hides writes that were written whole: a record whose length one flipped
-// bit made run past the end of the file (so it reads as cut short), more
-// than the one record a crash can leave in progress, or records after a
-// physical record of type 5, which the reader takes for its end.
+// tailLoss tells whether what the reader takes for the end of the log hides
+// writes written whole: a flipped length running past the end, more than one
+// record in progress, or records after a physical record of type 5.
 func tailLoss(r *logfile.Recovery) bool {
 	e := r.End
 	return e.Flip != nil || e.Records > 1 || (e.Marker && e.Records > 0)
 }
 
-// silentLoss counts the records found in bytes the reader skips without a
-// report (preallocated space holds none), in either option set.
+// silentLoss counts the records in bytes the reader skips without a report.
 func silentLoss(r *logfile.Recovery) int {
 	n := 0
 	for _, s := range r.Skips {
@@ -188,8 +165,7 @@ func (l *LogReport) Line() string {
 	return fmt.Sprintf("%s: %s: %s%s", l.Path, l.Verdict, l.Detail(), linkText("", l.Link))
 }
 
-// Detail describes what upstream does with the log under the report's
-// option set, and under the other where it differs.
+// Detail describes what upstream does with the log, under both option sets.
 func (l *LogReport) Detail() string {
 	d := l.detailIn(l.Mode, l.Verdict)
 	if l.Other != "" {
@@ -211,10 +187,7 @@ func (l *LogReport) detailIn(mode Mode, v LogVerdict) string {
 		}
 		return fmt.Sprintf("the log cannot be read (%v): %s", l.Err, what)
 	}
-	o := r.Defaults
-	if mode == Paranoid {
-		o = r.Paranoid
-	}
+	o := outcomeIn(r, mode)
 	var b strings.Builder
 	if v == OpenFails {
 		fmt.Fprintf(&b, "%s (%s, offset %d)", o.Status, filepath.Base(l.Path), o.FailOffset)
@@ -262,6 +235,14 @@ func (l *LogReport) detailIn(mode Mode, v LogVerdict) string {
 		fmt.Fprintf(&b, "; the last %d bytes, at offset %d, are a record cut short by the end of the file: a write in progress, which upstream takes for the end of the log", e.Torn, e.Offset)
 	}
 	return b.String()
+}
+
+// outcomeIn is what the open makes of the log under mode.
+func outcomeIn(r *logfile.Recovery, mode Mode) logfile.Outcome {
+	if mode == Paranoid {
+		return r.Paranoid
+	}
+	return r.Defaults
 }
 
 // firstDropAt returns the drop at offset off (its Start), or nil.

@@ -3,19 +3,24 @@
 package verify
 
 import (
+	"fmt"
 	"os"
 	"syscall"
 )
 
-// mapFile maps the first size bytes of f read-only and shared, as
-// util/env_posix.cc maps a table for reading: nothing is copied, and the
-// file cannot be written through the mapping.
+// mapFile maps the first size bytes of f read-only, as util/env_posix.cc
+// maps a table.
 func mapFile(f *os.File, size int64) ([]byte, error) {
-	return mapWith(f, size, func(n int) ([]byte, error) {
-		return syscall.Mmap(int(f.Fd()), 0, n, syscall.PROT_READ, syscall.MAP_SHARED)
-	})
+	if size <= 0 || int64(int(size)) != size {
+		return nil, fmt.Errorf("mmap %s: cannot map %d bytes", f.Name(), size)
+	}
+	m, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %s: %w", f.Name(), err)
+	}
+	return m, nil
 }
 
-// unmapFile releases a mapping mapFile made. munmap of a whole mapping
-// that mmap made does not fail.
+// unmapFile releases a mapping mapFile made; munmap of a whole mapping
+// does not fail.
 func unmapFile(m []byte) { _ = syscall.Munmap(m) }

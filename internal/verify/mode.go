@@ -1,24 +1,18 @@
 package verify
 
-// The option sets upstream opens a database with. What it does with a
-// damaged block or log record depends on them (table/table.cc,
-// table/format.cc ReadBlock, db/db_impl.cc RecoverLogFile): verify says
-// what it does under each where the two differ.
+// The option sets upstream opens a database with: what it does with a
+// damaged block or log record depends on them.
 
 // Mode is an option set of upstream's.
 type Mode int
 
 const (
-	// Defaults are LevelDB's default options, which most programs run
-	// (plyvel, leveldown and classic-level, most C++ callers):
-	// paranoid_checks=false, reads without verify_checksums. No block's
-	// checksum is verified: a damaged block is decoded as it is. A log
-	// record that fails its checksum is dropped with the rest of its
-	// 32 KiB block, and the database opens.
+	// Defaults are LevelDB's default options (plyvel, leveldown): no block
+	// checksum is verified, and a damaged log record is dropped with the
+	// rest of its 32 KiB block.
 	Defaults Mode = iota
-	// Paranoid is paranoid_checks=true, reads with verify_checksums: a
-	// block that fails its checksum is a corruption (a filter block so
-	// damaged is ignored), and so is a damaged log record: the open fails.
+	// Paranoid is paranoid_checks=true with verify_checksums: a damaged
+	// block or log record is a corruption.
 	Paranoid
 )
 

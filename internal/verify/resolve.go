@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
@@ -16,74 +15,52 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Item is one entry of what verify reports, in order: a database
-// directory (before its tables), a table file to examine or skip, a path
-// that is neither or cannot be looked at, or a note about a path.
+// Item is one entry of what verify reports, in order: a database, a table
+// file, a path error or a note.
 type Item struct {
 	Database *Database // a database directory
 	Table    *Target   // a table file
-	// PathErr is the error for a path that is neither a table file nor a
-	// database directory, has none below it, or cannot be looked at, with
-	// Path.
+	// PathErr is why Path is neither a table nor a database, or cannot be looked at.
 	PathErr error
-	// Note is a remark about Path that changes no outcome: a symbolic link
-	// to a directory that a search did not follow.
+	// Note is a remark about Path that changes no outcome (a link not followed).
 	Note string
 	Path string
 }
 
-// Database is a database directory as upstream LevelDB 1.23 would open it
-// (DBImpl::Recover): CURRENT, the MANIFEST it names, its live tables, and
-// whether every one of them is there.
+// Database is a database directory as upstream would open it (DBImpl::Recover).
 type Database struct {
 	Dir string // the directory, cleaned
 	// Manifest is the path of the MANIFEST CURRENT names, once read.
 	Manifest string
 	// Version is the database's current version, when the MANIFEST reads.
 	Version *manifest.Version
-	// Comparator is the comparator name the MANIFEST records ("" when no
-	// edit names one, or it cannot be read).
+	// Comparator is the name the MANIFEST records ("" when none).
 	Comparator string
-	// DefaultStatus is, when Comparator is not LevelDB's default, what
-	// upstream says opening the database with its default comparator
-	// ("Invalid argument: ... does not match existing comparator : ...").
-	// An application whose comparator has the recorded name opens it, and
-	// the table's filters do not depend on the comparator: verify reads
-	// the database as such an application would.
+	// DefaultStatus is upstream's status opening it with the default
+	// comparator, when Comparator is another; verify reads it with Comparator.
 	DefaultStatus string
-	// Err says why upstream cannot open the database even with the
-	// comparator it records, naming the file and offset; nil when it
-	// opens. Status is upstream's status for it, when known.
+	// Err says why upstream cannot open the database; Status is upstream's.
 	Err    error
 	Status string
-	// Missing lists the live tables, by number, that no file in the
-	// directory has the number of: upstream refuses the database ("N
-	// missing files").
+	// Missing lists the live tables not in the directory ("N missing files").
 	Missing []uint64
 	// Live counts the live tables the MANIFEST lists.
 	Live int
-	// Kind names the store that wrote the directory when it is not
-	// LevelDB but a database of its lineage ("Pebble", "RocksDB"), and
-	// KindEvidence says how it was told ("OPTIONS-000005 records
-	// rocksdb_version=8.1.1").
+	// Kind names another store of LevelDB's lineage that wrote it
+	// ("Pebble", "RocksDB"), KindEvidence how that was told.
 	Kind, KindEvidence string
-	// CurrentLink and ManifestLink are where CURRENT and the MANIFEST
-	// lead when they are symbolic links ("" otherwise).
+	// CurrentLink and ManifestLink are where they lead, when symbolic links.
 	CurrentLink, ManifestLink string
-	// Logs are the logs upstream replays when it opens the database, in
-	// the order it replays them (read once its MANIFEST is).
+	// Logs are the logs upstream replays when it opens the database, in order.
 	Logs []*LogReport
 	// Mode is the option set the database's line follows (Each sets it).
 	Mode Mode
 }
 
-// Opens tells whether upstream opens the database (with the comparator
-// its MANIFEST records), under the option set d.Mode: with paranoid
-// checks a damaged log fails the open.
+// Opens tells whether upstream opens the database under d.Mode.
 func (d *Database) Opens() bool { return d.Err == nil && d.logFailure(d.Mode) == nil }
 
-// logFailure returns the first log whose replay fails the open under the
-// option set mode, or nil.
+// logFailure returns the first log whose replay fails the open under mode.
 func (d *Database) logFailure(mode Mode) *LogReport {
 	for _, l := range d.Logs {
 		if l.verdictIn(mode) == OpenFails {
@@ -101,8 +78,7 @@ func (d *Database) setMode(mode Mode) {
 	}
 }
 
-// readComparator is the comparator name the MANIFEST is read with: the
-// one it records, or LevelDB's default.
+// readComparator is the comparator the MANIFEST is read with.
 func (d *Database) readComparator() string {
 	if d.Comparator != "" {
 		return d.Comparator
@@ -118,44 +94,25 @@ type Target struct {
 	Path string
 	// DB is the table's database, or nil for a table file named directly.
 	DB *Database
-	// Live is the MANIFEST's record of the table when it is one of its
-	// database's live tables: upstream reads it at Live.Size bytes. It is
-	// nil for a table file named directly, and for every table file of a
-	// database whose MANIFEST cannot be read: those are read at their own
-	// size.
+	// Live is the MANIFEST's record of a live table, read at Live.Size;
+	// nil when the table is read at its own size.
 	Live *manifest.File
 	// Skip says why the file is not examined, when it is not.
 	Skip string
-	// NotTable is set for a file named on the command line that is no
-	// table, by its name or its contents (Skip says so).
+	// NotTable is set for a file named that is no table (Skip says so).
 	NotTable bool
 	// missing is set for a live table that is not in the directory.
 	missing bool
 }
 
-// Resolve expands paths into what verify reports, in order (ResolveWith
-// without progress).
+// Resolve is ResolveWith without progress.
 func Resolve(paths []string) []Item { return ResolveWith(paths, nil) }
 
-// ResolveWith expands paths into what verify reports, in order.
-//
-// A directory with a CURRENT file is a LevelDB database: it is read as
-// upstream opens it (see Database); its live tables, as the MANIFEST lists
-// them, are examined, other table files in it skipped, and live tables
-// that are missing reported. When the MANIFEST cannot be read, every *.ldb
-// and *.sst file in it is examined at its own size. A directory without
-// CURRENT that a database of another store (Pebble, RocksDB), or a LevelDB
-// database that lost its CURRENT file, holds is a database upstream cannot
-// open; its table files are examined at their own size. Any other
-// directory is searched for databases, at any depth, without following
-// symbolic links: each database found is reported as above; a directory
-// that cannot be read is an error, the search going on around it.
-//
-// A file named like a table (*.ldb or *.sst), or ending in a table's magic
-// number, is a table file; any other file is reported as not a table. A path that does not exist is an error.
-//
-// progress, when not nil, is called now and then during a search with the
-// directories searched and the databases found so far.
+// ResolveWith expands paths into what verify reports, in order: a database
+// directory's live tables are examined and others skipped; other directories
+// are searched for databases, without following symbolic links; a file named
+// like a table or ending in a table's magic number is a table. progress, when
+// not nil, is called now and then during a search.
 func ResolveWith(paths []string, progress func(dirs, databases int)) []Item {
 	var items []Item
 	for _, p := range paths {
@@ -177,9 +134,7 @@ func ResolveWith(paths []string, progress func(dirs, databases int)) []Item {
 	return items
 }
 
-// resolveDir returns the items of dir when it is a database: LevelDB's
-// (it has a CURRENT file), one that lost its CURRENT file, or another
-// store's.
+// resolveDir returns the items of dir when it is a database.
 func resolveDir(dir string) ([]Item, bool) {
 	var db *Database
 	var ts []*Target
@@ -202,36 +157,22 @@ func resolveDir(dir string) ([]Item, bool) {
 	return items, true
 }
 
-// resolveUnsearchable returns the database in dir when CURRENT is among
-// its entries but cannot be looked at (err: a directory readable but not
-// searchable gives EACCES), and nil when it is not among them. Upstream's
-// FileExists then says no CURRENT, and it refuses the database; verify
-// says what stands in the way. Its table files cannot be opened either,
-// and are reported so.
+// resolveUnsearchable returns the database in dir when CURRENT is among its
+// entries but cannot be looked at (EACCES): upstream refuses it.
 func resolveUnsearchable(dir string, ents []fs.DirEntry, err error) (*Database, []*Target) {
 	if !slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == "CURRENT" }) {
 		return resolveNoCurrent(dir, ents)
 	}
-	db := &Database{Dir: dir, Status: "Invalid argument: " + dir + ": does not exist (create_if_missing is false)"}
+	db := &Database{Dir: dir, Status: noCurrentStatus(dir)}
 	db.Err = fmt.Errorf("%s: CURRENT is there but cannot be looked at: %w (a directory readable but not searchable lists its files and opens none)", dir, errors.Unwrap(err))
-	var ts []*Target
-	for _, e := range ents {
-		if n := e.Name(); base.HasTableExt(n) {
-			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
-		}
-	}
-	return db, ts
+	return db, tableTargets(db, ents)
 }
 
-// namedTable is the target for a file named on the command line: a table
-// file if it is a regular file named like one or ending in a table's magic
-// number (LevelDB's, or another store's, which upstream cannot open),
-// otherwise a file reported as no table.
+// namedTable is the target for a file named on the command line.
 func namedTable(path string, fi fs.FileInfo) *Target {
 	tg := &Target{Path: path}
 	if !fi.Mode().IsRegular() {
-		// A device, a named pipe or a socket, whatever its name: no table
-		// file, as a regular file that holds none is not.
+		// A device, a named pipe or a socket is no table, whatever its name.
 		tg.NotTable = true
 		tg.Skip = "not a table: " + strings.TrimPrefix(base.NotRegular(path, fi.Mode()).Error(), path+": ")
 		return tg
@@ -251,8 +192,7 @@ func namedTable(path string, fi fs.FileInfo) *Target {
 	return tg
 }
 
-// readMagic reads the last 8 bytes of the file at path, of the given size,
-// as a little-endian magic number (0 for a shorter file).
+// readMagic reads the file's last 8 bytes as a magic number (0 when shorter).
 func readMagic(path string, size int64) (uint64, error) {
 	if size < 8 {
 		return 0, nil
@@ -277,18 +217,15 @@ func resolveDB(dir string) (*Database, []*Target) {
 		db.Err = err
 		return db, nil
 	}
-	var files []string // named like tables
+	var files []string // named like tables, sorted as os.ReadDir sorts
 	names := make([]string, len(ents))
 	for i, e := range ents {
 		names[i] = e.Name()
-		// Anything named like a table is one: a directory, a named pipe or
-		// a dangling symbolic link of that name is reported as unreadable,
-		// as LevelDB would fail to open it.
+		// Anything named like a table is one, as LevelDB would open it.
 		if base.HasTableExt(names[i]) {
 			files = append(files, names[i])
 		}
 	}
-	sort.Strings(files)
 	db.Kind, db.KindEvidence = foreignKind(dir, ents)
 	db.CurrentLink = linkOf(filepath.Join(dir, "CURRENT"))
 	defer func() {
@@ -307,11 +244,7 @@ func resolveDB(dir string) (*Database, []*Target) {
 		if be := (*base.Error)(nil); errors.As(err, &be) {
 			db.Manifest, db.Status = be.File, be.Status
 		}
-		var ts []*Target
-		for _, n := range files {
-			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
-		}
-		return db, ts
+		return db, tableTargets(db, ents)
 	}
 	db.Version, db.Manifest, db.Comparator, db.Live = v, v.Manifest, v.Comparator, len(v.Files)
 	replayLogs(db, names)
@@ -324,8 +257,7 @@ func resolveDB(dir string) (*Database, []*Target) {
 	return db, ts
 }
 
-// notLiveText says why a table file of a database is skipped: its MANIFEST
-// does not list it.
+// notLiveText says why a table file its MANIFEST does not list is skipped.
 func notLiveText(db *Database) string {
 	return "not listed in " + db.manifestName() + ", so upstream never reads it: a table LevelDB is still writing (if the database is open), or an obsolete one, which LevelDB deletes when it next opens the database"
 }
@@ -343,12 +275,9 @@ func tableList(nums []uint64) string {
 	return strings.Join(s, ", ")
 }
 
-// liveTargets sorts a database's table files (names in its directory,
-// sorted) into live tables to read and others to skip, by its version, and
-// adds a missing target for each live table that is not there. missing
-// lists the live tables upstream's check finds missing in the directory
-// (manifest.Missing); those still missing once the directory has been
-// looked at again go to db.Missing.
+// liveTargets sorts a database's table files into live tables and others to
+// skip, adding a missing target per live table not there; missing lists those
+// upstream's check finds missing (manifest.Missing).
 func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 	v := db.Version
 	found := map[uint64]bool{}
@@ -376,9 +305,7 @@ func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 	for _, n := range missing {
 		inListing[n] = true
 	}
-	// The MANIFEST read again, once for all the tables not found (not
-	// once each: 10,000 of them took 53 s so); the directory listed
-	// again, once, where many are not found.
+	// The MANIFEST is read again once for all tables not found (10,000 reads took 53 s).
 	var again *manifest.Version
 	reread := false
 	var relisted map[string]bool
@@ -416,8 +343,7 @@ func liveTargets(db *Database, files []string, missing []uint64) []*Target {
 	return ts
 }
 
-// rereadManifest reads db's MANIFEST again, as CURRENT names it now, or
-// returns nil when it cannot be read.
+// rereadManifest reads db's MANIFEST again, or returns nil.
 func rereadManifest(db *Database) *manifest.Version {
 	v, err := manifest.ReadWith(db.Dir, db.readComparator())
 	if err != nil {
@@ -432,14 +358,12 @@ func notLiveIn(v *manifest.Version, n uint64) bool {
 	return !live
 }
 
-// vanishedText says why a live table that is gone is skipped: v, the
-// MANIFEST read again, no longer lists it.
+// vanishedText says why a live table v no longer lists is skipped.
 func vanishedText(v *manifest.Version) string {
 	return "LevelDB deleted it while it was being checked: no longer a live table of " + filepath.Base(v.Manifest)
 }
 
-// firstExisting returns the first of paths that exists: in the listing
-// names of their directory when it is not nil, else as os.Lstat finds it.
+// firstExisting returns the first of paths in names, or on disk when nil.
 func firstExisting(names map[string]bool, paths ...string) (string, bool) {
 	for _, p := range paths {
 		if names != nil {
@@ -455,8 +379,7 @@ func firstExisting(names map[string]bool, paths ...string) (string, bool) {
 	return "", false
 }
 
-// listNames returns the names in dir, or an empty set when it cannot be
-// read.
+// listNames returns the names in dir (none when it cannot be read).
 func listNames(dir string) map[string]bool {
 	names := map[string]bool{}
 	ents, _ := os.ReadDir(dir)
@@ -466,10 +389,8 @@ func listNames(dir string) map[string]bool {
 	return names
 }
 
-// vanished tells whether err, from reading the live table tg, is because
-// LevelDB deleted the table after a compaction while it was being checked:
-// the file is gone and the MANIFEST, read again, no longer lists it. It
-// returns the reason to report the table as skipped.
+// vanished tells whether err, reading the live table tg, is because LevelDB
+// deleted it after a compaction, and returns the reason to skip it.
 func vanished(tg *Target, err error) (string, bool) {
 	if tg.Live == nil || !errors.Is(err, fs.ErrNotExist) {
 		return "", false

@@ -5,10 +5,9 @@ import (
 	"sync"
 )
 
-// Each checks the tables of items on several goroutines (at most
-// GOMAXPROCS, and a few tables ahead of the one emitted, so that results do
-// not pile up in memory) and calls emit with each item in order, from the
-// calling goroutine: with its table's report for a table, nil otherwise.
+// Each checks the tables of items on at most GOMAXPROCS goroutines, a few
+// tables ahead, and calls emit with each item in order from the calling
+// goroutine: with its table's report for a table, nil otherwise.
 func Each(items []Item, o Options, emit func(it Item, rep *TableReport)) {
 	for _, it := range items {
 		if it.Database != nil {
@@ -61,17 +60,9 @@ func forEachOrdered[T any](n int, work func(i int) T, emit func(i int, v T)) {
 			for i := range next {
 				results[i] = work(i)
 				close(done[i])
-				// Through the scheduler between two items. Goroutines
-				// that wake each other through channels share one time
-				// slice, so without this a worker can run for as long
-				// as the whole check, and the runtime preempts whatever
-				// runs 10 ms in one slice: a signal, and when it finds
-				// the goroutine in a system call, its processor handed
-				// to another thread. With GOMAXPROCS=1, `ldbcompat
-				// verify` of the bench databases was preempted 3 to 6
-				// times a run without this, and took 1.1 to 1.2 times
-				// the CPU time on a virtual machine
-				// (docs/performance.md).
+				// Workers woken through channels share a time slice and get
+				// preempted after 10 ms: without this a run took 1.1-1.2
+				// times the CPU with GOMAXPROCS=1 (docs/performance.md).
 				runtime.Gosched()
 			}
 		}()

@@ -7,26 +7,20 @@ import (
 
 // Summary counts what verify reported.
 type Summary struct {
-	// Tables counts the tables examined, each under one verdict in
-	// Verdicts.
+	// Tables counts the tables examined, by verdict in Verdicts.
 	Tables   int
 	Verdicts map[Verdict]int
-	// Skipped counts the table files of databases not examined (not
-	// live), NotTables the files named that are not tables.
+	// Skipped counts the table files not live; NotTables the files no tables.
 	Skipped, NotTables int
-	// Databases counts the database directories, and NotOpened those that
-	// upstream cannot open.
+	// NotOpened counts the databases upstream cannot open.
 	Databases, NotOpened int
-	// PathErrors counts the paths that could not be examined: missing,
-	// unreadable, or neither a table nor a database with none below.
+	// PathErrors counts the paths that could not be examined.
 	PathErrors int
-	// Logs counts the logs replayed, each under one verdict in
-	// LogVerdicts.
+	// Logs counts the logs replayed, by verdict in LogVerdicts.
 	Logs        int
 	LogVerdicts map[LogVerdict]int
-	// DefaultsHarm counts, when the reports follow paranoid checks, the
-	// tables and logs where upstream does harm with LevelDB's default
-	// options (a verdict with a non-zero exit there): they never exit 0.
+	// DefaultsHarm counts, when following paranoid checks, the tables and
+	// logs upstream harms with the default options: they never exit 0.
 	DefaultsHarm int
 }
 
@@ -66,10 +60,8 @@ func (s *Summary) Add(it Item, rep *TableReport) {
 	}
 }
 
-// ExitCode is the exit code of `ldbcompat verify`: the highest of the
-// verdicts', ExitError when a database cannot be opened, ExitPath when a
-// path could not be examined or nothing was (neither a table nor a
-// database among the paths).
+// ExitCode is the exit code of `ldbcompat verify`: the highest that applies,
+// ExitPath when a path could not be examined or nothing was.
 func (s Summary) ExitCode() int {
 	code := ExitOK
 	for v, n := range s.Verdicts {

@@ -13,8 +13,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 )
 
-// hashText says which LevelDB wrote a legacy filter, by the hash that
-// reproduces it.
+// hashText says which LevelDB wrote a legacy filter, by its hash.
 var hashText = map[string]string{
 	filtercheck.LegacySigned:   "signed-char hash: LevelDB v1.17 or older on x86",
 	filtercheck.LegacyUnsigned: "unsigned hash: LevelDB v1.17 or older where char is unsigned, such as ARM; or a port that kept the old name, such as goleveldb",
@@ -25,8 +24,7 @@ var hashText = map[string]string{
 // ignoredText is what LevelDB 1.18 and later do with a legacy filter.
 const ignoredText = "LevelDB 1.18 and later ignore it (they look up " + bloom.PolicyName + "): every lookup of an absent key reads a data block"
 
-// Detail describes the report in one line, after its path and verdict:
-// what the table holds and what upstream does with it.
+// Detail describes the report in one line, after its path and verdict.
 func (r *TableReport) Detail() string {
 	if r.Verdict == BadChecksum || r.Verdict == SilentCorruption {
 		var b strings.Builder
@@ -114,8 +112,7 @@ func (r *TableReport) Detail() string {
 	return b.String() + r.otherText()
 }
 
-// otherText is what upstream does under the other option set, when it
-// does something else there: "; with paranoid checks: unreadable: ...".
+// otherText is "; with paranoid checks: unreadable: ..." when the other set differs.
 func (r *TableReport) otherText() string {
 	if r.Other == nil {
 		return ""
@@ -123,8 +120,7 @@ func (r *TableReport) otherText() string {
 	return fmt.Sprintf("; %s: %s: %s", r.Other.Mode, r.Other.verdictName(), r.Other.Detail())
 }
 
-// damageBlocksText names the blocks that fail their checksums and the
-// flipped bit that explains each, where one does.
+// damageBlocksText names the damaged blocks and any flipped bit explaining each.
 func (r *TableReport) damageBlocksText(b *strings.Builder) {
 	d := r.Damage
 	for i, f := range d.Blocks {
@@ -151,8 +147,7 @@ func (r *TableReport) damageBlocksText(b *strings.Builder) {
 	}
 }
 
-// damageText describes what upstream returns from a damaged table with
-// LevelDB's default options.
+// damageText describes what upstream returns from a damaged table.
 func (r *TableReport) damageText(b *strings.Builder) {
 	d := r.Damage
 	r.damageBlocksText(b)
@@ -168,8 +163,7 @@ func (r *TableReport) damageText(b *strings.Builder) {
 	}
 }
 
-// userKey is the user key of an internal key (the key without its 8-byte
-// tag), or the key itself when it is shorter.
+// userKey strips an internal key's 8-byte tag, when it has one.
 func userKey(k []byte) []byte {
 	if len(k) < 8 {
 		return k
@@ -178,13 +172,8 @@ func userKey(k []byte) []byte {
 }
 
 // TextWriter prints what verify reports as `ldbcompat verify` and `dump`
-// print it: a line for each database and table on Out (a blank line before
-// each database but the first), and a line for each path that could not
-// be examined and each note on Err.
-//
-// Every line is escaped (Escape): names, CURRENT's contents and keys come
-// from the data and the file system, and no byte of theirs may drive the
-// terminal or forge a line.
+// print it: database and table lines on Out, path errors and notes on Err,
+// every line escaped (Escape), as names and keys come from the data.
 type TextWriter struct {
 	Out, Err io.Writer
 	started  bool  // a database was printed
@@ -226,9 +215,8 @@ func (w *TextWriter) Item(it Item, rep *TableReport) {
 }
 
 // Escape returns s with each byte that could drive a terminal or break a
-// line escaped as in a Go string literal (\n, \t, \x1b, \u202e), each byte
-// of invalid UTF-8 as \xNN, and a backslash doubled so that no escape can be
-// forged. Other text is unchanged.
+// line escaped as in a Go string literal, invalid UTF-8 as \xNN, and a
+// backslash doubled so that no escape can be forged.
 func Escape(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
@@ -257,8 +245,7 @@ func Escape(s string) string {
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r):
-			// C1 controls, line separators, bidirectional and other
-			// format characters.
+			// C1 controls, line separators, format characters (bidi).
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])
@@ -282,8 +269,7 @@ func (e errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Dump prints one item of dump: d is its table's dump, for a table,
-// printed as a block of lines after its path and followed by a blank line.
+// Dump prints one item of dump; d is its table's dump, for a table.
 func (w *TextWriter) Dump(it Item, d *Dump) {
 	if d == nil {
 		w.Item(it, nil)
@@ -392,8 +378,7 @@ func (r *TableReport) statusText() string {
 	return r.Status
 }
 
-// mismatchText describes a mismatch's first difference and false
-// negatives.
+// mismatchText describes a mismatch's first difference and false negatives.
 func (r *TableReport) mismatchText(b *strings.Builder) {
 	f := r.Comparison
 	if f.LayoutError != "" {
@@ -425,12 +410,10 @@ func (r *TableReport) mismatchText(b *strings.Builder) {
 		with, fn.Rejected, plural(fn.Keys, "key"), reader, keyText(fn.FirstKey), fn.FirstBlock.Offset)
 }
 
-// maxKeyText bounds the bytes of a key a line shows in hex: keys may be
-// megabytes long.
+// maxKeyText bounds the bytes of a key a line shows: keys may be megabytes.
 const maxKeyText = 64
 
-// keyText is a key in hex, its first maxKeyText bytes and its length when
-// it is longer.
+// keyText is a key in hex, cut to maxKeyText bytes with its length.
 func keyText(k []byte) string {
 	if len(k) <= maxKeyText {
 		return fmt.Sprintf("%x", k)
@@ -438,8 +421,7 @@ func keyText(k []byte) string {
 	return fmt.Sprintf("%x... (%d bytes)", k[:maxKeyText], len(k))
 }
 
-// sizeText compares a live table's file with the size its MANIFEST
-// records, "" when they agree.
+// sizeText compares a live table's file with its MANIFEST size, "" if equal.
 func (r *TableReport) sizeText() string {
 	if r.Live == nil || r.FileSize < 0 || uint64(r.FileSize) == r.Live.Size {
 		return ""
@@ -451,8 +433,7 @@ func (r *TableReport) sizeText() string {
 	return s + fmt.Sprintf(", ignoring the %d after)", uint64(r.FileSize)-r.Live.Size)
 }
 
-// Detail describes the database in one line, after its path: whether
-// upstream opens it, and what its MANIFEST records.
+// Detail describes the database in one line, after its path.
 func (d *Database) Detail() string {
 	var b strings.Builder
 	if d.Kind != "" {
@@ -504,12 +485,7 @@ func (d *Database) Detail() string {
 }
 
 // plural formats n and noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func plural(n int, noun string) string { return nouns(n, noun, noun+"s") }
 
 // nouns formats n and the noun's singular or plural.
 func nouns(n int, one, many string) string {

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,17 +14,11 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 )
 
-// The files that tell other stores of LevelDB's lineage, and LevelDB
-// databases that lost CURRENT, from directories of anything else. They are
-// matched by hand, not with package regexp, which would bring package
-// unicode's tables into the binary and their initialisation into the start
-// of every run (TestStoreMatchers holds the matchers equal to the
-// expressions they replace).
+// The files that tell other stores of LevelDB's lineage, matched by hand:
+// package regexp would bring unicode's tables into every run (TestStoreMatchers).
 
-// isPebbleMarker reports whether name is Pebble's marker of its MANIFEST,
-// which it writes instead of CURRENT (marker.manifest.000001.MANIFEST-000001):
-// "marker.manifest." in any case, digits, and a dot; as the expression
-// (?i)^marker\.manifest\.[0-9]+\. matches it.
+// isPebbleMarker reports whether name is Pebble's marker of its MANIFEST:
+// (?i)^marker\.manifest\.[0-9]+\.
 func isPebbleMarker(name string) bool {
 	rest, ok := cutPrefixFold(name, "marker.manifest.")
 	if !ok {
@@ -34,8 +29,7 @@ func isPebbleMarker(name string) bool {
 }
 
 // cutPrefixFold returns s after prefix when s begins with it under Unicode
-// simple case folding, rune by rune (as (?i) in package regexp: the k of
-// "marker" matches the Kelvin sign too).
+// simple case folding, as (?i) does (the k matches the Kelvin sign).
 func cutPrefixFold(s, prefix string) (string, bool) {
 	for _, p := range prefix {
 		r, size := utf8.DecodeRuneInString(s)
@@ -47,9 +41,8 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return s, true
 }
 
-// isOptionsFile reports whether name is where RocksDB, and Pebble, write
-// their options (OPTIONS-000007), under a [Version] section naming the
-// store: ^OPTIONS-[0-9]+$.
+// isOptionsFile reports whether name is RocksDB's or Pebble's options file:
+// ^OPTIONS-[0-9]+$.
 func isOptionsFile(name string) bool {
 	n, ok := strings.CutPrefix(name, "OPTIONS-")
 	return ok && n != "" && strings.Trim(n, "0123456789") == ""
@@ -60,12 +53,8 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
-// storeVersion finds the [Version] section's line of an OPTIONS file in
-// head and returns its key (rocksdb_version or pebble_version) and value,
-// as the expression (?m)^\s*(rocksdb_version|pebble_version)\s*=\s*(\S+)
-// finds its leftmost match: from the start of a line, spaces (line ends
-// among them), the key, spaces, '=', spaces, and the value up to the next
-// space. ok is false when there is none.
+// storeVersion returns the key and value of the leftmost match in head of
+// (?m)^\s*(rocksdb_version|pebble_version)\s*=\s*(\S+).
 func storeVersion(head []byte) (key, value []byte, ok bool) {
 	for line := head; ; {
 		if key, value, ok = versionAt(line); ok {
@@ -106,9 +95,8 @@ func trimSpace(b []byte) []byte {
 	return b
 }
 
-// foreignKind tells, from the entries of the directory dir, whether
-// another store than LevelDB wrote it: "Pebble" or "RocksDB", with what
-// tells so; "" otherwise.
+// foreignKind tells from dir's entries whether another store wrote it:
+// "Pebble" or "RocksDB", with what tells so.
 func foreignKind(dir string, ents []fs.DirEntry) (kind, evidence string) {
 	for _, e := range ents {
 		if isPebbleMarker(e.Name()) {
@@ -136,14 +124,11 @@ func foreignKind(dir string, ents []fs.DirEntry) (kind, evidence string) {
 	return "", ""
 }
 
-// resolveNoCurrent returns the database in dir, which has no CURRENT file,
-// when it holds one all the same: another store's (Pebble's markers, an
-// OPTIONS file), or a LevelDB database that lost CURRENT (a MANIFEST is
-// there). Upstream cannot open either (DBImpl::Recover: no CURRENT, and
-// create_if_missing false); every table file in it is read at its own
-// size. It returns nil when dir holds no database.
+// resolveNoCurrent returns the database in dir, which has no CURRENT, when
+// it holds one all the same (another store's, or LevelDB's that lost
+// CURRENT); upstream cannot open it. nil when dir holds no database.
 func resolveNoCurrent(dir string, ents []fs.DirEntry) (*Database, []*Target) {
-	db := &Database{Dir: dir, Status: "Invalid argument: " + dir + ": does not exist (create_if_missing is false)"}
+	db := &Database{Dir: dir, Status: noCurrentStatus(dir)}
 	db.Kind, db.KindEvidence = foreignKind(dir, ents)
 	var manifests []string
 	for _, e := range ents {
@@ -159,20 +144,27 @@ func resolveNoCurrent(dir string, ents []fs.DirEntry) (*Database, []*Target) {
 	default:
 		return nil, nil
 	}
+	return db, tableTargets(db, ents)
+}
+
+// noCurrentStatus is upstream's status for a directory without CURRENT.
+func noCurrentStatus(dir string) string {
+	return "Invalid argument: " + dir + ": does not exist (create_if_missing is false)"
+}
+
+// tableTargets are db's table files among ents, read at their own size.
+func tableTargets(db *Database, ents []fs.DirEntry) []*Target {
 	var ts []*Target
 	for _, e := range ents {
 		if n := e.Name(); base.HasTableExt(n) {
-			ts = append(ts, &Target{Path: filepath.Join(dir, n), DB: db})
+			ts = append(ts, &Target{Path: filepath.Join(db.Dir, n), DB: db})
 		}
 	}
-	return db, ts
+	return ts
 }
 
-// search finds the databases in and below the directory root, which is
-// none itself, and returns their items in the order of a depth-first walk
-// by name. It follows no symbolic link (a link to a directory gets a
-// note), searches a database's subdirectories too, and reports a directory it cannot read
-// as an error. Without any database, root gets an error saying so.
+// search returns the items of the databases below root, depth first by
+// name, following no symbolic link; without any, root gets an error.
 func search(root string, progress func(dirs, databases int)) []Item {
 	var items []Item
 	dirs, dbs, loose := 0, 0, 0
@@ -180,8 +172,7 @@ func search(root string, progress func(dirs, databases int)) []Item {
 	if err != nil {
 		realRoot = root
 	}
-	// visit searches dir, whose entries are ents; in a database (inDB),
-	// its files are the database's, not tables outside any.
+	// visit searches dir; in a database (inDB) its files are the database's.
 	var visit func(dir string, ents []fs.DirEntry, inDB bool)
 	visit = func(dir string, ents []fs.DirEntry, inDB bool) {
 		dirs++
@@ -227,25 +218,16 @@ func search(root string, progress func(dirs, databases int)) []Item {
 		progress(dirs, dbs)
 	}
 	if dbs == 0 {
-		msg := fmt.Sprintf("%s: no LevelDB database in it or below it (a database is a directory with a CURRENT file; %s searched)", root, directories(dirs))
+		msg := fmt.Sprintf("%s: no LevelDB database in it or below it (a database is a directory with a CURRENT file; %s searched)", root, nouns(dirs, "directory", "directories"))
 		if loose > 0 {
 			msg += fmt.Sprintf("; %s outside any database: name %s to check %s", plural(loose, "table file"), them(loose), them(loose))
 		}
-		items = append(items, Item{Path: root, PathErr: errorString(msg)})
+		items = append(items, Item{Path: root, PathErr: errors.New(msg)})
 	}
 	return items
 }
 
-// directories is "1 directory" or "N directories".
-func directories(n int) string {
-	if n == 1 {
-		return "1 directory"
-	}
-	return fmt.Sprintf("%d directories", n)
-}
-
-// within tells whether the symbolic link link resolves to root (resolved)
-// or a directory below it.
+// within tells whether link resolves to root or a directory below it.
 func within(root, link string) bool {
 	target, err := filepath.EvalSymlinks(link)
 	if err != nil {
@@ -262,8 +244,3 @@ func them(n int) string {
 	}
 	return "them"
 }
-
-// errorString is an error with a fixed message.
-type errorString string
-
-func (e errorString) Error() string { return string(e) }

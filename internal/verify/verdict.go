@@ -5,59 +5,43 @@ import (
 	"strings"
 )
 
-// Verdict is what upstream LevelDB 1.23 does with one table, as verify
-// decides it. Every table examined gets exactly one; a table file that is
-// not a live table of its database is skipped instead (TableReport.Skipped).
+// Verdict is what upstream LevelDB 1.23 does with one table; a table file
+// that is not live is skipped instead (TableReport.Skipped).
 type Verdict string
 
 // The verdicts, in the order summaries list them.
 const (
-	// OK: the table's filter is named leveldb.BuiltinBloomFilter2, upstream
-	// reads it, and it is byte for byte what that policy writes for the
-	// table's keys.
+	// OK: the leveldb.BuiltinBloomFilter2 filter is byte for byte what
+	// that policy writes for the table's keys.
 	OK Verdict = "ok"
-	// OldFilter: the table's only bloom filter is named
-	// leveldb.BuiltinBloomFilter (LevelDB v1.4 to v1.17, or a port that
-	// kept the name, such as goleveldb) and one of that era's two hashes
-	// reproduces it. LevelDB 1.18 and later look a filter up as
-	// leveldb.BuiltinBloomFilter2 only, so they ignore it.
+	// OldFilter: the only bloom filter is named leveldb.BuiltinBloomFilter
+	// (LevelDB v1.4 to v1.17, goleveldb), which LevelDB 1.18 on ignore.
 	OldFilter Verdict = "old-filter"
 	// NoFilter: the table has no filter block.
 	NoFilter Verdict = "no-filter"
 	// OtherFilter: the table's filter is another policy's: not checked;
 	// upstream, with its bloom filter policy, ignores it.
 	OtherFilter Verdict = "other-filter"
-	// FilterUnusable: the table has a filter block of LevelDB's bloom
-	// policy, or a damaged metaindex block, that upstream cannot read (a
-	// bad handle, a checksum mismatch, an unreadable metaindex): upstream
-	// silently reads the table without the filter.
+	// FilterUnusable: upstream cannot read the bloom filter block or the
+	// metaindex, and silently reads the table without the filter.
 	FilterUnusable Verdict = "filter-unusable"
 	// Mismatch: the filter block's bytes differ from what its policy
 	// writes for the table's keys.
 	Mismatch Verdict = "mismatch"
-	// BadChecksum: some block of the table fails its checksum, yet
-	// upstream, with LevelDB's default options, which read blocks
-	// unchecked, returns every entry as written (no data or index block is
-	// damaged, or one flipped bit explains each that is, in its stored
-	// checksum or in bytes no read depends on), and its filter is not at
-	// fault. With paranoid checks it is a corruption.
+	// BadChecksum: some block fails its checksum, yet upstream with the
+	// default options returns every entry as written; paranoid fails it.
 	BadChecksum Verdict = "bad-checksum"
 	// SilentCorruption: a data or index block fails its checksum, and
-	// upstream, with LevelDB's default options, returns what the damaged
-	// bytes decode to: entries with wrong values, keys missing or extra
-	// (counted against the table as written, where one flipped bit
-	// explains the damage), or entries that cannot be told right.
+	// upstream with the default options returns wrong, missing or extra entries.
 	SilentCorruption Verdict = "silent-corruption"
-	// Unreadable: upstream cannot open the table, its full scan ends in an
-	// error, the storage fails to read it (TableReport.Device), or upstream's
-	// behaviour on the table is undefined.
+	// Unreadable: upstream cannot open or scan the table, the storage fails
+	// to read it, or upstream's behaviour is undefined.
 	Unreadable Verdict = "unreadable"
 	// Missing: the MANIFEST lists the table as live, and its file is not
 	// in the database.
 	Missing Verdict = "missing"
-	// Unchecked: verify could not check the table, which upstream may
-	// read: it changed while it was read, or its keys decode to more than
-	// verify's memory bound allows.
+	// Unchecked: the table changed while it was read, or its keys exceed
+	// verify's memory bound.
 	Unchecked Verdict = "unchecked"
 )
 
@@ -67,16 +51,11 @@ const (
 	// other-filter, every log replayed, and every database opens.
 	ExitOK = 0
 	// ExitDamage: some table is a mismatch, filter-unusable or
-	// bad-checksum, and nothing is worse; or, where the reports follow
-	// paranoid checks, upstream does harm with LevelDB's default options.
+	// bad-checksum, and nothing is worse.
 	ExitDamage = 1
-	// ExitError: some table is unreadable, missing, unchecked or
-	// silent-corruption, some log writes-dropped or open-fails, or some
-	// database cannot be opened by upstream.
+	// ExitError: some table, log or database upstream fails on or harms.
 	ExitError = 2
-	// ExitPath: some path could not be examined at all: it does not exist,
-	// cannot be read or searched, or is neither a table nor a database and
-	// has no database below it; or no path named anything to examine.
+	// ExitPath: some path could not be examined at all, or none named anything.
 	ExitPath = 3
 	// ExitUsage: the command line is wrong (an unknown command or flag, no
 	// path); nothing was examined.
@@ -121,9 +100,8 @@ func (v Verdict) Info() VerdictInfo {
 // Exit returns the exit code v gives at least.
 func (v Verdict) Exit() int { return v.Info().Exit }
 
-// VerdictTable returns Verdicts as a Markdown table, as the README holds
-// it, followed by the rows for a database upstream cannot open and for a
-// path that is neither.
+// VerdictTable returns Verdicts as the README's Markdown table, with rows
+// for an unopenable database and a path that is neither.
 func VerdictTable() string {
 	var b strings.Builder
 	b.WriteString("| verdict | meaning | upstream 1.23 | exit |\n| --- | --- | --- | --- |\n")

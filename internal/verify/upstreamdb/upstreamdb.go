@@ -21,9 +21,8 @@ const (
 	// WithFilter: every Get consults the filter upstream looks up,
 	// leveldb.BuiltinBloomFilter2.
 	WithFilter Class = "reads it with its filter"
-	// Ignored: no Get consults a filter under upstream's name, and every
-	// one does when the policy is named leveldb.BuiltinBloomFilter, the
-	// old name: the table has a filter, which upstream ignores.
+	// Ignored: no Get consults a filter under upstream's name, and every one
+	// does under the old name, leveldb.BuiltinBloomFilter.
 	Ignored Class = "ignores its filter"
 	// Without: no Get consults a filter under either name.
 	Without Class = "reads it without a filter"
@@ -39,10 +38,8 @@ var allows = map[Class][]verify.Verdict{
 	Without: {verify.NoFilter, verify.OtherFilter, verify.FilterUnusable},
 }
 
-// Allows tells whether verify's verdict v agrees with what upstream does.
-// A table upstream reads is also bad-checksum or silent-corruption where
-// a block fails its checksum (which upstream, with the default options,
-// does not compute): whether what it returns is right is another check.
+// Allows tells whether verify's verdict v agrees with what upstream does;
+// bad-checksum and silent-corruption agree with any table upstream reads.
 func (c Class) Allows(v verify.Verdict) bool {
 	if c != Refused && (v == verify.BadChecksum || v == verify.SilentCorruption) {
 		return true
@@ -62,12 +59,8 @@ type Table struct {
 	Class        Class
 	// Status is the open's status, or the scan's, when Refused.
 	Status string
-	// Keys counts the Gets, one per entry of the table, each with the
-	// entry's own internal key (so that it lands on the entry's data
-	// block); Rejected those whose filter said the key is absent (under
-	// upstream's name for WithFilter, under the old name for Ignored);
-	// NotFound those that did not return their entry, under upstream's
-	// name.
+	// Keys counts the Gets, one per entry, with the entry's internal key;
+	// Rejected those the filter rejected; NotFound those missing their entry.
 	Keys, Rejected, NotFound int
 	// Entries are the full scan's.
 	Entries []upstream.TableEntry
@@ -89,8 +82,7 @@ type DB struct {
 func (d *DB) Opens() bool { return d.Status == "" && d.Missing == "" }
 
 // Ask asks upstream about the database in dir, opened with the user
-// comparator c, and about each of its live tables (AskTable). Nothing is
-// written.
+// comparator c, and each of its live tables (AskTable).
 func Ask(dir string, c upstream.Comparator) (*DB, error) {
 	rec, err := upstream.RecoverManifestWith(dir, c)
 	if err != nil {
@@ -116,18 +108,15 @@ func Ask(dir string, c upstream.Comparator) (*DB, error) {
 }
 
 // AskTable reads table number of dir at size bytes as LevelDB 1.23 reads a
-// live table, with the user comparator c: it opens and scans the table,
-// then looks up every entry's key with upstream's bloom filter policy
-// (10 bits/key; a bloom filter's probe count is stored in it) under its
-// name, leveldb.BuiltinBloomFilter2, and, when no Get consulted a filter,
-// under the old name.
+// live table, with comparator c, then Gets every entry's key with upstream's
+// bloom filter policy (10 bits/key), under the old name too when no Get
+// consulted a filter.
 func AskTable(dir string, number, size uint64, c upstream.Comparator) (Table, error) {
 	return AskTableIn(dir, number, size, c, false)
 }
 
 // AskTableIn is AskTable with LevelDB's default options when defaults is
-// set (paranoid_checks and verify_checksums false: no block's checksum is
-// verified), with paranoid checks otherwise.
+// set (no checksum verified), with paranoid checks otherwise.
 func AskTableIn(dir string, number, size uint64, c upstream.Comparator, defaults bool) (Table, error) {
 	t := Table{Number: number, Size: size}
 	o := upstream.TableOptions{PolicyName: bloom.PolicyName, BitsPerKey: 10, Comparator: c, Defaults: defaults}
