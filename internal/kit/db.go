@@ -143,11 +143,52 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 	if p.ReadDB == nil {
 		return "the port has no ReadDB hook"
 	}
+	return readUpstreamDBs(p, cfg, k, dbRead{
+		prop: PropReadDB, fails: kindReadFails, missing: kindReadMissing, extra: kindReadExtra,
+		committed: func() ([]upstreamDB, error) { return committedDBs(cfg.tables) },
+		live:      liveDBs,
+		confirm: func(db upstreamDB, contents []dbKey, absent [][]byte) error {
+			if !cfg.live {
+				return nil
+			}
+			return confirmContents(db, contents, absent)
+		},
+		committedErr: "committed databases", liveErr: "writing databases with upstream",
+		none: "no upstream database to read: this build of ldbcompat embeds none and was built without the leveldb tag",
+		cannot: func(db upstreamDB) string {
+			return fmt.Sprintf("port cannot read the database upstream wrote (%s, bloom filter of %d bits/key)", plural.Count(tableCount(db.fsys), "table"), db.bits)
+		},
+		holds: "upstream's database holds",
+		everyOne: func(db upstreamDB) string {
+			return fmt.Sprintf("upstream finds every one; bloom filter of %d bits/key", db.bits)
+		},
+		holdsNot: "upstream's database",
+	})
+}
+
+// dbRead words a property that has the port read, through ReadDB,
+// databases upstream wrote: where they come from and what a failure says.
+type dbRead struct {
+	prop                  Property
+	fails, missing, extra failureKind
+	committed             func() ([]upstreamDB, error)
+	live                  func(dir string) ([]upstreamDB, error)
+	confirm               func(db upstreamDB, contents []dbKey, absent [][]byte) error
+	committedErr, liveErr string // what failed to load, in suite errors
+	none                  string // the skip note when there is no database
+	cannot                func(db upstreamDB) string
+	holds, holdsNot       string
+	everyOne              func(db upstreamDB) string
+}
+
+// readUpstreamDBs runs property r.prop: the port must find every live key
+// of each database and no deleted or absent one.
+func readUpstreamDBs(p Port, cfg kitConfig, k *results, r dbRead) string {
 	var dbs []upstreamDB
 	if cfg.tables != nil {
-		c, err := committedDBs(cfg.tables)
+		c, err := r.committed()
 		if err != nil {
-			k.suiteError(fmt.Sprintf("committed databases: %v", err))
+			k.suiteError(fmt.Sprintf("%s: %v", r.committedErr, err))
 		}
 		dbs = append(dbs, c...)
 	}
@@ -158,88 +199,100 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 	}
 	defer os.RemoveAll(tmp)
 	if cfg.live {
-		live, err := liveDBs(filepath.Join(tmp, "upstream"))
+		live, err := r.live(filepath.Join(tmp, "upstream"))
 		if err != nil {
-			k.suiteError(fmt.Sprintf("writing databases with upstream: %v", err))
+			k.suiteError(fmt.Sprintf("%s: %v", r.liveErr, err))
 		}
 		dbs = append(dbs, live...)
 	}
 	if len(dbs) == 0 {
-		return "no upstream database to read: this build of ldbcompat embeds none and was built without the leveldb tag"
+		return r.none
 	}
 	for i, db := range dbs {
 		contents, absent, err := dbQueries(db)
+		if err == nil {
+			err = r.confirm(db, contents, absent)
+		}
 		if err != nil {
 			k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
 			continue
 		}
 		queries := append(userKeys(contents), absent...)
-		if cfg.live {
-			if err := confirmContents(db, contents, absent); err != nil {
-				k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
-				continue
-			}
-		}
 		dir := filepath.Join(tmp, fmt.Sprintf("read%d", i))
 		if err := fixtures.CopyDir(dir, db.fsys); err != nil {
 			k.suiteError(err.Error())
 			continue
 		}
-		k.compared[PropReadDB]++
+		k.compare(r.prop, db.name)
 		repro := fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.UpstreamDBKeys(%q))", db.name, db.bits, db.name)
-		k.guard(PropReadDB, db.name, repro, func() {
+		k.guard(r.prop, db.name, repro, func() {
 			found, err := p.ReadDB(dir, db.bits, queries)
 			if err != nil {
-				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("port cannot read the database upstream wrote (%s, bloom filter of %d bits/key): %s", plural.Count(tableCount(db.fsys), "table"), db.bits, scrub(err, dir)), repro))
+				k.fail(failure(r.prop, db.name, r.fails, r.cannot(db)+": "+scrub(err, dir), repro))
 				return
 			}
 			if len(found) != len(queries) {
-				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("ReadDB answered %d of %s", len(found), plural.Count(len(queries), "key")), repro))
+				k.fail(failure(r.prop, db.name, r.fails, fmt.Sprintf("ReadDB answered %d of %s", len(found), plural.Count(len(queries), "key")), repro))
 				return
 			}
-			var missing, extra []int
-			live := 0
-			for i, d := range contents {
-				if d.live {
-					live++
-					if !found[i] {
-						missing = append(missing, i)
-					}
-				} else if found[i] {
-					extra = append(extra, i)
-				}
-			}
-			for j := range absent {
-				if found[len(contents)+j] {
-					extra = append(extra, len(contents)+j)
-				}
-			}
-			var problems, keys []string
-			var kinds []failureKind
-			if len(missing) > 0 {
-				d := contents[missing[0]]
-				problems = append(problems, fmt.Sprintf("port reports %d of the %s upstream's database holds missing (upstream finds every one; bloom filter of %d bits/key); first: key %x, newest version in %s",
-					len(missing), plural.Count(live, "key"), db.bits, d.key, d.where))
-				kinds = append(kinds, kindReadMissing)
-				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(d.key)))
-			}
-			if len(extra) > 0 {
-				q := queries[extra[0]]
-				what := "never written"
-				if extra[0] < len(contents) {
-					what = "deleted, in " + contents[extra[0]].where
-				}
-				problems = append(problems, fmt.Sprintf("port finds %s that upstream's database does not hold; first: key %x (%s)", plural.Count(len(extra), "key"), q, what))
-				kinds = append(kinds, kindReadExtra)
-				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(q)))
-			}
-			if len(problems) > 0 {
-				k.fail(failure(PropReadDB, db.name, kinds[0], strings.Join(problems, "; "),
-					fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
-			}
+			r.judge(db, contents, queries, found, k)
 		})
 	}
 	return ""
+}
+
+// judge records the failure, if any, of the port's answers found to
+// queries (contents' keys, then keys db never held).
+func (r dbRead) judge(db upstreamDB, contents []dbKey, queries [][]byte, found []bool, k *results) {
+	var missing, extra []int
+	live := 0
+	for i := range queries {
+		switch {
+		case i < len(contents) && contents[i].live:
+			live++
+			if !found[i] {
+				missing = append(missing, i)
+			}
+		case found[i]:
+			extra = append(extra, i)
+		}
+	}
+	var problems, keys []string
+	var kinds []failureKind
+	if len(missing) > 0 {
+		d := contents[missing[0]]
+		problems = append(problems, fmt.Sprintf("port reports %d of the %s %s missing (%s); first: key %x, newest version in %s",
+			len(missing), plural.Count(live, "key"), r.holds, r.everyOne(db), d.key, d.where))
+		kinds = append(kinds, r.missing)
+		keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(d.key)))
+	}
+	if len(extra) > 0 {
+		q := queries[extra[0]]
+		what := "never written"
+		if extra[0] < len(contents) {
+			what = "deleted, in " + contents[extra[0]].where
+		}
+		problems = append(problems, fmt.Sprintf("port finds %s that %s does not hold; first: key %x (%s)", plural.Count(len(extra), "key"), r.holdsNot, q, what))
+		kinds = append(kinds, r.extra)
+		keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(q)))
+	}
+	if len(problems) > 0 {
+		k.fail(failure(r.prop, db.name, kinds[0], strings.Join(problems, "; "),
+			fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
+	}
+}
+
+// inCopy calls fn on a temporary copy of fsys, which it then removes.
+func inCopy(fsys fs.FS, fn func(dir string) error) error {
+	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := fixtures.CopyDir(tmp, fsys); err != nil {
+		return err
+	}
+	return fn(tmp)
 }
 
 // scrub writes err without the temporary directory dir, so that reports

@@ -12,7 +12,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
-	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 )
 
 // The kit's live half: upstream LevelDB through cgo (the case suite's live
@@ -86,20 +85,13 @@ func liveDBNamed(dir, name string) (upstreamDB, error) {
 // confirmContents checks that upstream reads db as the kit's table scan
 // does: the scan's answers are then upstream's.
 func confirmContents(db upstreamDB, contents []dbKey, absent [][]byte) error {
-	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
-	if err != nil {
+	keys := append(userKeys(contents), absent...)
+	var vals [][]byte
+	var errs []error
+	err := inCopy(db.fsys, func(dir string) (err error) {
+		vals, errs, err = upstreamGet(dir, db.bits, keys)
 		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := fixtures.CopyDir(tmp, db.fsys); err != nil {
-		return err
-	}
-	keys := make([][]byte, 0, len(contents)+len(absent))
-	for _, d := range contents {
-		keys = append(keys, d.key)
-	}
-	keys = append(keys, absent...)
-	vals, errs, err := upstreamGet(tmp, db.bits, keys)
+	})
 	if err != nil {
 		return err
 	}

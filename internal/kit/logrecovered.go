@@ -149,19 +149,14 @@ func openUpstream(dir string, paranoid, live bool) ([]kv, error) {
 	if !live {
 		return modelOpen(dir, paranoid)
 	}
-	cp, err := os.MkdirTemp("", "ldbcompat-open-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(cp)
-	if err := fixtures.CopyDir(cp, os.DirFS(dir)); err != nil {
-		return nil, err
-	}
-	got, err := liveOpen(cp, paranoid)
-	if err != nil {
-		return nil, fmt.Errorf("%s", strings.ReplaceAll(err.Error(), cp, dir))
-	}
-	return got, nil
+	var got []kv
+	err := inCopy(os.DirFS(dir), func(cp string) (err error) {
+		if got, err = liveOpen(cp, paranoid); err != nil {
+			return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), cp, dir))
+		}
+		return nil
+	})
+	return got, err
 }
 
 // kvDiff is how the keys and values a database holds differ from the
