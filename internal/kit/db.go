@@ -313,18 +313,7 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 	if p.WriteDB == nil {
 		return "the port has no WriteDB hook"
 	}
-	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
-	if err != nil {
-		k.suiteError(err.Error())
-		return ""
-	}
-	defer os.RemoveAll(tmp)
-	for i, c := range cases.DBCases() {
-		dir := filepath.Join(tmp, fmt.Sprintf("write%d", i))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			k.suiteError(err.Error())
-			continue
-		}
+	eachCaseDir(k, cases.DBCases(), func(c cases.DBCase, tmp, dir string) {
 		write := fmt.Sprintf("dir := t.TempDir(); WriteDB(dir, compat.CaseKVs(%q), %d)", c.Name, c.BitsPerKey)
 		var found []caseFailure
 		returned := false
@@ -348,8 +337,27 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 		for _, f := range found {
 			k.fail(f)
 		}
-	}
+	})
 	return ""
+}
+
+// eachCaseDir calls fn on each of cs with an empty directory of its own,
+// dir, under tmp, a temporary directory it removes after.
+func eachCaseDir[C any](res *results, cs []C, fn func(c C, tmp, dir string)) {
+	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	defer os.RemoveAll(tmp)
+	for i, c := range cs {
+		dir := filepath.Join(tmp, fmt.Sprintf("case%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			res.suiteError(err.Error())
+			continue
+		}
+		fn(c, tmp, dir)
+	}
 }
 
 // checkTables checks the filter block of every live table the port wrote
@@ -499,29 +507,27 @@ func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []ca
 	var problems []string
 	var kinds []failureKind
 	var first []byte
-	if len(failed) > 0 {
-		first = c.KVs[failed[0]][0]
-		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23's Get fails for %d of the %s the port wrote; first: key %x: %s",
-			len(failed), plural.Count(len(keys), "key"), first, scrub(errs[failed[0]], cp)))
-		kinds = append(kinds, kindUpstreamGet)
-	}
-	if len(missing) > 0 {
-		key := c.KVs[missing[0]][0]
+	for _, g := range []struct {
+		idx    []int
+		kind   failureKind
+		format string // of the count, the keys and the first key
+	}{
+		{failed, kindUpstreamGet, "upstream LevelDB 1.23's Get fails for %d of the %s the port wrote; first: key %x"},
+		{missing, kindUpstreamMisses, fmt.Sprintf("upstream LevelDB 1.23 (through levigo, bloom filter of %d bits/key) reports", c.BitsPerKey) + " %d of the %s the port wrote missing; first: key %x"},
+		{wrong, kindUpstreamValue, "upstream LevelDB 1.23 (through levigo) returns another value for %d of the %s the port wrote; first: key %x"},
+	} {
+		if len(g.idx) == 0 {
+			continue
+		}
+		key := c.KVs[g.idx[0]][0]
+		p := fmt.Sprintf(g.format, len(g.idx), plural.Count(len(keys), "key"), key)
+		if g.kind == kindUpstreamGet {
+			p += ": " + scrub(errs[g.idx[0]], cp)
+		}
 		if first == nil {
 			first = key
 		}
-		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo, bloom filter of %d bits/key) reports %d of the %s the port wrote missing; first: key %x",
-			c.BitsPerKey, len(missing), plural.Count(len(keys), "key"), key))
-		kinds = append(kinds, kindUpstreamMisses)
-	}
-	if len(wrong) > 0 {
-		key := c.KVs[wrong[0]][0]
-		if first == nil {
-			first = key
-		}
-		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo) returns another value for %d of the %s the port wrote; first: key %x",
-			len(wrong), plural.Count(len(keys), "key"), key))
-		kinds = append(kinds, kindUpstreamValue)
+		problems, kinds = append(problems, p), append(kinds, g.kind)
 	}
 	if len(problems) == 0 {
 		return nil

@@ -142,36 +142,51 @@ func UpstreamDBKeys(name string) [][]byte {
 // cleanup removes).
 func upstreamDBNamed(name string) (upstreamDB, func(), error) {
 	nothing := func() {}
-	if db, cleanup, ok, err := recoveryDBNamed(name); ok {
-		return db, cleanup, err
-	}
-	if strings.HasPrefix(name, committedPrefix) {
-		tables := committedTables()
-		if tables == nil {
+	if strings.HasPrefix(name, committedPrefix) || strings.HasPrefix(name, logDBPrefix) {
+		var dbs []upstreamDB
+		var err error
+		if strings.HasPrefix(name, logDBPrefix) {
+			dbs, _, err = committedLogDBs()
+		} else if tables := committedTables(); tables == nil {
 			return upstreamDB{}, nothing, fmt.Errorf("no database %q: this build embeds no testdata", name)
+		} else {
+			dbs, err = committedDBs(tables)
 		}
-		dbs, err := committedDBs(tables)
 		if err != nil {
 			return upstreamDB{}, nothing, err
 		}
-		for _, db := range dbs {
-			if db.name == name {
-				return db, nothing, nil
-			}
-		}
-		return upstreamDB{}, nothing, fmt.Errorf("no database %q among the committed ones", name)
+		db, err := dbNamed(dbs, name, "the committed ones")
+		return db, nothing, err
 	}
 	tmp, err := os.MkdirTemp("", "ldbcompat-db-")
 	if err != nil {
 		return upstreamDB{}, nothing, err
 	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	db, err := liveDBNamed(tmp, name)
+	var db upstreamDB
+	if strings.HasPrefix(name, liveLogDBPrefix) {
+		dbs, liveErr := liveLogDBs(tmp)
+		if db, err = dbNamed(dbs, name, "those upstream leaves in its log live"); err != nil && liveErr != nil {
+			err = liveErr
+		}
+	} else {
+		db, err = liveDBNamed(tmp, name)
+	}
 	if err != nil {
-		cleanup()
+		os.RemoveAll(tmp)
 		return upstreamDB{}, nothing, err
 	}
-	return db, cleanup, nil
+	return db, func() { os.RemoveAll(tmp) }, nil
+}
+
+// dbNamed returns the database of dbs named name; among says where it was
+// looked for.
+func dbNamed(dbs []upstreamDB, name, among string) (upstreamDB, error) {
+	for _, db := range dbs {
+		if db.name == name {
+			return db, nil
+		}
+	}
+	return upstreamDB{}, fmt.Errorf("no database %q among %s", name, among)
 }
 
 // dbQueries returns what the kit asks ReadDB of db: its contents, and 200

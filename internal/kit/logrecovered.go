@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -30,18 +29,7 @@ import (
 // checkLogRecovered runs PropLogRecovered on p into res. It returns why
 // it was skipped, or "".
 func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
-	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
-	if err != nil {
-		res.suiteError(err.Error())
-		return ""
-	}
-	defer os.RemoveAll(tmp)
-	for i, c := range cases.SyncedCases() {
-		dir := filepath.Join(tmp, fmt.Sprintf("synced%d", i))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			res.suiteError(err.Error())
-			continue
-		}
+	eachCaseDir(res, cases.SyncedCases(), func(c cases.SyncedCase, tmp, dir string) {
 		write := fmt.Sprintf("dir := t.TempDir(); closeDB, err := WriteSynced(dir, compat.CaseKVs(%q))", c.Name)
 		verify := "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"
 		openName, closedName := c.Name+", copied while open", c.Name+", closed"
@@ -59,9 +47,9 @@ func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
 			}
 		})
 		if closeDB == nil {
-			continue
+			return
 		}
-		crash := filepath.Join(tmp, fmt.Sprintf("crash%d", i))
+		crash := dir + "-crash"
 		if err := fixtures.CopyDir(crash, os.DirFS(dir)); err != nil {
 			res.suiteError(fmt.Sprintf("copying the open database: %v", err))
 		} else {
@@ -80,7 +68,7 @@ func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
 		if closed {
 			judgeSynced(c, dir, "the directory the port closed", closedName, closeRepro+verify, cfg, res)
 		}
-	}
+	})
 	return ""
 }
 

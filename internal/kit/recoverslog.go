@@ -3,7 +3,6 @@ package kit
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat"
@@ -72,8 +71,10 @@ func checkRecoversLog(p Port, cfg kitConfig, res *results) string {
 			return confirmLogContents(db, contents, digests[db.name], cfg.live)
 		},
 		committedErr: "committed databases left in their logs", liveErr: "having upstream leave databases in their logs",
-		none:     "no database upstream left in its log: this build of ldbcompat embeds none and was built without the leveldb tag",
-		cannot:   func(upstreamDB) string { return "port cannot read the database upstream left with its writes in the log" },
+		none: "no database upstream left in its log: this build of ldbcompat embeds none and was built without the leveldb tag",
+		cannot: func(upstreamDB) string {
+			return "port cannot read the database upstream left with its writes in the log"
+		},
 		holds:    "upstream left in its log",
 		everyOne: func(upstreamDB) string { return "upstream's DB::Open recovers every one" },
 		holdsNot: "upstream's recovered database",
@@ -106,41 +107,4 @@ func confirmLogContents(db upstreamDB, contents []dbKey, digest string, live boo
 		}
 		return nil
 	})
-}
-
-// recoveryDBNamed finds the database left in its log named name: a
-// committed one, or one upstream writes live (into a directory cleanup
-// removes). ok is false when name is none of these.
-func recoveryDBNamed(name string) (db upstreamDB, cleanup func(), ok bool, err error) {
-	cleanup = func() {}
-	if strings.HasPrefix(name, logDBPrefix) {
-		dbs, _, err := committedLogDBs()
-		if err != nil {
-			return upstreamDB{}, cleanup, true, err
-		}
-		for _, db := range dbs {
-			if db.name == name {
-				return db, cleanup, true, nil
-			}
-		}
-		return upstreamDB{}, cleanup, true, fmt.Errorf("no database %q among the committed ones", name)
-	}
-	if !strings.HasPrefix(name, liveLogDBPrefix) {
-		return upstreamDB{}, cleanup, false, nil
-	}
-	tmp, err := os.MkdirTemp("", "ldbcompat-db-")
-	if err != nil {
-		return upstreamDB{}, cleanup, true, err
-	}
-	dbs, err := liveLogDBs(tmp)
-	for _, db := range dbs {
-		if db.name == name {
-			return db, func() { os.RemoveAll(tmp) }, true, nil
-		}
-	}
-	os.RemoveAll(tmp)
-	if err == nil {
-		err = fmt.Errorf("no database %q among those upstream leaves in its log live", name)
-	}
-	return upstreamDB{}, cleanup, true, err
 }

@@ -223,12 +223,10 @@ func run(p Port, o cases.Oracle, cs cases.Set, res *results) {
 }
 
 func runHash(im portImpl, o cases.Oracle, c cases.HashCase, res *results) {
-	want, err := o.Hash(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropHash, c.Name, o.Hash, c)
+	if !ok {
 		return
 	}
-	res.compare(PropHash, c.Name)
 	repro := reproHash(c)
 	res.guard(PropHash, c.Name, repro, func() {
 		if got := cases.HashRecord(im, c); got.Out != want.Rec.Out {
@@ -244,12 +242,10 @@ func runHash(im portImpl, o cases.Oracle, c cases.HashCase, res *results) {
 // runFilter compares the port's filter for c with upstream's and, when
 // upstream's filter is known, the port's answers on it.
 func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, res *results) {
-	want, err := o.Filter(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropFilterBytes, c.Name, o.Filter, c)
+	if !ok {
 		return
 	}
-	res.compare(PropFilterBytes, c.Name)
 	repro := reproFilter(c, origin)
 	res.guard(PropFilterBytes, c.Name, repro, func() {
 		out := cases.FilterOut(im, c)
@@ -282,12 +278,10 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 }
 
 func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res *results) {
-	want, err := o.Match(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropKeyMayMatch, c.Name, o.Match, c)
+	if !ok {
 		return
 	}
-	res.compare(PropKeyMayMatch, c.Name)
 	repro := func(i int) string {
 		return reproMatchOn(origin, c.Name, c.BitsPerKey, i, c.Queries[i], c.Filter)
 	}
@@ -298,12 +292,10 @@ func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res
 }
 
 func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res *results) {
-	want, err := o.Block(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropBlockBytes, c.Name, o.Block, c)
+	if !ok {
 		return
 	}
-	res.compare(PropBlockBytes, c.Name)
 	repro := reproBlock(c, origin)
 	res.guard(PropBlockBytes, c.Name, repro, func() {
 		outs := im.BuildBlock(c.Policy, c.Ops)
@@ -329,9 +321,8 @@ func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res
 // runBlockReader asks the port's reader c's queries on the block upstream
 // built for c.
 func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res *results) {
-	want, err := o.Block(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, "", c.Name, o.Block, c)
+	if !ok {
 		return
 	}
 	if want.Raw == nil {
@@ -351,12 +342,10 @@ func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin strin
 }
 
 func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, res *results) {
-	want, err := o.Reader(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropReader, c.Name, o.Reader, c)
+	if !ok {
 		return
 	}
-	res.compare(PropReader, c.Name)
 	repro := func(i int) string {
 		return reproReaderOn(origin, c.Name, c.Policy, c.Contents, i, c.Queries[i])
 	}
@@ -364,6 +353,20 @@ func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, r
 		got := cases.ReaderRecord(im, c)
 		res.answers(PropReader, c.Name, "reader", want.Rec.Ans, got.Ans, c.UpstreamWrites, queryAt(c.Queries), repro)
 	})
+}
+
+// ask asks f upstream's answer to case c, named name, and when it answers
+// counts c as compared under prop (none if ""); an error is the suite's.
+func ask[C, W any](res *results, prop Property, name string, f func(C) (W, error), c C) (W, bool) {
+	want, err := f(c)
+	if err != nil {
+		res.suiteError(err.Error())
+		return want, false
+	}
+	if prop != "" {
+		res.compare(prop, name)
+	}
+	return want, true
 }
 
 // answers compares upstream's answers to a case's queries, want, with the

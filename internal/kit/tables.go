@@ -95,21 +95,31 @@ func reproReadTable(name string) string {
 	return fmt.Sprintf("ReadTable(compat.CaseTable(%q))", name)
 }
 
-func checkTableBytes(p Port, cfg kitConfig, res *results) {
+// eachTable calls fn with upstream's table for each table case; a table it
+// cannot get is a suite error and, with uncompared, a case of prop not
+// compared. src is nil when the table vectors do not load.
+func eachTable(cfg kitConfig, res *results, prop Property, uncompared bool, fn func(src tableSource, c cases.TableCase, data []byte)) *tableSource {
 	src, err := newTableSource(cfg)
 	if err != nil {
 		res.suiteError(err.Error())
-		return
+		return nil
 	}
 	for _, c := range cases.TableCases() {
-		want, err := src.table(c)
+		data, err := src.table(c)
 		if err != nil {
-			if errors.Is(err, cases.ErrNotRecovered) {
-				res.cannotCompare(PropTableBytes, c.Name)
+			if uncompared && errors.Is(err, cases.ErrNotRecovered) {
+				res.cannotCompare(prop, c.Name)
 			}
 			res.suiteError(err.Error())
 			continue
 		}
+		fn(src, c, data)
+	}
+	return &src
+}
+
+func checkTableBytes(p Port, cfg kitConfig, res *results) {
+	eachTable(cfg, res, PropTableBytes, true, func(src tableSource, c cases.TableCase, want []byte) {
 		res.compare(PropTableBytes, c.Name)
 		repro := reproWriteTable(c)
 		res.guard(PropTableBytes, c.Name, repro, func() {
@@ -131,7 +141,7 @@ func checkTableBytes(p Port, cfg kitConfig, res *results) {
 			}
 			res.fail(failure(PropTableBytes, c.Name, k, diff+"\n    "+verdict, repro))
 		})
-	}
+	})
 }
 
 // judgeTable reads the port's table for c as upstream does, in a scan and
@@ -178,19 +188,12 @@ func compareEntries(c cases.TableCase, got [][2][]byte) (int, string) {
 }
 
 func checkReadTable(p Port, cfg kitConfig, res *results) {
-	src, err := newTableSource(cfg)
-	if err != nil {
-		res.suiteError(err.Error())
-		return
-	}
-	for _, c := range cases.TableCases() {
-		data, err := src.table(c)
-		if err != nil {
-			res.suiteError(err.Error())
-			continue
-		}
+	src := eachTable(cfg, res, PropReadTable, false, func(_ tableSource, c cases.TableCase, data []byte) {
 		res.compare(PropReadTable, c.Name)
 		readClean(p, c, c.Name, data, "", res)
+	})
+	if src == nil {
+		return
 	}
 	for _, d := range cases.DamagedTables() {
 		data, v, err := src.damaged(d)
