@@ -21,13 +21,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// The end-to-end checks: the port reads databases upstream wrote (the
-// committed fixtures and, under the leveldb tag, fresh ones), and writes
-// databases whose tables are checked as upstream reads them: each filter
-// block against the one upstream's TableBuilder writes for the same keys
-// and data blocks and, under the leveldb tag, every key read back by
-// upstream itself.
-
 // An upstreamDB is a database that upstream LevelDB wrote.
 type upstreamDB struct {
 	name string // where it comes from, for reports
@@ -86,9 +79,8 @@ type dbKey struct {
 	value []byte
 }
 
-// dbContents reads every table of a database and returns each user
-// key's newest version, by key; the logs too when one is not empty
-// (logContents).
+// dbContents returns each user key's newest version in a database, by
+// key: from its tables, or its logs too when one is not empty.
 func dbContents(fsys fs.FS) ([]dbKey, error) {
 	ents, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -306,9 +298,8 @@ func tableCount(fsys fs.FS) int {
 	return len(n)
 }
 
-// checkWriteDB has the port write databases and checks their tables'
-// filter blocks and, live, has upstream read them. It returns why the
-// check was skipped, or "".
+// checkWriteDB has the port write databases and checks their tables and,
+// live, upstream's reads; it returns why it was skipped, or "".
 func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 	if p.WriteDB == nil {
 		return "the port has no WriteDB hook"
@@ -360,11 +351,8 @@ func eachCaseDir[C any](res *results, cs []C, fn func(c C, tmp, dir string)) {
 	}
 }
 
-// checkTables checks the filter block of every live table the port wrote
-// against the one upstream's TableBuilder writes for the same keys and data
-// blocks, and counts the keys upstream's filter check would reject. Each
-// table is a case, and so is the MANIFEST when upstream could not read the
-// tables by it.
+// checkTables checks each live table's filter block against upstream's
+// for the same keys and blocks, and the keys upstream's filter rejects.
 func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 	fsys := os.DirFS(dir)
 	names, err := tableNames(fsys)
@@ -436,12 +424,8 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 	return out
 }
 
-// liveTables returns the tables of names that the MANIFEST of the
-// database in dir lists, as upstream reads them: table files it does not
-// list are left over (the port has yet to delete them, which may depend on
-// when its background work runs) and upstream never reads them. When the
-// MANIFEST cannot be read, or lists tables upstream could not read as they
-// are, it returns every table of names and a failure saying so.
+// liveTables returns the tables of names the MANIFEST lists, the only ones
+// upstream reads; when it cannot tell, every table and a failure.
 func liveTables(c cases.DBCase, dir string, names []string, write string) ([]string, []caseFailure) {
 	caseName := c.Name + "/MANIFEST"
 	write += "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"

@@ -19,10 +19,8 @@ import (
 
 func upstreamOracle() cases.Oracle { return cases.UpstreamOracle }
 
-// liveNotRun says why the kit cannot ask the linked LevelDB live, or "":
-// releases before v1.18 have another bloom filter than the one ports are
-// checked for, so their answers are not 1.23's (and their databases carry
-// filters 1.23 ignores).
+// liveNotRun says why the kit cannot ask the linked LevelDB, or "": before
+// v1.18 its bloom filter is not the one ports are checked for.
 func liveNotRun() string {
 	if !upstream.LegacyBloom() {
 		return ""
@@ -37,8 +35,7 @@ func liveNotRun() string {
 }
 
 // liveDBOptions are the databases upstream writes afresh for ReadDB: 10
-// bits/key, as the issue of false negatives matters most at the
-// recommended setting, with both compressions and two block sizes.
+// bits/key, the recommended setting, both compressions, two block sizes.
 var liveDBOptions = []fixturegen.Options{
 	{BitsPerKey: 10, BlockSize: 4096, Snappy: true, KeysPerRun: 300, Seed: 11},
 	{BitsPerKey: 10, BlockSize: 1024, Snappy: false, KeysPerRun: 300, Seed: 12},
@@ -113,14 +110,12 @@ func confirmContents(db upstreamDB, contents []dbKey, absent [][]byte) error {
 	return nil
 }
 
-// upstreamGet opens the database in dir with upstream LevelDB and a bloom
-// filter of bits bits per key, and gets every key: nil for a missing key,
-// and the error of each Get that fails. err says the database did not open.
+// upstreamGet gets every key from dir with upstream and a bloom filter of
+// bits: nil for missing keys, errs per Get; err when it does not open.
 func upstreamGet(dir string, bits int, keys [][]byte) (vals [][]byte, errs []error, err error) {
 	return fixturegen.GetAll(dir, bits, keys)
 }
 
-// Live reports whether this build of the kit asks upstream LevelDB itself,
-// through cgo, besides the golden vectors: whether it was built with the
-// leveldb tag.
+// Live reports whether the kit was built with the leveldb tag, asking
+// upstream itself through cgo.
 const Live = true

@@ -13,18 +13,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
-// The check of PropLogRecovered: the port puts each case's writes with
-// sync and returns with its database open; the kit copies the directory,
-// every file byte for byte, as a crash of the port's process leaves it,
-// then closes the database; upstream opens the copy and the closed
-// directory, under LevelDB's defaults and with paranoid_checks, and must
-// find every write and nothing else.
-//
-// The copy keeps LOCK: a crash leaves the file (upstream's is empty, its
-// lock held by the process and gone with it), and DB::Open takes it
-// again. What the copy sees is what the port handed the operating system:
-// writes a port keeps in its own buffers are lost, as in a crash; writes
-// it never fsyncs are not, since no power is cut.
+// The crash copy keeps LOCK, as a crash leaves it, and holds what the port
+// handed the OS: its own buffers are lost, unsynced writes are not.
 
 // checkLogRecovered runs PropLogRecovered on p into res. It returns why
 // it was skipped, or "".
@@ -72,10 +62,8 @@ func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
 	return ""
 }
 
-// judgeSynced has upstream, live or as modelled, open the database in
-// dir, which the port left after case c's writes (what, for failures),
-// with LevelDB's defaults and with paranoid_checks, and records a failure
-// of case name when it does not find exactly c's writes.
+// judgeSynced has upstream (live or modelled) open dir, left after c's
+// writes, with defaults and with paranoid_checks; each must find them all.
 func judgeSynced(c cases.SyncedCase, dir, what, name, repro string, cfg kitConfig, res *results) {
 	judge := openModel
 	if cfg.live {
@@ -130,9 +118,8 @@ func judgeSynced(c cases.SyncedCase, dir, what, name, repro string, cfg kitConfi
 	res.fail(failure(PropLogRecovered, name, kinds[0], "judged by "+judge+": "+strings.Join(problems, "; "), repro))
 }
 
-// openUpstream returns what upstream finds in the database in dir after
-// DB::Open: live through cgo on a copy (DB::Open writes), else as
-// modelOpen models it.
+// openUpstream returns what DB::Open finds in dir: live on a copy (it
+// writes), else modelOpen.
 func openUpstream(dir string, paranoid, live bool) ([]kv, error) {
 	if !live {
 		return modelOpen(dir, paranoid)

@@ -28,7 +28,6 @@ func upstreamGet(string, int, [][]byte) ([][]byte, []error, error) {
 	return nil, nil, errors.New("built without the leveldb tag")
 }
 
-// Live reports whether this build of the kit asks upstream LevelDB itself,
-// through cgo, besides the golden vectors: whether it was built with the
-// leveldb tag.
+// Live reports whether the kit was built with the leveldb tag, asking
+// upstream itself through cgo.
 const Live = false

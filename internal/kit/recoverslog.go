@@ -9,11 +9,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 )
 
-// The check of PropRecoversLog: the port reads, through ReadDB, databases
-// upstream left with their writes in the log (closed without compaction,
-// copied while open after synced writes, two logs to replay after a
-// memtable switch), and must find every write and no deleted key.
-
 // logDBPrefix begins the name of every committed database left in its
 // log.
 const logDBPrefix = "testdata/logdbs/"
@@ -55,9 +50,8 @@ func logContents(fsys fs.FS) (contents []dbKey, err error) {
 	return contents, err
 }
 
-// checkRecoversLog runs PropRecoversLog on p into res: the committed
-// databases when cfg has committed ones, and fresh ones upstream writes
-// live. It returns why it was skipped, or "".
+// checkRecoversLog runs PropRecoversLog on committed and, live, fresh
+// databases; it returns why it was skipped, or "".
 func checkRecoversLog(p Port, cfg kitConfig, res *results) string {
 	digests := map[string]string{}
 	return readUpstreamDBs(p, cfg, res, dbRead{
@@ -81,9 +75,8 @@ func checkRecoversLog(p Port, cfg kitConfig, res *results) string {
 	})
 }
 
-// confirmLogContents checks the kit's model of what upstream recovers
-// from db, contents: against the digest of what upstream was given, for
-// a committed database, and against upstream's own DB::Open live.
+// confirmLogContents checks the model's contents of db against the digest
+// upstream was given and, live, upstream's DB::Open.
 func confirmLogContents(db upstreamDB, contents []dbKey, digest string, live bool) error {
 	var kvs [][2][]byte
 	for _, d := range contents {

@@ -14,10 +14,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Follows db/db_impl.cc DBImpl::Recover and RecoverLogFile, db/version_set.cc
-// VersionSet::Recover and db/db_impl.cc DBImpl::Get, as far as what a
-// database holds after DB::Open: the recovery properties judge by it when
-// no upstream library is linked.
+// The model of DB::Open (db/db_impl.cc Recover, RecoverLogFile;
+// db/version_set.cc Recover) that judges recovery without the leveldb tag.
 
 // openModel names the judge of a database's contents when no upstream
 // library is linked, for failure details.
@@ -34,11 +32,8 @@ const liveLogDBPrefix = "upstream-left "
 // kv is a key and its value.
 type kv struct{ key, value []byte }
 
-// modelOpen returns what upstream LevelDB 1.23 finds in the database in
-// dir once DB::Open recovers it, with paranoid_checks as paranoid (the
-// other options LevelDB's defaults): every live key with its newest
-// value, in key order. An error is upstream's refusal to open it, or a
-// table it cannot read.
+// modelOpen returns every live key with its newest value, in key order,
+// that DB::Open recovers from dir; an error is upstream's refusal.
 func modelOpen(dir string, paranoid bool) ([]kv, error) {
 	contents, err := modelContents(dir, paranoid)
 	if err != nil {
@@ -122,11 +117,8 @@ func modelContents(dir string, paranoid bool) ([]dbKey, error) {
 	return out, nil
 }
 
-// replayLog applies the write batches of the log at path to put, as
-// RecoverLogFile inserts them into the memtable under LevelDB's defaults:
-// every record the reader returns, a record under a batch header's 12
-// bytes dropped, a malformed batch applied up to its error. A log that
-// does not open is ignored, as MaybeIgnoreError ignores it.
+// replayLog applies the log's batches to put as RecoverLogFile does: a
+// record under 12 bytes dropped, a log that does not open ignored.
 func replayLog(path string, put func(key []byte, seq uint64, live bool, value []byte, where func() string)) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -12,9 +12,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 )
 
-// liveOpen has the linked LevelDB open the database in dir with DB::Open
-// (default options, paranoid_checks as paranoid) and returns every entry
-// a scan yields. DB::Open writes to dir: pass a copy.
+// liveOpen returns what a scan finds after DB::Open of dir, which it
+// writes: pass a copy.
 func liveOpen(dir string, paranoid bool) ([]kv, error) {
 	s, err := upstream.OpenScan(dir, paranoid)
 	if err != nil {
@@ -33,9 +32,8 @@ func liveOpen(dir string, paranoid bool) ([]kv, error) {
 	return out, nil
 }
 
-// liveLogDBs has upstream leave, under dir, a database of each kind of
-// fixturegen.LogDBKinds with its writes in the log, of other seeds than
-// the committed ones.
+// liveLogDBs has upstream leave a database of each fixturegen.LogDBKinds
+// in its log under dir, with other seeds than the committed ones.
 func liveLogDBs(dir string) ([]upstreamDB, error) {
 	var out []upstreamDB
 	for i, kind := range fixturegen.LogDBKinds {

@@ -10,12 +10,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
-// The table properties: the tables Port.WriteTable writes, against
-// upstream's TableBuilder on the same entries (the golden vectors, or
-// upstream live), each difference judged by whether upstream still reads
-// every entry; and what Port.ReadTable reads of upstream's tables, clean
-// and damaged.
-
 // tableSource gives upstream's tables and reads: live through cgo, or
 // from the golden vectors with this module's reader judging.
 type tableSource struct {
@@ -58,9 +52,8 @@ func (s tableSource) damaged(d cases.DamagedTable) ([]byte, cases.TableVerdict, 
 	return data, cases.NewTableVerdict(status, entries), err
 }
 
-// judge reads the port's table data as upstream does, with checksums
-// verified: live upstream's Table, else internal/table. who names the
-// reader for the failure's detail.
+// judge reads the port's table as upstream does (checksums verified),
+// naming the reader in who.
 func (s tableSource) judge(data []byte, bits int) (entries [][2][]byte, status, who string, err error) {
 	// internal/table first: it tells the tables on which upstream's
 	// behaviour is undefined, which upstream must not be given.
@@ -144,9 +137,8 @@ func checkTableBytes(p Port, cfg kitConfig, res *results) {
 	})
 }
 
-// judgeTable reads the port's table for c as upstream does, in a scan and
-// by a lookup of every key, and returns the kind of the failure:
-// kindTableLayout when every entry reads back right both ways.
+// judgeTable reads the port's table in a scan and by lookups; it returns
+// kindTableLayout when both read every entry right.
 func judgeTable(src tableSource, c cases.TableCase, got []byte) (failureKind, string) {
 	entries, status, who, err := src.judge(got, c.BitsPerKey)
 	if err != nil {
@@ -258,9 +250,7 @@ func portEntries(es []Entry) [][2][]byte {
 	return out
 }
 
-// CaseEntries returns the entries the kit gives WriteTable in table case
-// name, as reproducers write them:
-// WriteTable(compat.CaseEntries("table/bs1024-r16-none-b10"), ...).
+// CaseEntries returns the entries the kit gives WriteTable in case name.
 func CaseEntries(name string) []Entry {
 	c, ok := cases.TableCaseNamed(name)
 	if !ok {
@@ -269,9 +259,7 @@ func CaseEntries(name string) []Entry {
 	return tableEntries(c)
 }
 
-// CaseTable returns the table the kit gives ReadTable in case name:
-// upstream's table for a table case, or its damaged copy (this module's
-// writer recovers upstream's bytes from the golden vectors).
+// CaseTable returns upstream's table of case name, or its damaged copy.
 func CaseTable(name string) []byte {
 	vs, err := cases.LoadTableVectors(ldbcompat.TestData, cases.VectorDir)
 	if err != nil {

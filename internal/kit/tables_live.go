@@ -19,16 +19,11 @@ func liveRead(data []byte, bits int) ([][2][]byte, string, error) {
 	return cases.UpstreamRead(data, bits)
 }
 
-// noPolicyName names a filter policy no table has a filter block for:
-// with it upstream reads a table as a database without a filter policy
-// does (Table::ReadMeta finds no "filter."+name entry).
+// noPolicyName has no filter block: upstream reads without a filter.
 const noPolicyName = "ldbcompat.no-filter-policy"
 
-// liveGets looks every key up in data through upstream's TableCache::Get
-// (Table::InternalGet) with paranoid_checks and verify_checksums, and as
-// filter policy an InternalFilterPolicy over NewBloomFilterPolicy(bits),
-// or none when bits is 0. The table is written to a temporary directory
-// as table 1.
+// liveGets looks every key up through upstream's TableCache::Get, checksums
+// verified, with a bloom filter of bits (none for 0).
 func liveGets(data []byte, keys [][]byte, bits int) ([]keyGet, error) {
 	dir, err := os.MkdirTemp("", "ldbcompat-table-")
 	if err != nil {
