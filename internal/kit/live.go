@@ -4,6 +4,7 @@ package kit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -119,3 +120,100 @@ func upstreamGet(dir string, bits int, keys [][]byte) (vals [][]byte, errs []err
 // Live reports whether the kit was built with the leveldb tag, asking
 // upstream itself through cgo.
 const Live = true
+
+// liveWriteLog returns the log upstream's log::Writer writes for recs.
+func liveWriteLog(recs [][]byte) []byte { return upstream.WriteLog(recs) }
+
+// liveReadLog returns the records upstream's log::Reader (checksums
+// verified) returns from data, with their offsets.
+func liveReadLog(data []byte) ([][]byte, []int64, error) {
+	r, err := upstream.ReadLog(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	var recs [][]byte
+	var offs []int64
+	for _, e := range r.Events {
+		if !e.Drop {
+			recs = append(recs, e.Record)
+			offs = append(offs, int64(e.Offset))
+		}
+	}
+	return recs, offs, nil
+}
+
+// liveOpen returns what a scan finds after DB::Open of dir, which it
+// writes: pass a copy.
+func liveOpen(dir string, paranoid bool) ([]kv, error) {
+	s, err := upstream.OpenScan(dir, paranoid)
+	if err != nil {
+		return nil, err
+	}
+	if s.OpenStatus != "" {
+		return nil, errors.New(s.OpenStatus)
+	}
+	if s.ScanStatus != "" {
+		return nil, fmt.Errorf("scan after DB::Open: %s", s.ScanStatus)
+	}
+	out := make([]kv, len(s.Keys))
+	for i := range s.Keys {
+		out[i] = kv{s.Keys[i], s.Values[i]}
+	}
+	return out, nil
+}
+
+// liveLogDBs has upstream leave a database of each fixturegen.LogDBKinds
+// in its log under dir, with other seeds than the committed ones.
+func liveLogDBs(dir string) ([]upstreamDB, error) {
+	var out []upstreamDB
+	for i, kind := range fixturegen.LogDBKinds {
+		seed := int64(101 + i)
+		d := filepath.Join(dir, kind)
+		if _, err := fixturegen.GenerateLogDB(d, kind, seed); err != nil {
+			return out, err
+		}
+		out = append(out, upstreamDB{name: fmt.Sprintf("%s%s (seed %d)", liveLogDBPrefix, kind, seed), bits: fixturegen.LogDBBitsPerKey, fsys: os.DirFS(d)})
+	}
+	return out, nil
+}
+
+// liveLogDBCount is how many databases liveLogDBs writes.
+var liveLogDBCount = len(fixturegen.LogDBKinds)
+
+func liveTable(c cases.TableCase) ([]byte, error) { return cases.UpstreamTable(c) }
+
+func liveRead(data []byte, bits int) ([][2][]byte, string, error) {
+	return cases.UpstreamRead(data, bits)
+}
+
+// noPolicyName has no filter block: upstream reads without a filter.
+const noPolicyName = "ldbcompat.no-filter-policy"
+
+// liveGets looks every key up through upstream's TableCache::Get, checksums
+// verified, with a bloom filter of bits (none for 0).
+func liveGets(data []byte, keys [][]byte, bits int) ([]keyGet, error) {
+	dir, err := os.MkdirTemp("", "ldbcompat-table-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "000001.ldb"), data, 0o644); err != nil {
+		return nil, err
+	}
+	o := upstream.TableOptions{PolicyName: noPolicyName, Lookups: keys}
+	if bits > 0 {
+		o.PolicyName, o.BitsPerKey = upstream.BloomName(bits), bits
+	}
+	r, err := upstream.ReadTable(dir, 1, uint64(len(data)), o)
+	if err != nil {
+		return nil, fmt.Errorf("upstream's lookups in the port's table: %w", err)
+	}
+	if r.OpenStatus != "" {
+		return nil, fmt.Errorf("upstream's TableCache cannot open the port's table: %s", r.OpenStatus)
+	}
+	out := make([]keyGet, len(r.Gets))
+	for i, g := range r.Gets {
+		out[i] = keyGet{found: g.Found, key: g.Key, value: g.Value, status: g.Status}
+	}
+	return out, nil
+}

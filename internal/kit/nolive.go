@@ -31,3 +31,26 @@ func upstreamGet(string, int, [][]byte) ([][]byte, []error, error) {
 // Live reports whether the kit was built with the leveldb tag, asking
 // upstream itself through cgo.
 const Live = false
+
+func liveWriteLog([][]byte) []byte { return nil }
+
+func liveReadLog([]byte) ([][]byte, []int64, error) {
+	return nil, nil, errors.New("built without the leveldb tag")
+}
+
+func liveOpen(string, bool) ([]kv, error) {
+	return nil, errors.New("built without the leveldb tag")
+}
+
+func liveLogDBs(string) ([]upstreamDB, error) { return nil, nil }
+
+// liveLogDBCount is how many databases liveLogDBs writes.
+const liveLogDBCount = 0
+
+var errNoLive = errors.New("the kit was built without the leveldb tag: upstream cannot be asked live")
+
+func liveTable(cases.TableCase) ([]byte, error) { return nil, errNoLive }
+
+func liveRead([]byte, int) ([][2][]byte, string, error) { return nil, "", errNoLive }
+
+func liveGets([]byte, [][]byte, int) ([]keyGet, error) { return nil, errNoLive }
