@@ -133,19 +133,7 @@ func check(p Port, cfg kitConfig) Report {
 		if p.Hash == nil {
 			skip[PropHash] = "the port has no Hash hook (it does not export its hash)"
 		}
-		if p.NewFilterBlockBuilder == nil {
-			skip[PropBlockBytes] = "the port has no NewFilterBlockBuilder hook"
-		}
-		if p.NewFilterBlockReader == nil {
-			skip[PropReader] = "the port has no NewFilterBlockReader hook"
-		}
-		if note := checkReadDB(p, cfg, res); note != "" {
-			skip[PropReadDB] = note
-		}
-		if note := checkWriteDB(p, cfg, res); note != "" {
-			skip[PropWriteDB] = note
-		}
-		for prop, note := range checkFormats(p, cfg, res) {
+		for prop, note := range checkHooks(p, cfg, res) {
 			skip[prop] = note
 		}
 	}

@@ -98,43 +98,57 @@ func dbContents(fsys fs.FS) ([]dbKey, error) {
 		return nil, err
 	}
 	newest := map[string]*dbKey{}
+	put := keepNewest(newest, false)
 	for _, name := range names {
-		t, err := openTable(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		err = t.DataBlocks(func(b *table.DataBlock) error {
-			for _, e := range b.Entries {
-				d := newest[string(e.Key.UserKey)]
-				if d != nil && d.seq >= e.Key.Seq {
-					continue
-				}
-				newest[string(e.Key.UserKey)] = &dbKey{
-					key: append([]byte(nil), e.Key.UserKey...), seq: e.Key.Seq, live: e.Key.Kind == table.KindValue,
-					where: fmt.Sprintf("%s, data block at offset %d", name, b.Handle.Offset),
-					value: append([]byte(nil), e.Value...),
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := scanTable(fsys, name, put); err != nil {
 			return nil, err
 		}
 	}
-	out := make([]dbKey, 0, len(newest))
-	for _, d := range newest {
+	return sortedVersions(newest), nil
+}
+
+// putFunc records a version of key, found where where() says.
+type putFunc func(key []byte, seq uint64, live bool, value []byte, where func() string)
+
+// keepNewest keeps in m each user key's newest version; a version of the
+// sequence number kept replaces it when ties.
+func keepNewest(m map[string]*dbKey, ties bool) putFunc {
+	return func(key []byte, seq uint64, live bool, value []byte, where func() string) {
+		if old, ok := m[string(key)]; ok && (old.seq > seq || old.seq == seq && !ties) {
+			return
+		}
+		m[string(key)] = &dbKey{key: append([]byte(nil), key...), seq: seq, live: live, where: where(), value: append([]byte(nil), value...)}
+	}
+}
+
+// scanTable puts every entry of table name of fsys.
+func scanTable(fsys fs.FS, name string, put putFunc) error {
+	t, err := openTable(fsys, name)
+	if err != nil {
+		return err
+	}
+	return t.DataBlocks(func(b *table.DataBlock) error {
+		where := func() string { return fmt.Sprintf("%s, data block at offset %d", name, b.Handle.Offset) }
+		for _, e := range b.Entries {
+			put(e.Key.UserKey, e.Key.Seq, e.Key.Kind == table.KindValue, e.Value, where)
+		}
+		return nil
+	})
+}
+
+// sortedVersions returns the versions of m by user key.
+func sortedVersions(m map[string]*dbKey) []dbKey {
+	out := make([]dbKey, 0, len(m))
+	for _, d := range m {
 		out = append(out, *d)
 	}
 	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].key, out[j].key) < 0 })
-	return out, nil
+	return out
 }
 
 // checkReadDB has the port read databases upstream wrote. It returns why
 // the check was skipped, or "".
 func checkReadDB(p Port, cfg kitConfig, k *results) string {
-	if p.ReadDB == nil {
-		return "the port has no ReadDB hook"
-	}
 	return readUpstreamDBs(p, cfg, k, dbRead{
 		prop: PropReadDB, fails: kindReadFails, missing: kindReadMissing, extra: kindReadExtra,
 		committed: func() ([]upstreamDB, error) { return committedDBs(cfg.tables) },
@@ -299,11 +313,8 @@ func tableCount(fsys fs.FS) int {
 }
 
 // checkWriteDB has the port write databases and checks their tables and,
-// live, upstream's reads; it returns why it was skipped, or "".
-func checkWriteDB(p Port, cfg kitConfig, k *results) string {
-	if p.WriteDB == nil {
-		return "the port has no WriteDB hook"
-	}
+// live, upstream's reads.
+func checkWriteDB(p Port, cfg kitConfig, k *results) {
 	eachCaseDir(k, cases.DBCases(), func(c cases.DBCase, tmp, dir string) {
 		write := fmt.Sprintf("dir := t.TempDir(); WriteDB(dir, compat.CaseKVs(%q), %d)", c.Name, c.BitsPerKey)
 		var found []caseFailure
@@ -329,7 +340,6 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 			k.fail(f)
 		}
 	})
-	return ""
 }
 
 // eachCaseDir calls fn on each of cs with an empty directory of its own,

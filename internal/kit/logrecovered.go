@@ -16,9 +16,8 @@ import (
 // The crash copy keeps LOCK, as a crash leaves it, and holds what the port
 // handed the OS: its own buffers are lost, unsynced writes are not.
 
-// checkLogRecovered runs PropLogRecovered on p into res. It returns why
-// it was skipped, or "".
-func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
+// checkLogRecovered runs PropLogRecovered on p into res.
+func checkLogRecovered(p Port, cfg kitConfig, res *results) {
 	eachCaseDir(res, cases.SyncedCases(), func(c cases.SyncedCase, tmp, dir string) {
 		write := fmt.Sprintf("dir := t.TempDir(); closeDB, err := WriteSynced(dir, compat.CaseKVs(%q))", c.Name)
 		verify := "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"
@@ -59,7 +58,6 @@ func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
 			judgeSynced(c, dir, "the directory the port closed", closedName, closeRepro+verify, cfg, res)
 		}
 	})
-	return ""
 }
 
 // judgeSynced has upstream (live or modelled) open dir, left after c's

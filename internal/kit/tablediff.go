@@ -261,19 +261,13 @@ func parseBlock(c []byte) (entries []blockEntry, restarts []uint32, ok bool) {
 	var last []byte
 	for p := 0; p < end; {
 		var e blockEntry
-		var k int
-		if e.shared, k = binary.Uvarint(c[p:end]); k <= 0 {
-			return entries, restarts, false
+		for _, f := range []*uint64{&e.shared, &e.unshared, &e.vlen} {
+			var k int
+			if *f, k = binary.Uvarint(c[p:end]); k <= 0 {
+				return entries, restarts, false
+			}
+			p += k
 		}
-		p += k
-		if e.unshared, k = binary.Uvarint(c[p:end]); k <= 0 {
-			return entries, restarts, false
-		}
-		p += k
-		if e.vlen, k = binary.Uvarint(c[p:end]); k <= 0 {
-			return entries, restarts, false
-		}
-		p += k
 		if e.shared > uint64(len(last)) || e.unshared > uint64(end-p) || e.vlen > uint64(end-p)-e.unshared {
 			return entries, restarts, false
 		}
