@@ -83,37 +83,32 @@ func judgeSynced(c cases.SyncedCase, dir, what, name, repro string, cfg kitConfi
 			verdicts[i] = &verdict{d.describe("the port synced"), d.kind(kindSyncedMissing, kindSyncedWrong), d.firstKey()}
 		}
 	}
+	modes := []string{"LevelDB's defaults", "paranoid_checks"}
+	if def, par := verdicts[0], verdicts[1]; def != nil && par != nil && def.text == par.text {
+		verdicts[1], modes[0] = nil, "LevelDB's defaults, and paranoid_checks too"
+	}
 	var problems []string
-	var kinds []failureKind
+	var kind failureKind
 	var first []byte
-	switch def, par := verdicts[0], verdicts[1]; {
-	case def != nil && par != nil && def.text == par.text:
-		problems = append(problems, fmt.Sprintf("upstream opening %s (LevelDB's defaults, and paranoid_checks too) %s", what, def.text))
-		kinds, first = append(kinds, def.kind), def.key
-	default:
-		for i, v := range verdicts {
-			if v == nil {
-				continue
-			}
-			mode := "LevelDB's defaults"
-			if i == 1 {
-				mode = "paranoid_checks"
-			}
-			problems = append(problems, fmt.Sprintf("upstream opening %s (%s) %s", what, mode, v.text))
-			kinds = append(kinds, v.kind)
-			if first == nil {
-				first = v.key
-			}
+	for i, v := range verdicts {
+		if v == nil {
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("upstream opening %s (%s) %s", what, modes[i], v.text))
+		if len(problems) == 1 || v.kind.severity() < kind.severity() {
+			kind = v.kind
+		}
+		if first == nil {
+			first = v.key
 		}
 	}
 	if len(problems) == 0 {
 		return
 	}
-	sort.SliceStable(kinds, func(i, j int) bool { return kinds[i].severity() < kinds[j].severity() })
 	if first != nil {
 		repro += fmt.Sprintf("; then upstream's DB::Get of compat.HexBytes(%q)", hex.EncodeToString(first))
 	}
-	res.fail(failure(PropLogRecovered, name, kinds[0], "judged by "+judge+": "+strings.Join(problems, "; "), repro))
+	res.fail(failure(PropLogRecovered, name, kind, "judged by "+judge+": "+strings.Join(problems, "; "), repro))
 }
 
 // openUpstream returns what DB::Open finds in dir: live on a copy (it

@@ -31,24 +31,20 @@ type logPrep struct {
 	errs []string // errors of the suite itself
 }
 
-var logPreps struct {
-	sync.Mutex
-	m map[bool]*logPrep // by live
+// logPreps makes each tier's log cases once, by live.
+var logPreps = [2]func() *logPrep{
+	sync.OnceValue(func() *logPrep { return prepareLogs(false) }),
+	sync.OnceValue(func() *logPrep { return prepareLogs(true) }),
 }
 
 // upstreamLogs returns the log cases with upstream's logs and records: from
 // the golden vectors (logfile recovers their digests), or live.
 func upstreamLogs(live bool, res *results) []upstreamLog {
-	logPreps.Lock()
-	defer logPreps.Unlock()
-	if logPreps.m == nil {
-		logPreps.m = map[bool]*logPrep{}
+	i := 0
+	if live {
+		i = 1
 	}
-	p := logPreps.m[live]
-	if p == nil {
-		p = prepareLogs(live)
-		logPreps.m[live] = p
-	}
+	p := logPreps[i]()
 	for _, e := range p.errs {
 		res.suiteError(e)
 	}
