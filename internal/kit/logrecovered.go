@@ -200,14 +200,3 @@ func (d kvDiff) firstKey() []byte {
 	}
 	return nil
 }
-
-// syncedKVs returns the writes of recovery case name, nil if there is
-// none of that name.
-func syncedKVs(name string) [][2][]byte {
-	for _, c := range cases.SyncedCases() {
-		if c.Name == name {
-			return c.KVs
-		}
-	}
-	return nil
-}

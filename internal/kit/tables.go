@@ -265,19 +265,16 @@ func CaseTable(name string) []byte {
 	if err != nil {
 		panic(err)
 	}
+	var data []byte
 	if c, ok := cases.TableCaseNamed(name); ok {
-		data, err := vs.Table(c)
-		if err != nil {
-			panic(err)
-		}
-		return data
+		data, err = vs.Table(c)
+	} else if d, ok := cases.DamagedTableNamed(name); ok {
+		data, _, err = vs.Damaged(d)
+	} else {
+		panic(noCase(name))
 	}
-	if d, ok := cases.DamagedTableNamed(name); ok {
-		data, _, err := vs.Damaged(d)
-		if err != nil {
-			panic(err)
-		}
-		return data
+	if err != nil {
+		panic(err)
 	}
-	panic(noCase(name))
+	return data
 }
