@@ -31,8 +31,7 @@ type upstreamDB struct {
 // committedPrefix begins the name of every committed database.
 const committedPrefix = "testdata/tables/"
 
-// committedDBs lists the databases in tables (see package
-// internal/fixtures).
+// committedDBs lists the databases in tables (internal/fixtures layout).
 func committedDBs(tables fs.FS) ([]upstreamDB, error) {
 	dbs, err := fixtures.Load(tables)
 	if err != nil {
@@ -45,8 +44,7 @@ func committedDBs(tables fs.FS) ([]upstreamDB, error) {
 	return out, nil
 }
 
-// tableNames returns the table files (*.ldb, *.sst) at the top of fsys,
-// sorted.
+// tableNames returns the table files (*.ldb, *.sst) of fsys, sorted.
 func tableNames(fsys fs.FS) ([]string, error) {
 	ents, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -110,8 +108,7 @@ func dbContents(fsys fs.FS) ([]dbKey, error) {
 // putFunc records a version of key, found where where() says.
 type putFunc func(key []byte, seq uint64, live bool, value []byte, where func() string)
 
-// keepNewest keeps in m each user key's newest version; a version of the
-// sequence number kept replaces it when ties.
+// keepNewest keeps each user key's newest version in m (ties: the last).
 func keepNewest(m map[string]*dbKey, ties bool) putFunc {
 	return func(key []byte, seq uint64, live bool, value []byte, where func() string) {
 		if old, ok := m[string(key)]; ok && (old.seq > seq || old.seq == seq && !ties) {
@@ -146,8 +143,7 @@ func sortedVersions(m map[string]*dbKey) []dbKey {
 	return out
 }
 
-// checkReadDB has the port read databases upstream wrote. It returns why
-// the check was skipped, or "".
+// checkReadDB has the port read databases upstream wrote.
 func checkReadDB(p Port, cfg kitConfig, k *results) string {
 	return readUpstreamDBs(p, cfg, k, dbRead{
 		prop: PropReadDB, fails: kindReadFails, missing: kindReadMissing, extra: kindReadExtra,
@@ -172,8 +168,7 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 	})
 }
 
-// dbRead words a property that has the port read, through ReadDB,
-// databases upstream wrote: where they come from and what a failure says.
+// dbRead words a property of ReadDB on upstream's databases.
 type dbRead struct {
 	prop                  Property
 	fails, missing, extra failureKind
@@ -247,8 +242,7 @@ func readUpstreamDBs(p Port, cfg kitConfig, k *results, r dbRead) string {
 	return ""
 }
 
-// judge records the failure, if any, of the port's answers found to
-// queries (contents' keys, then keys db never held).
+// judge records the failure of the port's answers found to queries, if any.
 func (r dbRead) judge(db upstreamDB, contents []dbKey, queries [][]byte, found []bool, k *results) {
 	var missing, extra []int
 	live := 0
@@ -301,8 +295,7 @@ func inCopy(fsys fs.FS, fn func(dir string) error) error {
 	return fn(tmp)
 }
 
-// scrub writes err without the temporary directory dir, so that reports
-// are the same from run to run.
+// scrub drops the temporary dir from err, so that reports are stable.
 func scrub(err error, dir string) string {
 	return strings.ReplaceAll(err.Error(), dir, "<dir>")
 }
@@ -312,8 +305,7 @@ func tableCount(fsys fs.FS) int {
 	return len(n)
 }
 
-// checkWriteDB has the port write databases and checks their tables and,
-// live, upstream's reads.
+// checkWriteDB has the port write databases, checked as upstream reads them.
 func checkWriteDB(p Port, cfg kitConfig, k *results) {
 	eachCaseDir(k, cases.DBCases(), func(c cases.DBCase, tmp, dir string) {
 		write := fmt.Sprintf("dir := t.TempDir(); WriteDB(dir, compat.CaseKVs(%q), %d)", c.Name, c.BitsPerKey)
@@ -342,8 +334,7 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) {
 	})
 }
 
-// eachCaseDir calls fn on each of cs with an empty directory of its own,
-// dir, under tmp, a temporary directory it removes after.
+// eachCaseDir calls fn on each of cs with an empty dir under tmp.
 func eachCaseDir[C any](res *results, cs []C, fn func(c C, tmp, dir string)) {
 	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
 	if err != nil {
@@ -418,8 +409,7 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 		} else if r.Params != nil && r.Params.Known && (c.BitsPerKey < r.Params.MinBitsPerKey || c.BitsPerKey > r.Params.MaxBitsPerKey) {
 			problems = append(problems, fmt.Sprintf("filters are upstream's for %s, but the port was asked for %d bits/key", r.Params, c.BitsPerKey))
 		}
-		// What upstream's Table::InternalGet asks the filter block, with
-		// upstream's semantics (package bloom matches them byte for byte).
+		// What Table::InternalGet asks the filter block (package bloom is upstream's).
 		_, contents, _ := t.FilterBlock()
 		fn := filtercheck.CountFalseNegatives(bloom.NewPolicy(c.BitsPerKey), contents, r.Blocks)
 		switch {
@@ -469,8 +459,7 @@ func liveTables(c cases.DBCase, dir string, names []string, write string) ([]str
 	return live, []caseFailure{failure(PropWriteDB, caseName, kindTableFormat, strings.Join(problems, "; "), write)}
 }
 
-// checkUpstreamReads has upstream open a copy of the database in dir with
-// a bloom filter and read every key.
+// checkUpstreamReads has upstream read every key from a copy of dir.
 func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []caseFailure {
 	cp := filepath.Join(tmp, "upstream-reads-"+strings.ReplaceAll(c.Name, "/", "-"))
 	if err := fixtures.CopyDir(cp, os.DirFS(dir)); err != nil {

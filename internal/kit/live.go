@@ -15,9 +15,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 )
 
-// The kit's live half: upstream LevelDB through cgo (the case suite's live
-// oracle) and through levigo (databases).
-
 func upstreamOracle() cases.Oracle { return cases.UpstreamOracle }
 
 // liveNotRun says why the kit cannot ask the linked LevelDB, or "": before
@@ -69,8 +66,7 @@ func liveDBName(o fixturegen.Options) string {
 	return fmt.Sprintf("upstream-written %s (seed %d)", o.Name(), o.Seed)
 }
 
-// liveDBNamed has upstream write, under dir, the database of liveDBs
-// named name.
+// liveDBNamed has upstream write the database of liveDBs named name.
 func liveDBNamed(dir, name string) (upstreamDB, error) {
 	for _, o := range liveDBOptions {
 		if liveDBName(o) == name {
@@ -80,8 +76,7 @@ func liveDBNamed(dir, name string) (upstreamDB, error) {
 	return upstreamDB{}, fmt.Errorf("no database %q among those upstream writes live", name)
 }
 
-// confirmContents checks that upstream reads db as the kit's table scan
-// does: the scan's answers are then upstream's.
+// confirmContents checks that upstream reads db as the kit's table scan.
 func confirmContents(db upstreamDB, contents []dbKey, absent [][]byte) error {
 	keys := append(userKeys(contents), absent...)
 	var vals [][]byte
@@ -124,8 +119,7 @@ const Live = true
 // liveWriteLog returns the log upstream's log::Writer writes for recs.
 func liveWriteLog(recs [][]byte) []byte { return upstream.WriteLog(recs) }
 
-// liveReadLog returns the records upstream's log::Reader (checksums
-// verified) returns from data, with their offsets.
+// liveReadLog returns log::Reader's records of data, with their offsets.
 func liveReadLog(data []byte) ([][]byte, []int64, error) {
 	r, err := upstream.ReadLog(data)
 	if err != nil {

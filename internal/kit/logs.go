@@ -124,8 +124,7 @@ func refReadLog(data []byte) ([][]byte, []int64, error) {
 	}
 }
 
-// cloneRecords copies recs, so that a port that changes its input does not
-// change the kit's.
+// cloneRecords copies recs, so that a port cannot change the kit's.
 func cloneRecords(recs [][]byte) [][]byte {
 	out := make([][]byte, len(recs))
 	for i, r := range recs {
@@ -137,8 +136,7 @@ func cloneRecords(recs [][]byte) [][]byte {
 	return out
 }
 
-// checkLogBytes compares the port's log of each clean case's records
-// with upstream's.
+// checkLogBytes compares the port's logs of the clean cases with upstream's.
 func checkLogBytes(p Port, cfg kitConfig, res *results) {
 	for _, u := range upstreamLogs(cfg.live, res) {
 		if u.c.Damaged() {
@@ -190,8 +188,7 @@ func judgeLog(recs [][]byte, log []byte, live bool) (failureKind, string) {
 	return kindLogWrong, fmt.Sprintf("%s reads the port's log of %d records wrong: %s", reader, len(recs), d)
 }
 
-// checkReadLog compares the port's records of upstream's logs with
-// log::Reader's.
+// checkReadLog compares the port's records of upstream's logs with log::Reader's.
 func checkReadLog(p Port, cfg kitConfig, res *results) {
 	for _, u := range upstreamLogs(cfg.live, res) {
 		name := u.c.Name
@@ -228,15 +225,14 @@ func checkReadLog(p Port, cfg kitConfig, res *results) {
 	}
 }
 
-// recordDiff is how a reader's records differ from those it should
-// return.
+// recordDiff is how a reader's records differ from the right ones.
 type recordDiff struct {
 	missing, wrong int
 	first          string // the first difference, in words
 }
 
-// lost tells that records are missing beyond those returned altered: an
-// altered record counts once missing and once wrong.
+// lost tells that records are missing beyond altered ones (which count
+// once missing and once wrong).
 func (d recordDiff) lost() bool { return d.missing > d.wrong }
 
 func (d recordDiff) String() string {

@@ -8,16 +8,14 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
 
-// FilterBlockBuilder is the builder half of a filter block implementation
-// under test, with leveldb::FilterBlockBuilder's calls.
+// FilterBlockBuilder has leveldb::FilterBlockBuilder's calls.
 type FilterBlockBuilder interface {
 	StartBlock(blockOffset uint64)
 	AddKey(key []byte)
 	Finish() []byte
 }
 
-// FilterBlockReader is the reader half of a filter block implementation
-// under test, with leveldb::FilterBlockReader's call.
+// FilterBlockReader has leveldb::FilterBlockReader's call.
 type FilterBlockReader interface {
 	KeyMayMatch(blockOffset uint64, key []byte) bool
 }
@@ -32,8 +30,7 @@ type Port struct {
 	NewPolicy func(bitsPerKey int) bloom.FilterPolicy
 	// Hash is util/hash.cc's Hash.
 	Hash func(data []byte, seed uint32) uint32
-	// NewFilterBlockBuilder builds filter blocks with p, the port's
-	// policy or TestHashPolicy.
+	// NewFilterBlockBuilder builds blocks with p (the port's or TestHashPolicy).
 	NewFilterBlockBuilder func(p bloom.FilterPolicy) FilterBlockBuilder
 	// NewFilterBlockReader reads the filter block contents with p.
 	NewFilterBlockReader func(p bloom.FilterPolicy, contents []byte) FilterBlockReader
@@ -49,8 +46,7 @@ type Port struct {
 	// ReadTable reads every entry of a table upstream wrote, verifying
 	// checksums; an error stands for the port reporting it corrupt.
 	ReadTable func(contents []byte) ([]Entry, error)
-	// WriteLog writes records as log::Writer::AddRecord and returns the
-	// log's bytes.
+	// WriteLog writes records as log::Writer::AddRecord, returning the log.
 	WriteLog func(records [][]byte) ([]byte, error)
 	// ReadLog returns the records the port's log reader returns from
 	// contents; the records returned with an error count.
@@ -71,8 +67,7 @@ type Entry struct {
 	Value []byte
 }
 
-// TableOptions are the options of leveldb::Options that shape a table's
-// bytes.
+// TableOptions are the leveldb::Options that shape a table's bytes.
 type TableOptions struct {
 	BlockSize       int  // Options::block_size
 	RestartInterval int  // Options::block_restart_interval

@@ -300,8 +300,7 @@ func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res
 	})
 }
 
-// runBlockReader asks the port's reader c's queries on the block upstream
-// built for c.
+// runBlockReader asks the port's reader c's queries on upstream's block.
 func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res *results) {
 	want, ok := ask(res, "", c.Name, o.Block, c)
 	if !ok {

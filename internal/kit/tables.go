@@ -10,8 +10,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
-// tableSource gives upstream's tables and reads: live through cgo, or
-// from the golden vectors with this module's reader judging.
+// tableSource gives upstream's tables and reads: live, or the golden vectors.
 type tableSource struct {
 	live bool
 	vs   *cases.TableVectors
@@ -52,11 +51,9 @@ func (s tableSource) damaged(d cases.DamagedTable) ([]byte, cases.TableVerdict, 
 	return data, cases.NewTableVerdict(status, entries), err
 }
 
-// judge reads the port's table as upstream does (checksums verified),
-// naming the reader in who.
+// judge reads the port's table as upstream does; who names the reader.
 func (s tableSource) judge(data []byte, bits int) (entries [][2][]byte, status, who string, err error) {
-	// internal/table first: it tells the tables on which upstream's
-	// behaviour is undefined, which upstream must not be given.
+	// internal/table first: upstream must not be given undefined tables.
 	entries, status, err = cases.RefRead(data)
 	who = "internal/table's reader (following upstream's table.cc, checksums verified)"
 	if err != nil || !s.live {
@@ -154,16 +151,14 @@ func judgeTable(src tableSource, c cases.TableCase, got []byte) (failureKind, st
 		}
 		return k, fmt.Sprintf("%s reads it: %s", who, d)
 	}
-	// A scan reads neither the filter nor the separators: look every key
-	// up as a database's Get does.
+	// A scan reads neither the filter nor the separators: look keys up too.
 	if k, d := src.judgeLookups(c, got); k != kindTableLayout {
 		return k, d
 	}
 	return kindTableLayout, fmt.Sprintf("%s reads every entry of the port's table right, and its lookups find every key", who)
 }
 
-// compareEntries compares the entries read with c's and describes the
-// first difference, at index i.
+// compareEntries describes the first difference of got from c, at i.
 func compareEntries(c cases.TableCase, got [][2][]byte) (int, string) {
 	for i := 0; i < len(got) && i < len(c.Keys); i++ {
 		if !bytes.Equal(got[i][0], c.Keys[i]) || !bytes.Equal(got[i][1], c.Values[i]) {
@@ -196,8 +191,7 @@ func checkReadTable(p Port, cfg kitConfig, res *results) {
 		base, _ := cases.TableCaseNamed(d.Base)
 		res.compare(PropReadTable, d.Name)
 		if v.Status == "" {
-			// Upstream reads this damage past (a block it does not read,
-			// or reads without a check failing): the port must too.
+			// Upstream reads past this damage: the port must too.
 			readClean(p, base, d.Name, data, " (damaged where upstream, checksums verified, still reads every entry)", res)
 			continue
 		}
@@ -205,8 +199,7 @@ func checkReadTable(p Port, cfg kitConfig, res *results) {
 	}
 }
 
-// readClean asks the port to read data, a table upstream wrote for c
-// (named name), and checks that it returns every entry.
+// readClean checks that the port reads every entry of upstream's table.
 func readClean(p Port, c cases.TableCase, name string, data []byte, note string, res *results) {
 	repro := reproReadTable(name)
 	res.guard(PropReadTable, name, repro, func() {
@@ -223,8 +216,7 @@ func readClean(p Port, c cases.TableCase, name string, data []byte, note string,
 	})
 }
 
-// readDamaged asks the port to read data, which upstream reports corrupt
-// (v), and checks that every entry it returns is one upstream wrote.
+// readDamaged checks that the port returns only entries upstream wrote.
 func readDamaged(p Port, c cases.TableCase, name string, data []byte, v cases.TableVerdict, res *results) {
 	repro := reproReadTable(name)
 	written := map[string]bool{}
