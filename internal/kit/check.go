@@ -13,33 +13,16 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
-// TestPort is compat.TestPort: it checks port p against upstream LevelDB
-// 1.23, with one subtest per property (listed in package compat's
-// documentation). A failing subtest prints its first five
-// failures, each with what upstream does and a reproducer, and what the
-// difference means for users; properties whose hooks p leaves nil are
-// skipped. A port that panics fails the property; the test binary goes on.
-//
-// A port's own test calls it as
-//
-//	func TestLevelDBCompat(t *testing.T) {
-//		compat.TestPort(t, compat.Port{Name: "myport", NewPolicy: ...})
-//	}
-//
-// Built with -tags leveldb (and cgo flags for upstream LevelDB 1.23, see
-// package compat's documentation), it also asks the C++ library live and writes and
-// reads databases with it. Against a release before v1.18, whose bloom
-// filter is another, that live part does not run, and the test log says
-// so.
+// TestPort is compat.TestPort, which documents it: a subtest per property
+// of p against upstream LevelDB 1.23.
 func TestPort(t *testing.T, p Port) {
 	t.Helper()
 	testReport(t, Check(p))
 }
 
-// TestPortEndToEnd is TestPort without the case suite of the bloom filter
-// and filter block: the database, table and log properties only. Mutation
-// testing of a port's table and log code runs it, where the bloom suite
-// would only add time to every mutant.
+// TestPortEndToEnd is TestPort with the database, table and log properties
+// only: mutation testing of table and log code runs it, where the bloom
+// suite would only add time.
 func TestPortEndToEnd(t *testing.T, p Port) {
 	t.Helper()
 	testReport(t, check(p, kitConfig{tables: committedTables(), live: Live, endToEndOnly: true}))
@@ -55,9 +38,7 @@ func testReport(t *testing.T, r Report) {
 	for _, e := range r.Errors {
 		t.Errorf("suite error: %s", e)
 	}
-	// Skipped properties are listed where a passing test shows them: a
-	// test's log appears only with -v, its standard output whenever go
-	// test shows the package's output (running one package, or a failure).
+	// Standard output, unlike the log, shows without -v.
 	var skipped []string
 	for _, c := range r.Results {
 		if c.Outcome == Skip {
@@ -96,33 +77,24 @@ func agreeNote(n int) string {
 	return fmt.Sprintf("%s %s with upstream", plural.Count(n, "case"), plural.Verb(n, "agrees", "agree"))
 }
 
-// Check checks port p against upstream LevelDB 1.23 as TestPort does, and
-// returns the outcome of every property instead of failing a test: for
-// programs, such as ports/cmd/report.
+// Check checks p as TestPort does and returns the Report instead of failing
+// a test, for programs such as ports/cmd/report.
 func Check(p Port) Report {
 	return check(p, kitConfig{tables: committedTables(), live: Live})
 }
 
-// caseProperties are the properties checked case by case against the
-// golden vectors or live upstream; the others are end to end.
+// caseProperties are those of the case suite; the others are end to end.
 var caseProperties = []Property{PropName, PropHash, PropFilterBytes, PropKeyMayMatch, PropBlockBytes, PropReader}
 
 // kitConfig is what a check runs with.
 type kitConfig struct {
-	// tables holds upstream-written databases in the layout of package
-	// internal/fixtures; nil if none.
-	tables fs.FS
-	// live asks upstream LevelDB through cgo and levigo.
-	live bool
-	// endToEndOnly skips the case suite (for the kit's own tests).
-	endToEndOnly bool
-	// ref recovers the outputs the golden vectors hold only as digests;
-	// nil means package bloom (for the kit's own tests).
-	ref cases.Impl
+	tables       fs.FS      // upstream's databases (internal/fixtures layout), or nil
+	live         bool       // ask upstream through cgo and levigo
+	endToEndOnly bool       // skip the case suite
+	ref          cases.Impl // recovers digest-only outputs; nil: package bloom
 }
 
-// committedTables returns the databases under testdata/tables when the
-// module embeds them, or nil.
+// committedTables returns the embedded testdata/tables, or nil.
 func committedTables() fs.FS {
 	sub, err := fs.Sub(ldbcompat.TestData, "testdata/tables")
 	if err != nil {
@@ -138,8 +110,6 @@ func committedTables() fs.FS {
 func check(p Port, cfg kitConfig) Report {
 	rep := Report{Port: p.Name}
 	if cfg.live {
-		// A port is checked for 1.23's bloom filter: upstream's answers
-		// count only when the linked release gives them.
 		if why := liveNotRun(); why != "" {
 			cfg.live = false
 			rep.LiveNotRun = why
@@ -163,19 +133,7 @@ func check(p Port, cfg kitConfig) Report {
 		if p.Hash == nil {
 			skip[PropHash] = "the port has no Hash hook (it does not export its hash)"
 		}
-		if p.NewFilterBlockBuilder == nil {
-			skip[PropBlockBytes] = "the port has no NewFilterBlockBuilder hook"
-		}
-		if p.NewFilterBlockReader == nil {
-			skip[PropReader] = "the port has no NewFilterBlockReader hook"
-		}
-		if note := checkReadDB(p, cfg, res); note != "" {
-			skip[PropReadDB] = note
-		}
-		if note := checkWriteDB(p, cfg, res); note != "" {
-			skip[PropWriteDB] = note
-		}
-		for prop, note := range checkFormats(p, cfg, res) {
+		for prop, note := range checkHooks(p, cfg, res) {
 			skip[prop] = note
 		}
 	}
@@ -207,8 +165,8 @@ func check(p Port, cfg kitConfig) Report {
 	return rep
 }
 
-// runCases runs the case suite on p: against the golden vectors and, live,
-// against upstream. It returns what p was compared with.
+// runCases runs the case suite on p against the golden vectors and, live,
+// upstream, and says what p was compared with.
 func runCases(p Port, cfg kitConfig, res *results) string {
 	upstream := "nothing: the golden vectors did not load"
 	vs, err := cases.LoadVectors(ldbcompat.TestData, cases.VectorDir)
@@ -234,17 +192,14 @@ func runCases(p Port, cfg kitConfig, res *results) string {
 	return upstream
 }
 
-// wideEnv is the environment variable that adds, live, a filter of 2^32
-// bits and more to the cases (512 MiB of filter, on upstream's side and
-// the port's): where util/bloom.cc's h % bits, bits a size_t, leaves h
-// as it is and a 32-bit modulo wraps.
+// wideEnv adds, live, a filter of 2^32 bits and more: where util/bloom.cc's
+// h % bits, bits a size_t, leaves h as it is and a 32-bit modulo wraps.
 const wideEnv = "LDBCOMPAT_WIDE"
 
 // wideWanted tells whether wideEnv asks for the wide filter case.
 func wideWanted() bool { return os.Getenv(wideEnv) == "1" }
 
-// sortBySeverity orders fs the most harmful first, keeping the order of
-// equally harmful ones.
+// sortBySeverity orders fs most harmful first, stably.
 func sortBySeverity(fs []caseFailure) {
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].kind.severity() < fs[j].kind.severity() })
 }

@@ -21,13 +21,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// The end-to-end checks: the port reads databases upstream wrote (the
-// committed fixtures and, under the leveldb tag, fresh ones), and writes
-// databases whose tables are checked as upstream reads them: each filter
-// block against the one upstream's TableBuilder writes for the same keys
-// and data blocks and, under the leveldb tag, every key read back by
-// upstream itself.
-
 // An upstreamDB is a database that upstream LevelDB wrote.
 type upstreamDB struct {
 	name string // where it comes from, for reports
@@ -38,8 +31,7 @@ type upstreamDB struct {
 // committedPrefix begins the name of every committed database.
 const committedPrefix = "testdata/tables/"
 
-// committedDBs lists the databases in tables (see package
-// internal/fixtures).
+// committedDBs lists the databases in tables (internal/fixtures layout).
 func committedDBs(tables fs.FS) ([]upstreamDB, error) {
 	dbs, err := fixtures.Load(tables)
 	if err != nil {
@@ -52,8 +44,7 @@ func committedDBs(tables fs.FS) ([]upstreamDB, error) {
 	return out, nil
 }
 
-// tableNames returns the table files (*.ldb, *.sst) at the top of fsys,
-// sorted.
+// tableNames returns the table files (*.ldb, *.sst) of fsys, sorted.
 func tableNames(fsys fs.FS) ([]string, error) {
 	ents, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -86,9 +77,8 @@ type dbKey struct {
 	value []byte
 }
 
-// dbContents reads every table of a database and returns each user
-// key's newest version, by key; the logs too when one is not empty
-// (logContents).
+// dbContents returns each user key's newest version in a database, by
+// key: from its tables, or its logs too when one is not empty.
 func dbContents(fsys fs.FS) ([]dbKey, error) {
 	ents, err := fs.ReadDir(fsys, ".")
 	if err != nil {
@@ -106,48 +96,100 @@ func dbContents(fsys fs.FS) ([]dbKey, error) {
 		return nil, err
 	}
 	newest := map[string]*dbKey{}
+	put := keepNewest(newest, false)
 	for _, name := range names {
-		t, err := openTable(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		err = t.DataBlocks(func(b *table.DataBlock) error {
-			for _, e := range b.Entries {
-				d := newest[string(e.Key.UserKey)]
-				if d != nil && d.seq >= e.Key.Seq {
-					continue
-				}
-				newest[string(e.Key.UserKey)] = &dbKey{
-					key: append([]byte(nil), e.Key.UserKey...), seq: e.Key.Seq, live: e.Key.Kind == table.KindValue,
-					where: fmt.Sprintf("%s, data block at offset %d", name, b.Handle.Offset),
-					value: append([]byte(nil), e.Value...),
-				}
-			}
-			return nil
-		})
-		if err != nil {
+		if err := scanTable(fsys, name, put); err != nil {
 			return nil, err
 		}
 	}
-	out := make([]dbKey, 0, len(newest))
-	for _, d := range newest {
+	return sortedVersions(newest), nil
+}
+
+// putFunc records a version of key, found where where() says.
+type putFunc func(key []byte, seq uint64, live bool, value []byte, where func() string)
+
+// keepNewest keeps each user key's newest version in m (ties: the last).
+func keepNewest(m map[string]*dbKey, ties bool) putFunc {
+	return func(key []byte, seq uint64, live bool, value []byte, where func() string) {
+		if old, ok := m[string(key)]; ok && (old.seq > seq || old.seq == seq && !ties) {
+			return
+		}
+		m[string(key)] = &dbKey{key: append([]byte(nil), key...), seq: seq, live: live, where: where(), value: append([]byte(nil), value...)}
+	}
+}
+
+// scanTable puts every entry of table name of fsys.
+func scanTable(fsys fs.FS, name string, put putFunc) error {
+	t, err := openTable(fsys, name)
+	if err != nil {
+		return err
+	}
+	return t.DataBlocks(func(b *table.DataBlock) error {
+		where := func() string { return fmt.Sprintf("%s, data block at offset %d", name, b.Handle.Offset) }
+		for _, e := range b.Entries {
+			put(e.Key.UserKey, e.Key.Seq, e.Key.Kind == table.KindValue, e.Value, where)
+		}
+		return nil
+	})
+}
+
+// sortedVersions returns the versions of m by user key.
+func sortedVersions(m map[string]*dbKey) []dbKey {
+	out := make([]dbKey, 0, len(m))
+	for _, d := range m {
 		out = append(out, *d)
 	}
 	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].key, out[j].key) < 0 })
-	return out, nil
+	return out
 }
 
-// checkReadDB has the port read databases upstream wrote. It returns why
-// the check was skipped, or "".
+// checkReadDB has the port read databases upstream wrote.
 func checkReadDB(p Port, cfg kitConfig, k *results) string {
-	if p.ReadDB == nil {
-		return "the port has no ReadDB hook"
-	}
+	return readUpstreamDBs(p, cfg, k, dbRead{
+		prop: PropReadDB, fails: kindReadFails, missing: kindReadMissing, extra: kindReadExtra,
+		committed: func() ([]upstreamDB, error) { return committedDBs(cfg.tables) },
+		live:      liveDBs,
+		confirm: func(db upstreamDB, contents []dbKey, absent [][]byte) error {
+			if !cfg.live {
+				return nil
+			}
+			return confirmContents(db, contents, absent)
+		},
+		committedErr: "committed databases", liveErr: "writing databases with upstream",
+		none: "no upstream database to read: this build of ldbcompat embeds none and was built without the leveldb tag",
+		cannot: func(db upstreamDB) string {
+			return fmt.Sprintf("port cannot read the database upstream wrote (%s, bloom filter of %d bits/key)", plural.Count(tableCount(db.fsys), "table"), db.bits)
+		},
+		holds: "upstream's database holds",
+		everyOne: func(db upstreamDB) string {
+			return fmt.Sprintf("upstream finds every one; bloom filter of %d bits/key", db.bits)
+		},
+		holdsNot: "upstream's database",
+	})
+}
+
+// dbRead words a property of ReadDB on upstream's databases.
+type dbRead struct {
+	prop                  Property
+	fails, missing, extra failureKind
+	committed             func() ([]upstreamDB, error)
+	live                  func(dir string) ([]upstreamDB, error)
+	confirm               func(db upstreamDB, contents []dbKey, absent [][]byte) error
+	committedErr, liveErr string // what failed to load, in suite errors
+	none                  string // the skip note when there is no database
+	cannot                func(db upstreamDB) string
+	holds, holdsNot       string
+	everyOne              func(db upstreamDB) string
+}
+
+// readUpstreamDBs runs property r.prop: the port must find every live key
+// of each database and no deleted or absent one.
+func readUpstreamDBs(p Port, cfg kitConfig, k *results, r dbRead) string {
 	var dbs []upstreamDB
 	if cfg.tables != nil {
-		c, err := committedDBs(cfg.tables)
+		c, err := r.committed()
 		if err != nil {
-			k.suiteError(fmt.Sprintf("committed databases: %v", err))
+			k.suiteError(fmt.Sprintf("%s: %v", r.committedErr, err))
 		}
 		dbs = append(dbs, c...)
 	}
@@ -158,92 +200,102 @@ func checkReadDB(p Port, cfg kitConfig, k *results) string {
 	}
 	defer os.RemoveAll(tmp)
 	if cfg.live {
-		live, err := liveDBs(filepath.Join(tmp, "upstream"))
+		live, err := r.live(filepath.Join(tmp, "upstream"))
 		if err != nil {
-			k.suiteError(fmt.Sprintf("writing databases with upstream: %v", err))
+			k.suiteError(fmt.Sprintf("%s: %v", r.liveErr, err))
 		}
 		dbs = append(dbs, live...)
 	}
 	if len(dbs) == 0 {
-		return "no upstream database to read: this build of ldbcompat embeds none and was built without the leveldb tag"
+		return r.none
 	}
 	for i, db := range dbs {
 		contents, absent, err := dbQueries(db)
+		if err == nil {
+			err = r.confirm(db, contents, absent)
+		}
 		if err != nil {
 			k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
 			continue
 		}
 		queries := append(userKeys(contents), absent...)
-		if cfg.live {
-			if err := confirmContents(db, contents, absent); err != nil {
-				k.suiteError(fmt.Sprintf("%s: %v", db.name, err))
-				continue
-			}
-		}
 		dir := filepath.Join(tmp, fmt.Sprintf("read%d", i))
 		if err := fixtures.CopyDir(dir, db.fsys); err != nil {
 			k.suiteError(err.Error())
 			continue
 		}
-		k.compared[PropReadDB]++
+		k.compare(r.prop, db.name)
 		repro := fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.UpstreamDBKeys(%q))", db.name, db.bits, db.name)
-		k.guard(PropReadDB, db.name, repro, func() {
+		k.guard(r.prop, db.name, repro, func() {
 			found, err := p.ReadDB(dir, db.bits, queries)
 			if err != nil {
-				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("port cannot read the database upstream wrote (%s, bloom filter of %d bits/key): %s", plural.Count(tableCount(db.fsys), "table"), db.bits, scrub(err, dir)), repro))
+				k.fail(failure(r.prop, db.name, r.fails, r.cannot(db)+": "+scrub(err, dir), repro))
 				return
 			}
 			if len(found) != len(queries) {
-				k.fail(failure(PropReadDB, db.name, kindReadFails, fmt.Sprintf("ReadDB answered %d of %s", len(found), plural.Count(len(queries), "key")), repro))
+				k.fail(failure(r.prop, db.name, r.fails, fmt.Sprintf("ReadDB answered %d of %s", len(found), plural.Count(len(queries), "key")), repro))
 				return
 			}
-			var missing, extra []int
-			live := 0
-			for i, d := range contents {
-				if d.live {
-					live++
-					if !found[i] {
-						missing = append(missing, i)
-					}
-				} else if found[i] {
-					extra = append(extra, i)
-				}
-			}
-			for j := range absent {
-				if found[len(contents)+j] {
-					extra = append(extra, len(contents)+j)
-				}
-			}
-			var problems, keys []string
-			var kinds []failureKind
-			if len(missing) > 0 {
-				d := contents[missing[0]]
-				problems = append(problems, fmt.Sprintf("port reports %d of the %s upstream's database holds missing (upstream finds every one; bloom filter of %d bits/key); first: key %x, newest version in %s",
-					len(missing), plural.Count(live, "key"), db.bits, d.key, d.where))
-				kinds = append(kinds, kindReadMissing)
-				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(d.key)))
-			}
-			if len(extra) > 0 {
-				q := queries[extra[0]]
-				what := "never written"
-				if extra[0] < len(contents) {
-					what = "deleted, in " + contents[extra[0]].where
-				}
-				problems = append(problems, fmt.Sprintf("port finds %s that upstream's database does not hold; first: key %x (%s)", plural.Count(len(extra), "key"), q, what))
-				kinds = append(kinds, kindReadExtra)
-				keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(q)))
-			}
-			if len(problems) > 0 {
-				k.fail(failure(PropReadDB, db.name, kinds[0], strings.Join(problems, "; "),
-					fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
-			}
+			r.judge(db, contents, queries, found, k)
 		})
 	}
 	return ""
 }
 
-// scrub writes err without the temporary directory dir, so that reports
-// are the same from run to run.
+// judge records the failure of the port's answers found to queries, if any.
+func (r dbRead) judge(db upstreamDB, contents []dbKey, queries [][]byte, found []bool, k *results) {
+	var missing, extra []int
+	live := 0
+	for i := range queries {
+		switch {
+		case i < len(contents) && contents[i].live:
+			live++
+			if !found[i] {
+				missing = append(missing, i)
+			}
+		case found[i]:
+			extra = append(extra, i)
+		}
+	}
+	var problems, keys []string
+	var kinds []failureKind
+	if len(missing) > 0 {
+		d := contents[missing[0]]
+		problems = append(problems, fmt.Sprintf("port reports %d of the %s %s missing (%s); first: key %x, newest version in %s",
+			len(missing), plural.Count(live, "key"), r.holds, r.everyOne(db), d.key, d.where))
+		kinds = append(kinds, r.missing)
+		keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(d.key)))
+	}
+	if len(extra) > 0 {
+		q := queries[extra[0]]
+		what := "never written"
+		if extra[0] < len(contents) {
+			what = "deleted, in " + contents[extra[0]].where
+		}
+		problems = append(problems, fmt.Sprintf("port finds %s that %s does not hold; first: key %x (%s)", plural.Count(len(extra), "key"), r.holdsNot, q, what))
+		kinds = append(kinds, r.extra)
+		keys = append(keys, fmt.Sprintf("%q", hex.EncodeToString(q)))
+	}
+	if len(problems) > 0 {
+		k.fail(failure(r.prop, db.name, kinds[0], strings.Join(problems, "; "),
+			fmt.Sprintf("ReadDB(compat.UpstreamDB(t, %q), %d, compat.HexKeys(%s))", db.name, db.bits, strings.Join(keys, ", "))))
+	}
+}
+
+// inCopy calls fn on a temporary copy of fsys, which it then removes.
+func inCopy(fsys fs.FS, fn func(dir string) error) error {
+	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := fixtures.CopyDir(tmp, fsys); err != nil {
+		return err
+	}
+	return fn(tmp)
+}
+
+// scrub drops the temporary dir from err, so that reports are stable.
 func scrub(err error, dir string) string {
 	return strings.ReplaceAll(err.Error(), dir, "<dir>")
 }
@@ -253,25 +305,9 @@ func tableCount(fsys fs.FS) int {
 	return len(n)
 }
 
-// checkWriteDB has the port write databases and checks their tables'
-// filter blocks and, live, has upstream read them. It returns why the
-// check was skipped, or "".
-func checkWriteDB(p Port, cfg kitConfig, k *results) string {
-	if p.WriteDB == nil {
-		return "the port has no WriteDB hook"
-	}
-	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
-	if err != nil {
-		k.suiteError(err.Error())
-		return ""
-	}
-	defer os.RemoveAll(tmp)
-	for i, c := range cases.DBCases() {
-		dir := filepath.Join(tmp, fmt.Sprintf("write%d", i))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			k.suiteError(err.Error())
-			continue
-		}
+// checkWriteDB has the port write databases, checked as upstream reads them.
+func checkWriteDB(p Port, cfg kitConfig, k *results) {
+	eachCaseDir(k, cases.DBCases(), func(c cases.DBCase, tmp, dir string) {
 		write := fmt.Sprintf("dir := t.TempDir(); WriteDB(dir, compat.CaseKVs(%q), %d)", c.Name, c.BitsPerKey)
 		var found []caseFailure
 		returned := false
@@ -295,15 +331,29 @@ func checkWriteDB(p Port, cfg kitConfig, k *results) string {
 		for _, f := range found {
 			k.fail(f)
 		}
-	}
-	return ""
+	})
 }
 
-// checkTables checks the filter block of every live table the port wrote
-// against the one upstream's TableBuilder writes for the same keys and data
-// blocks, and counts the keys upstream's filter check would reject. Each
-// table is a case, and so is the MANIFEST when upstream could not read the
-// tables by it.
+// eachCaseDir calls fn on each of cs with an empty dir under tmp.
+func eachCaseDir[C any](res *results, cs []C, fn func(c C, tmp, dir string)) {
+	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
+	if err != nil {
+		res.suiteError(err.Error())
+		return
+	}
+	defer os.RemoveAll(tmp)
+	for i, c := range cs {
+		dir := filepath.Join(tmp, fmt.Sprintf("case%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			res.suiteError(err.Error())
+			continue
+		}
+		fn(c, tmp, dir)
+	}
+}
+
+// checkTables checks each live table's filter block against upstream's
+// for the same keys and blocks, and the keys upstream's filter rejects.
 func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 	fsys := os.DirFS(dir)
 	names, err := tableNames(fsys)
@@ -359,8 +409,7 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 		} else if r.Params != nil && r.Params.Known && (c.BitsPerKey < r.Params.MinBitsPerKey || c.BitsPerKey > r.Params.MaxBitsPerKey) {
 			problems = append(problems, fmt.Sprintf("filters are upstream's for %s, but the port was asked for %d bits/key", r.Params, c.BitsPerKey))
 		}
-		// What upstream's Table::InternalGet asks the filter block, with
-		// upstream's semantics (package bloom matches them byte for byte).
+		// What Table::InternalGet asks the filter block (package bloom is upstream's).
 		_, contents, _ := t.FilterBlock()
 		fn := filtercheck.CountFalseNegatives(bloom.NewPolicy(c.BitsPerKey), contents, r.Blocks)
 		switch {
@@ -375,12 +424,8 @@ func checkTables(c cases.DBCase, dir, write string, k *results) []caseFailure {
 	return out
 }
 
-// liveTables returns the tables of names that the MANIFEST of the
-// database in dir lists, as upstream reads them: table files it does not
-// list are left over (the port has yet to delete them, which may depend on
-// when its background work runs) and upstream never reads them. When the
-// MANIFEST cannot be read, or lists tables upstream could not read as they
-// are, it returns every table of names and a failure saying so.
+// liveTables returns the tables of names the MANIFEST lists, the only ones
+// upstream reads; when it cannot tell, every table and a failure.
 func liveTables(c cases.DBCase, dir string, names []string, write string) ([]string, []caseFailure) {
 	caseName := c.Name + "/MANIFEST"
 	write += "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"
@@ -414,8 +459,7 @@ func liveTables(c cases.DBCase, dir string, names []string, write string) ([]str
 	return live, []caseFailure{failure(PropWriteDB, caseName, kindTableFormat, strings.Join(problems, "; "), write)}
 }
 
-// checkUpstreamReads has upstream open a copy of the database in dir with
-// a bloom filter and read every key.
+// checkUpstreamReads has upstream read every key from a copy of dir.
 func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []caseFailure {
 	cp := filepath.Join(tmp, "upstream-reads-"+strings.ReplaceAll(c.Name, "/", "-"))
 	if err := fixtures.CopyDir(cp, os.DirFS(dir)); err != nil {
@@ -446,29 +490,27 @@ func checkUpstreamReads(c cases.DBCase, dir, write, tmp string, k *results) []ca
 	var problems []string
 	var kinds []failureKind
 	var first []byte
-	if len(failed) > 0 {
-		first = c.KVs[failed[0]][0]
-		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23's Get fails for %d of the %s the port wrote; first: key %x: %s",
-			len(failed), plural.Count(len(keys), "key"), first, scrub(errs[failed[0]], cp)))
-		kinds = append(kinds, kindUpstreamGet)
-	}
-	if len(missing) > 0 {
-		key := c.KVs[missing[0]][0]
+	for _, g := range []struct {
+		idx    []int
+		kind   failureKind
+		format string // of the count, the keys and the first key
+	}{
+		{failed, kindUpstreamGet, "upstream LevelDB 1.23's Get fails for %d of the %s the port wrote; first: key %x"},
+		{missing, kindUpstreamMisses, fmt.Sprintf("upstream LevelDB 1.23 (through levigo, bloom filter of %d bits/key) reports", c.BitsPerKey) + " %d of the %s the port wrote missing; first: key %x"},
+		{wrong, kindUpstreamValue, "upstream LevelDB 1.23 (through levigo) returns another value for %d of the %s the port wrote; first: key %x"},
+	} {
+		if len(g.idx) == 0 {
+			continue
+		}
+		key := c.KVs[g.idx[0]][0]
+		p := fmt.Sprintf(g.format, len(g.idx), plural.Count(len(keys), "key"), key)
+		if g.kind == kindUpstreamGet {
+			p += ": " + scrub(errs[g.idx[0]], cp)
+		}
 		if first == nil {
 			first = key
 		}
-		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo, bloom filter of %d bits/key) reports %d of the %s the port wrote missing; first: key %x",
-			c.BitsPerKey, len(missing), plural.Count(len(keys), "key"), key))
-		kinds = append(kinds, kindUpstreamMisses)
-	}
-	if len(wrong) > 0 {
-		key := c.KVs[wrong[0]][0]
-		if first == nil {
-			first = key
-		}
-		problems = append(problems, fmt.Sprintf("upstream LevelDB 1.23 (through levigo) returns another value for %d of the %s the port wrote; first: key %x",
-			len(wrong), plural.Count(len(keys), "key"), key))
-		kinds = append(kinds, kindUpstreamValue)
+		problems, kinds = append(problems, p), append(kinds, g.kind)
 	}
 	if len(problems) == 0 {
 		return nil

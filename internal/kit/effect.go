@@ -5,10 +5,8 @@ import (
 	"strings"
 )
 
-// failureKind is what kind of difference a failure is. The check that
-// finds the difference gives it its kind; the kind decides what the
-// failure means for the port's users (Failure.Effect) and how harmful that
-// is.
+// failureKind is what kind of difference a failure is: it decides the
+// failure's effect on users and its harm.
 type failureKind uint8
 
 // The kinds of failure, with the check that finds them.
@@ -84,69 +82,70 @@ const (
 	numKinds // not a kind: the number of kinds
 )
 
-// kinds gives each kind its effect on users and its severity: 0 is the
-// most harmful.
+// kinds gives each kind its severity (0 is the most harmful), its harm
+// and its effect on users.
 var kinds = [numKinds]struct {
 	severity int
+	harm     Harm
 	effect   string
 }{
-	kindNone:    {7, "the port answers otherwise than upstream"},
-	kindPanic:   {0, "the port panics on input that upstream handles (the kit caught it; in a program it is a crash)"},
-	kindRefusal: {1, "the port refuses input that upstream accepts: a table reader that does so fails every read of such a table"},
+	kindNone:    {7, HarmOther, "the port answers otherwise than upstream"},
+	kindPanic:   {0, HarmCrash, "the port panics on input that upstream handles (the kit caught it; in a program it is a crash)"},
+	kindRefusal: {1, HarmFails, "the port refuses input that upstream accepts: a table reader that does so fails every read of such a table"},
 
-	kindName:            {4, "upstream finds a table's filter by its name (metaindex key filter.<name>), so it reads the port's tables without their filters and the port reads upstream's without filters: no wrong answers, but every Get of a missing key reads a data block"},
-	kindHash:            {3, "the hash feeds the bloom filter: filters the port builds with it reject keys upstream's filters accept, so reading each other's tables reports present keys missing (false negatives)"},
-	kindFilterBytes:     {3, "the port's filters are not upstream's: depending on the difference, upstream reading the port's tables reports present keys missing (false negatives: other bits set) or only filters worse (another k or size)"},
-	kindBlockBytes:      {3, "the port's filter blocks are laid out otherwise than upstream's: upstream reading the port's tables consults the wrong filter for a data block or none, so it can report present keys missing (false negatives) or filter worse"},
-	kindFalseNegative:   {2, "false negatives: on filters or filter blocks that upstream writes, the port answers \"absent\" where upstream answers \"may be present\", so Get on the port misses keys in upstream's tables"},
-	kindDamagedNegative: {3, "false negatives on damaged or arbitrary filter data only (upstream never writes it; a corrupted table holds it): the port answers \"absent\" where upstream answers \"may be present\""},
-	kindExtraMatch:      {5, "only extra reads: the port answers \"may be present\" where upstream answers \"absent\", so it reads data blocks upstream skips (no wrong answers)"},
+	kindName:            {4, HarmSlower, "upstream finds a table's filter by its name (metaindex key filter.<name>), so it reads the port's tables without their filters and the port reads upstream's without filters: no wrong answers, but every Get of a missing key reads a data block"},
+	kindHash:            {3, HarmMayLoseKeys, "the hash feeds the bloom filter: filters the port builds with it reject keys upstream's filters accept, so reading each other's tables reports present keys missing (false negatives)"},
+	kindFilterBytes:     {3, HarmMayLoseKeys, "the port's filters are not upstream's: depending on the difference, upstream reading the port's tables reports present keys missing (false negatives: other bits set) or only filters worse (another k or size)"},
+	kindBlockBytes:      {3, HarmMayLoseKeys, "the port's filter blocks are laid out otherwise than upstream's: upstream reading the port's tables consults the wrong filter for a data block or none, so it can report present keys missing (false negatives) or filter worse"},
+	kindFalseNegative:   {2, HarmFalseNegatives, "false negatives: on filters or filter blocks that upstream writes, the port answers \"absent\" where upstream answers \"may be present\", so Get on the port misses keys in upstream's tables"},
+	kindDamagedNegative: {3, HarmDamagedOnly, "false negatives on damaged or arbitrary filter data only (upstream never writes it; a corrupted table holds it): the port answers \"absent\" where upstream answers \"may be present\""},
+	kindExtraMatch:      {5, HarmSlower, "only extra reads: the port answers \"may be present\" where upstream answers \"absent\", so it reads data blocks upstream skips (no wrong answers)"},
 
-	kindReadFails:   {1, "the port cannot read databases upstream wrote"},
-	kindReadMissing: {2, "false negatives: Get on the port reports keys missing from databases upstream wrote"},
-	kindReadExtra:   {2, "Get on the port returns keys that upstream deleted or never wrote"},
+	kindReadFails:   {1, HarmFails, "the port cannot read databases upstream wrote"},
+	kindReadMissing: {2, HarmFalseNegatives, "false negatives: Get on the port reports keys missing from databases upstream wrote"},
+	kindReadExtra:   {2, HarmWrongAnswers, "Get on the port returns keys that upstream deleted or never wrote"},
 
-	kindWriteFails:     {1, "the port cannot write the kit's database"},
-	kindNoTable:        {6, "nothing to check: the port left no table (its data stayed in the log); make WriteDB flush the memtable"},
-	kindTableFormat:    {1, "upstream cannot open the databases the port writes"},
-	kindNoFilter:       {4, "upstream reads these tables without a filter: no wrong answers, but every Get of a missing key reads a data block"},
-	kindFilterName:     {4, "upstream 1.23 looks only for filter.leveldb.BuiltinBloomFilter2, so it reads these tables without their filters: no wrong answers, but every Get of a missing key reads a data block"},
-	kindOtherFilters:   {3, "the filter blocks differ from the ones upstream writes for the same keys, though upstream's filter check accepts every key in them: no wrong answers, but filters of another size or probe count than asked for"},
-	kindRejectsKeys:    {2, "false negatives: upstream's Get reports keys missing from the databases the port writes"},
-	kindUpstreamOpen:   {1, "upstream cannot open the databases the port writes"},
-	kindUpstreamGet:    {1, "upstream's Get fails with an error on keys of the databases the port writes"},
-	kindUpstreamMisses: {2, "false negatives: upstream's Get reports keys missing from the databases the port writes"},
-	kindUpstreamValue:  {2, "upstream's Get returns wrong values from the databases the port writes"},
+	kindWriteFails:     {1, HarmFails, "the port cannot write the kit's database"},
+	kindNoTable:        {6, HarmOther, "nothing to check: the port left no table (its data stayed in the log); make WriteDB flush the memtable"},
+	kindTableFormat:    {1, HarmFails, "upstream cannot open the databases the port writes"},
+	kindNoFilter:       {4, HarmSlower, "upstream reads these tables without a filter: no wrong answers, but every Get of a missing key reads a data block"},
+	kindFilterName:     {4, HarmSlower, "upstream 1.23 looks only for filter.leveldb.BuiltinBloomFilter2, so it reads these tables without their filters: no wrong answers, but every Get of a missing key reads a data block"},
+	kindOtherFilters:   {3, HarmSlower, "the filter blocks differ from the ones upstream writes for the same keys, though upstream's filter check accepts every key in them: no wrong answers, but filters of another size or probe count than asked for"},
+	kindRejectsKeys:    {2, HarmFalseNegatives, "false negatives: upstream's Get reports keys missing from the databases the port writes"},
+	kindUpstreamOpen:   {1, HarmFails, "upstream cannot open the databases the port writes"},
+	kindUpstreamGet:    {1, HarmFails, "upstream's Get fails with an error on keys of the databases the port writes"},
+	kindUpstreamMisses: {2, HarmFalseNegatives, "false negatives: upstream's Get reports keys missing from the databases the port writes"},
+	kindUpstreamValue:  {2, HarmWrongAnswers, "upstream's Get returns wrong values from the databases the port writes"},
 
-	kindTableFails:   {1, "the port cannot write the kit's table"},
-	kindTableLayout:  {6, "the port's tables are laid out otherwise than upstream's, but upstream reads every entry of them right, in a scan and by a lookup of each key: no wrong answers"},
-	kindTableBytes:   {3, "the port's tables are not upstream's bytes, and whether upstream reads them right could not be judged: upstream's behaviour on them is undefined, or they lie beyond the kit's table reader's memory bound"},
-	kindTableRefused: {1, "upstream cannot read the tables the port writes: with checksums verified (paranoid_checks, verify_checksums) it reports them corrupt, or it cannot open them"},
-	kindTableMissing: {2, "false negatives: upstream reads the port's tables without some of their entries, or its Get does not find them (a filter that rejects them, an index separator that sends the seek past their block), so the keys are lost"},
-	kindTableWrong:   {2, "upstream reads wrong values or extra entries from the port's tables"},
+	kindTableFails:   {1, HarmFails, "the port cannot write the kit's table"},
+	kindTableLayout:  {6, HarmBytesOnly, "the port's tables are laid out otherwise than upstream's, but upstream reads every entry of them right, in a scan and by a lookup of each key: no wrong answers"},
+	kindTableBytes:   {3, HarmMayLoseKeys, "the port's tables are not upstream's bytes, and whether upstream reads them right could not be judged: upstream's behaviour on them is undefined, or they lie beyond the kit's table reader's memory bound"},
+	kindTableRefused: {1, HarmFails, "upstream cannot read the tables the port writes: with checksums verified (paranoid_checks, verify_checksums) it reports them corrupt, or it cannot open them"},
+	kindTableMissing: {2, HarmFalseNegatives, "false negatives: upstream reads the port's tables without some of their entries, or its Get does not find them (a filter that rejects them, an index separator that sends the seek past their block), so the keys are lost"},
+	kindTableWrong:   {2, HarmWrongAnswers, "upstream reads wrong values or extra entries from the port's tables"},
 
-	kindReadTableFails:    {1, "the port cannot read tables upstream writes"},
-	kindReadTableMissing:  {2, "false negatives: the port reads upstream's tables without some of their entries, so Get reports those keys missing"},
-	kindReadTableWrong:    {2, "the port reads wrong values or extra entries from upstream's tables"},
-	kindDamagedTableWrong: {2, "on a damaged table that upstream, verifying checksums, reports corrupt, the port returns entries upstream never wrote: silent wrong answers"},
+	kindReadTableFails:    {1, HarmFails, "the port cannot read tables upstream writes"},
+	kindReadTableMissing:  {2, HarmFalseNegatives, "false negatives: the port reads upstream's tables without some of their entries, so Get reports those keys missing"},
+	kindReadTableWrong:    {2, HarmWrongAnswers, "the port reads wrong values or extra entries from upstream's tables"},
+	kindDamagedTableWrong: {2, HarmWrongAnswers, "on a damaged table that upstream, verifying checksums, reports corrupt, the port returns entries upstream never wrote: silent wrong answers"},
 
-	kindLogFails:  {1, "the port cannot write the kit's log"},
-	kindLogLayout: {6, "the port's logs are laid out otherwise than upstream's, but upstream reads every record of them right: no writes lost"},
-	kindLogBytes:  {3, "the port's logs are not upstream's bytes; whether upstream reads them right was not checked (run the kit with -tags leveldb)"},
-	kindLogLost:   {2, "false negatives: upstream reading the port's log misses records, so writes are lost when upstream recovers a database the port left"},
-	kindLogWrong:  {2, "upstream reading the port's log returns records the port did not write: wrong data after recovery"},
+	kindLogFails:  {1, HarmFails, "the port cannot write the kit's log"},
+	kindLogLayout: {6, HarmBytesOnly, "the port's logs are laid out otherwise than upstream's, but upstream reads every record of them right: no writes lost"},
+	kindLogBytes:  {3, HarmMayLoseKeys, "the port's logs are not upstream's bytes; whether upstream reads them right was not checked (run the kit with -tags leveldb)"},
+	kindLogLost:   {2, HarmFalseNegatives, "false negatives: upstream reading the port's log misses records, so writes are lost when upstream recovers a database the port left"},
+	kindLogWrong:  {2, HarmWrongAnswers, "upstream reading the port's log returns records the port did not write: wrong data after recovery"},
 
-	kindReadLogFails:   {1, "the port cannot read logs upstream writes"},
-	kindReadLogMissing: {2, "false negatives: the port's log reader misses records upstream recovers, so writes are lost when the port opens a database upstream left"},
-	kindReadLogWrong:   {2, "the port's log reader returns records upstream's does not: data upstream dropped as damaged comes back, or records come back altered"},
+	kindReadLogFails:   {1, HarmFails, "the port cannot read logs upstream writes"},
+	kindReadLogMissing: {2, HarmFalseNegatives, "false negatives: the port's log reader misses records upstream recovers, so writes are lost when the port opens a database upstream left"},
+	kindReadLogWrong:   {2, HarmWrongAnswers, "the port's log reader returns records upstream's does not: data upstream dropped as damaged comes back, or records come back altered"},
 
-	kindSyncedFails:    {1, "the port cannot write the kit's synced writes"},
-	kindSyncedOpen:     {1, "upstream cannot open a database the port left after synced writes (open, as a crash leaves it, or closed)"},
-	kindSyncedMissing:  {2, "false negatives: upstream opening a database the port left misses writes the port synced"},
-	kindSyncedWrong:    {2, "upstream opening a database the port left returns other values, or keys the port never wrote"},
-	kindRecoverFails:   {1, "the port cannot open a database upstream left with its writes in the log, as a crash or a close leaves it"},
-	kindRecoverMissing: {2, "false negatives: the port misses writes upstream left in its log, when it opens a database upstream did not compact"},
-	kindRecoverExtra:   {2, "the port finds keys upstream never wrote in a database upstream left in its log"},
+	kindSyncedFails:    {1, HarmFails, "the port cannot write the kit's synced writes"},
+	kindSyncedOpen:     {1, HarmFails, "upstream cannot open a database the port left after synced writes (open, as a crash leaves it, or closed)"},
+	kindSyncedMissing:  {2, HarmFalseNegatives, "false negatives: upstream opening a database the port left misses writes the port synced"},
+	kindSyncedWrong:    {2, HarmWrongAnswers, "upstream opening a database the port left returns other values, or keys the port never wrote"},
+	kindRecoverFails:   {1, HarmFails, "the port cannot open a database upstream left with its writes in the log, as a crash or a close leaves it"},
+	kindRecoverMissing: {2, HarmFalseNegatives, "false negatives: the port misses writes upstream left in its log, when it opens a database upstream did not compact"},
+	kindRecoverExtra:   {2, HarmWrongAnswers, "the port finds keys upstream never wrote in a database upstream left in its log"},
 }
 
 func (k failureKind) effect() string { return kinds[k].effect }
@@ -154,31 +153,7 @@ func (k failureKind) effect() string { return kinds[k].effect }
 func (k failureKind) severity() int { return kinds[k].severity }
 
 // harm is what a failure of kind k does to the port's users.
-func (k failureKind) harm() Harm {
-	switch k {
-	case kindFalseNegative, kindReadMissing, kindRejectsKeys, kindUpstreamMisses,
-		kindTableMissing, kindReadTableMissing, kindLogLost, kindReadLogMissing, kindSyncedMissing, kindRecoverMissing:
-		return HarmFalseNegatives
-	case kindReadExtra, kindUpstreamValue, kindTableWrong, kindReadTableWrong, kindDamagedTableWrong,
-		kindLogWrong, kindReadLogWrong, kindSyncedWrong, kindRecoverExtra:
-		return HarmWrongAnswers
-	case kindPanic:
-		return HarmCrash
-	case kindRefusal, kindReadFails, kindWriteFails, kindTableFormat, kindUpstreamOpen, kindUpstreamGet,
-		kindTableFails, kindTableRefused, kindReadTableFails, kindLogFails, kindReadLogFails,
-		kindSyncedFails, kindSyncedOpen, kindRecoverFails:
-		return HarmFails
-	case kindHash, kindFilterBytes, kindBlockBytes, kindTableBytes, kindLogBytes:
-		return HarmMayLoseKeys
-	case kindDamagedNegative:
-		return HarmDamagedOnly
-	case kindName, kindExtraMatch, kindNoFilter, kindFilterName, kindOtherFilters:
-		return HarmSlower
-	case kindTableLayout, kindLogLayout:
-		return HarmBytesOnly
-	}
-	return HarmOther
-}
+func (k failureKind) harm() Harm { return kinds[k].harm }
 
 // summarize joins the distinct effects of fs, the most harmful first.
 func summarize(fs []caseFailure) string {

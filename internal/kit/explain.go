@@ -10,18 +10,11 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
-// Explanations a failure adds when its cause can be known from upstream's
-// rules (util/bloom.cc, util/hash.cc): which part of a filter differs and
-// what setting would give the port's bytes, or which hash the port's value
-// comes from. They name the cause in words, so that a port author need
-// not decode bytes.
-
 // maxExplainedBits bounds the bits/key values an explanation names.
 const maxExplainedBits = 1000
 
-// explainFilter says why the port's filter for keys at bitsPerKey differs
-// from upstream's (want and got without the dst prefix), or "" when the
-// difference is in the bit array only and nothing simpler explains it.
+// explainFilter says why the port's filter differs from upstream's (both
+// without dst), or "" when only the bit array does.
 func explainFilter(bitsPerKey int, keys [][]byte, want, got []byte) string {
 	if len(want) == 0 || len(got) == 0 {
 		return ""
@@ -75,10 +68,8 @@ func bitsRange(lo, hi int) string {
 	return fmt.Sprintf("bits/key %d..%d", lo, hi)
 }
 
-// explainHash says which known hash gives the port's value got for data
-// and seed, when upstream's want is another: the tail bytes hashed as
-// signed char (LevelDB v1.4 to v1.17 on x86) or as unsigned (v1.18 on, and
-// every release where char is unsigned).
+// explainHash says which known hash gives got: tail bytes as signed char
+// (v1.4 to v1.17 on x86) or unsigned (v1.18 on).
 func explainHash(data []byte, seed uint32, want, got string) string {
 	signed := fmt.Sprintf("%08x", bloom.HashSignedTail(data, seed))
 	unsigned := fmt.Sprintf("%08x", bloom.Hash(data, seed))

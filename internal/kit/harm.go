@@ -1,36 +1,28 @@
 package kit
 
-// Harm ranks what a failure does to a port's users, the most harmful
-// first: silent wrong answers before loud failures, loud failures before
-// differences that only may cost answers, and those before slower reads.
-// A report that orders findings across ports sorts by it.
+// Harm ranks what a failure does to a port's users, most harmful first:
+// silent wrong answers, loud failures, differences that may cost answers,
+// slower reads.
 type Harm int
 
 // The harms, most harmful first.
 const (
-	// HarmFalseNegatives: present keys read as missing, measured on data
-	// upstream writes or reads (the data is there, Get says it is not).
+	// HarmFalseNegatives: present keys read as missing, on data upstream writes or reads.
 	HarmFalseNegatives Harm = iota + 1
-	// HarmWrongAnswers: other wrong answers: keys upstream deleted or
-	// never wrote found, or other values returned.
+	// HarmWrongAnswers: deleted or never-written keys found, or other values.
 	HarmWrongAnswers
 	// HarmCrash: the port panics.
 	HarmCrash
-	// HarmFails: an error instead of an answer: a database or table that
-	// cannot be opened, read or written, an input refused.
+	// HarmFails: an error instead of an answer, or an input refused.
 	HarmFails
-	// HarmMayLoseKeys: a hash, filter or filter block whose bytes are not
-	// upstream's: reading each other's filters can miss keys, depending
-	// on the difference (the end-to-end checks measure whether it does).
+	// HarmMayLoseKeys: hash, filter or block bytes not upstream's, which
+	// can miss keys when read across (the end-to-end checks measure it).
 	HarmMayLoseKeys
-	// HarmDamagedOnly: false negatives on damaged or arbitrary filter data
-	// only, which upstream never writes.
+	// HarmDamagedOnly: false negatives only on damaged or arbitrary filter data.
 	HarmDamagedOnly
-	// HarmSlower: no wrong answers, but filters ignored, worse or absent:
-	// more data blocks read.
+	// HarmSlower: filters ignored, worse or absent: more data blocks read.
 	HarmSlower
-	// HarmBytesOnly: bytes laid out otherwise than upstream's, which
-	// upstream reads right: no wrong answers, nothing slower.
+	// HarmBytesOnly: another layout, which upstream reads right.
 	HarmBytesOnly
 	// HarmOther: none of the above (the kit could not check the case).
 	HarmOther

@@ -12,11 +12,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 )
 
-// The inputs of the kit's cases, by name, for reproducers whose inputs are
-// too long for a line: a port's module cannot import this module's
-// internal packages, where the cases are made, but can call these. Each
-// panics when there is no such case, as HexBytes does on bad hex: they
-// are written by the kit into reproducers, not called on user input.
+// The Case functions give reproducers the inputs a port's module cannot
+// import from internal packages; each panics when there is no such case.
 
 // CaseKeys returns the keys the kit gives CreateFilter in filter case name,
 // as reproducers write them: NewPolicy(10).CreateFilter(compat.CaseKeys("bpk10/n100000"), nil).
@@ -46,9 +43,7 @@ func CaseQuery(name string, i int) []byte {
 }
 
 // CaseFilter returns the filter the kit asks KeyMayMatch on in case name:
-// the bytes of a match case, or upstream's filter for the keys of a filter
-// case, without its dst (package bloom writes it, byte for byte as
-// upstream LevelDB 1.23 does).
+// a match case's bytes, or upstream's filter of a filter case's keys.
 func CaseFilter(name string) []byte {
 	s := cases.Find(name)
 	switch {
@@ -61,10 +56,8 @@ func CaseFilter(name string) []byte {
 	panic(noCase(name))
 }
 
-// CaseBlock returns the filter block the kit gives a filter block reader in
-// case name: the contents of a reader case, or the block upstream's
-// builder returns at the last Finish of a builder case (package bloom
-// builds it, byte for byte as upstream does).
+// CaseBlock returns the filter block the kit gives a reader in case name:
+// a reader case's contents, or a builder case's last Finish upstream.
 func CaseBlock(name string) []byte {
 	s := cases.Find(name)
 	switch {
@@ -87,25 +80,23 @@ func CaseCalls(name string, b FilterBlockBuilder) [][]byte {
 	return makeCalls(b, s.Block[0].Ops)
 }
 
-// CaseKVs returns the keys and values the kit gives WriteDB in database
-// case name, or WriteSynced in recovery case name, in the order it puts
-// them.
+// CaseKVs returns the writes of database or recovery case name, in order.
 func CaseKVs(name string) [][2][]byte {
 	for _, c := range cases.DBCases() {
 		if c.Name == name {
 			return c.KVs
 		}
 	}
-	if kvs := syncedKVs(name); kvs != nil {
-		return kvs
+	for _, c := range cases.SyncedCases() {
+		if c.Name == name {
+			return c.KVs
+		}
 	}
 	panic(fmt.Sprintf("compat: no database case named %q", name))
 }
 
-// UpstreamDB copies the database upstream wrote that the kit names name
-// (such as "testdata/tables/b10-bs4096-none") into a new directory of
-// t.TempDir() and returns that directory. A database upstream writes live
-// is written again, which needs the leveldb build tag.
+// UpstreamDB copies upstream's database name into a new t.TempDir(); a
+// live one is written again (-tags leveldb).
 func UpstreamDB(t testing.TB, name string) string {
 	t.Helper()
 	db, cleanup, err := upstreamDBNamed(name)
@@ -120,10 +111,8 @@ func UpstreamDB(t testing.TB, name string) string {
 	return dir
 }
 
-// UpstreamDBKeys returns the keys the kit asks ReadDB of upstream's
-// database name: every user key the database holds, live or deleted, in
-// order, then keys it never held. It panics when there is no such
-// database or it cannot be read.
+// UpstreamDBKeys returns the keys the kit asks ReadDB of database name: its
+// user keys, live or deleted, then keys it never held.
 func UpstreamDBKeys(name string) [][]byte {
 	db, cleanup, err := upstreamDBNamed(name)
 	if err != nil {
@@ -137,41 +126,55 @@ func UpstreamDBKeys(name string) [][]byte {
 	return append(userKeys(contents), absent...)
 }
 
-// upstreamDBNamed finds the database upstream wrote named name: a
-// committed one, or one upstream writes live (into a directory that
-// cleanup removes).
+// upstreamDBNamed finds the database named name, committed or written live
+// into a directory cleanup removes.
 func upstreamDBNamed(name string) (upstreamDB, func(), error) {
 	nothing := func() {}
-	if db, cleanup, ok, err := recoveryDBNamed(name); ok {
-		return db, cleanup, err
-	}
-	if strings.HasPrefix(name, committedPrefix) {
-		tables := committedTables()
-		if tables == nil {
+	if strings.HasPrefix(name, committedPrefix) || strings.HasPrefix(name, logDBPrefix) {
+		var dbs []upstreamDB
+		var err error
+		if strings.HasPrefix(name, logDBPrefix) {
+			dbs, _, err = committedLogDBs()
+		} else if tables := committedTables(); tables == nil {
 			return upstreamDB{}, nothing, fmt.Errorf("no database %q: this build embeds no testdata", name)
+		} else {
+			dbs, err = committedDBs(tables)
 		}
-		dbs, err := committedDBs(tables)
 		if err != nil {
 			return upstreamDB{}, nothing, err
 		}
-		for _, db := range dbs {
-			if db.name == name {
-				return db, nothing, nil
-			}
-		}
-		return upstreamDB{}, nothing, fmt.Errorf("no database %q among the committed ones", name)
+		db, err := dbNamed(dbs, name, "the committed ones")
+		return db, nothing, err
 	}
 	tmp, err := os.MkdirTemp("", "ldbcompat-db-")
 	if err != nil {
 		return upstreamDB{}, nothing, err
 	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	db, err := liveDBNamed(tmp, name)
+	var db upstreamDB
+	if strings.HasPrefix(name, liveLogDBPrefix) {
+		dbs, liveErr := liveLogDBs(tmp)
+		if db, err = dbNamed(dbs, name, "those upstream leaves in its log live"); err != nil && liveErr != nil {
+			err = liveErr
+		}
+	} else {
+		db, err = liveDBNamed(tmp, name)
+	}
 	if err != nil {
-		cleanup()
+		os.RemoveAll(tmp)
 		return upstreamDB{}, nothing, err
 	}
-	return db, cleanup, nil
+	return db, func() { os.RemoveAll(tmp) }, nil
+}
+
+// dbNamed returns the database of dbs named name; among says where it was
+// looked for.
+func dbNamed(dbs []upstreamDB, name, among string) (upstreamDB, error) {
+	for _, db := range dbs {
+		if db.name == name {
+			return db, nil
+		}
+	}
+	return upstreamDB{}, fmt.Errorf("no database %q among %s", name, among)
 }
 
 // dbQueries returns what the kit asks ReadDB of db: its contents, and 200

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -14,34 +13,12 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
-// The check of PropLogRecovered: the port puts each case's writes with
-// sync and returns with its database open; the kit copies the directory,
-// every file byte for byte, as a crash of the port's process leaves it,
-// then closes the database; upstream opens the copy and the closed
-// directory, under LevelDB's defaults and with paranoid_checks, and must
-// find every write and nothing else.
-//
-// The copy keeps LOCK: a crash leaves the file (upstream's is empty, its
-// lock held by the process and gone with it), and DB::Open takes it
-// again. What the copy sees is what the port handed the operating system:
-// writes a port keeps in its own buffers are lost, as in a crash; writes
-// it never fsyncs are not, since no power is cut.
+// The crash copy keeps LOCK, as a crash leaves it, and holds what the port
+// handed the OS: its own buffers are lost, unsynced writes are not.
 
-// checkLogRecovered runs PropLogRecovered on p into res. It returns why
-// it was skipped, or "".
-func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
-	tmp, err := os.MkdirTemp("", "ldbcompat-kit-")
-	if err != nil {
-		res.suiteError(err.Error())
-		return ""
-	}
-	defer os.RemoveAll(tmp)
-	for i, c := range cases.SyncedCases() {
-		dir := filepath.Join(tmp, fmt.Sprintf("synced%d", i))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			res.suiteError(err.Error())
-			continue
-		}
+// checkLogRecovered runs PropLogRecovered on p into res.
+func checkLogRecovered(p Port, cfg kitConfig, res *results) {
+	eachCaseDir(res, cases.SyncedCases(), func(c cases.SyncedCase, tmp, dir string) {
 		write := fmt.Sprintf("dir := t.TempDir(); closeDB, err := WriteSynced(dir, compat.CaseKVs(%q))", c.Name)
 		verify := "; go run github.com/ldbcompat/ldbcompat/cmd/ldbcompat verify dir"
 		openName, closedName := c.Name+", copied while open", c.Name+", closed"
@@ -59,9 +36,9 @@ func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
 			}
 		})
 		if closeDB == nil {
-			continue
+			return
 		}
-		crash := filepath.Join(tmp, fmt.Sprintf("crash%d", i))
+		crash := dir + "-crash"
 		if err := fixtures.CopyDir(crash, os.DirFS(dir)); err != nil {
 			res.suiteError(fmt.Sprintf("copying the open database: %v", err))
 		} else {
@@ -80,14 +57,11 @@ func checkLogRecovered(p Port, cfg kitConfig, res *results) string {
 		if closed {
 			judgeSynced(c, dir, "the directory the port closed", closedName, closeRepro+verify, cfg, res)
 		}
-	}
-	return ""
+	})
 }
 
-// judgeSynced has upstream, live or as modelled, open the database in
-// dir, which the port left after case c's writes (what, for failures),
-// with LevelDB's defaults and with paranoid_checks, and records a failure
-// of case name when it does not find exactly c's writes.
+// judgeSynced has upstream (live or modelled) open dir, left after c's
+// writes, with defaults and with paranoid_checks; each must find them all.
 func judgeSynced(c cases.SyncedCase, dir, what, name, repro string, cfg kitConfig, res *results) {
 	judge := openModel
 	if cfg.live {
@@ -109,59 +83,48 @@ func judgeSynced(c cases.SyncedCase, dir, what, name, repro string, cfg kitConfi
 			verdicts[i] = &verdict{d.describe("the port synced"), d.kind(kindSyncedMissing, kindSyncedWrong), d.firstKey()}
 		}
 	}
+	modes := []string{"LevelDB's defaults", "paranoid_checks"}
+	if def, par := verdicts[0], verdicts[1]; def != nil && par != nil && def.text == par.text {
+		verdicts[1], modes[0] = nil, "LevelDB's defaults, and paranoid_checks too"
+	}
 	var problems []string
-	var kinds []failureKind
+	var kind failureKind
 	var first []byte
-	switch def, par := verdicts[0], verdicts[1]; {
-	case def != nil && par != nil && def.text == par.text:
-		problems = append(problems, fmt.Sprintf("upstream opening %s (LevelDB's defaults, and paranoid_checks too) %s", what, def.text))
-		kinds, first = append(kinds, def.kind), def.key
-	default:
-		for i, v := range verdicts {
-			if v == nil {
-				continue
-			}
-			mode := "LevelDB's defaults"
-			if i == 1 {
-				mode = "paranoid_checks"
-			}
-			problems = append(problems, fmt.Sprintf("upstream opening %s (%s) %s", what, mode, v.text))
-			kinds = append(kinds, v.kind)
-			if first == nil {
-				first = v.key
-			}
+	for i, v := range verdicts {
+		if v == nil {
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("upstream opening %s (%s) %s", what, modes[i], v.text))
+		if len(problems) == 1 || v.kind.severity() < kind.severity() {
+			kind = v.kind
+		}
+		if first == nil {
+			first = v.key
 		}
 	}
 	if len(problems) == 0 {
 		return
 	}
-	sort.SliceStable(kinds, func(i, j int) bool { return kinds[i].severity() < kinds[j].severity() })
 	if first != nil {
 		repro += fmt.Sprintf("; then upstream's DB::Get of compat.HexBytes(%q)", hex.EncodeToString(first))
 	}
-	res.fail(failure(PropLogRecovered, name, kinds[0], "judged by "+judge+": "+strings.Join(problems, "; "), repro))
+	res.fail(failure(PropLogRecovered, name, kind, "judged by "+judge+": "+strings.Join(problems, "; "), repro))
 }
 
-// openUpstream returns what upstream finds in the database in dir after
-// DB::Open: live through cgo on a copy (DB::Open writes), else as
-// modelOpen models it.
+// openUpstream returns what DB::Open finds in dir: live on a copy (it
+// writes), else modelOpen.
 func openUpstream(dir string, paranoid, live bool) ([]kv, error) {
 	if !live {
 		return modelOpen(dir, paranoid)
 	}
-	cp, err := os.MkdirTemp("", "ldbcompat-open-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(cp)
-	if err := fixtures.CopyDir(cp, os.DirFS(dir)); err != nil {
-		return nil, err
-	}
-	got, err := liveOpen(cp, paranoid)
-	if err != nil {
-		return nil, fmt.Errorf("%s", strings.ReplaceAll(err.Error(), cp, dir))
-	}
-	return got, nil
+	var got []kv
+	err := inCopy(os.DirFS(dir), func(cp string) (err error) {
+		if got, err = liveOpen(cp, paranoid); err != nil {
+			return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), cp, dir))
+		}
+		return nil
+	})
+	return got, err
 }
 
 // kvDiff is how the keys and values a database holds differ from the
@@ -233,17 +196,6 @@ func (d kvDiff) firstKey() []byte {
 	for _, l := range [][][]byte{d.missing, d.wrong, d.extra} {
 		if len(l) > 0 {
 			return l[0]
-		}
-	}
-	return nil
-}
-
-// syncedKVs returns the writes of recovery case name, nil if there is
-// none of that name.
-func syncedKVs(name string) [][2][]byte {
-	for _, c := range cases.SyncedCases() {
-		if c.Name == name {
-			return c.KVs
 		}
 	}
 	return nil

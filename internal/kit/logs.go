@@ -12,12 +12,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
 )
 
-// The log properties: the port's log writer against upstream's
-// log::Writer (db/log_writer.cc), byte for byte, a difference judged by
-// whether upstream's log::Reader (db/log_reader.cc) reads every record
-// of the port's log right; and the port's log reader on upstream's logs,
-// clean, damaged and torn, against the records log::Reader returns.
-
 // upstreamLog is a log case as upstream writes and reads it.
 type upstreamLog struct {
 	c cases.LogCase
@@ -37,27 +31,20 @@ type logPrep struct {
 	errs []string // errors of the suite itself
 }
 
-var logPreps struct {
-	sync.Mutex
-	m map[bool]*logPrep // by live
+// logPreps makes each tier's log cases once, by live.
+var logPreps = [2]func() *logPrep{
+	sync.OnceValue(func() *logPrep { return prepareLogs(false) }),
+	sync.OnceValue(func() *logPrep { return prepareLogs(true) }),
 }
 
-// upstreamLogs returns the log cases with upstream's logs and records:
-// from the golden vectors, whose digests logfile.WriteLog recovers and
-// whose records' fingerprints logfile's reader must match; or, live,
-// from upstream's log::Writer and log::Reader through cgo, with the live
-// cases of random sizes added.
+// upstreamLogs returns the log cases with upstream's logs and records: from
+// the golden vectors (logfile recovers their digests), or live.
 func upstreamLogs(live bool, res *results) []upstreamLog {
-	logPreps.Lock()
-	defer logPreps.Unlock()
-	if logPreps.m == nil {
-		logPreps.m = map[bool]*logPrep{}
+	i := 0
+	if live {
+		i = 1
 	}
-	p := logPreps.m[live]
-	if p == nil {
-		p = prepareLogs(live)
-		logPreps.m[live] = p
-	}
+	p := logPreps[i]()
 	for _, e := range p.errs {
 		res.suiteError(e)
 	}
@@ -118,9 +105,8 @@ func (p *logPrep) finish(u *upstreamLog, read func([]byte) ([][]byte, []int64, e
 	u.recs, u.offs, u.recsOK = recs, offs, true
 }
 
-// refReadLog returns the records package logfile's reader, which follows
-// log::Reader with checksums verified, returns from data, with their
-// offsets.
+// refReadLog returns the records and offsets package logfile's reader
+// (log::Reader, checksums verified) returns from data.
 func refReadLog(data []byte) ([][]byte, []int64, error) {
 	r := logfile.NewReader(bytes.NewReader(data), "log", logfile.Options{NoDiagnosis: true})
 	var recs [][]byte
@@ -138,8 +124,7 @@ func refReadLog(data []byte) ([][]byte, []int64, error) {
 	}
 }
 
-// cloneRecords copies recs, so that a port that changes its input does not
-// change the kit's.
+// cloneRecords copies recs, so that a port cannot change the kit's.
 func cloneRecords(recs [][]byte) [][]byte {
 	out := make([][]byte, len(recs))
 	for i, r := range recs {
@@ -151,8 +136,7 @@ func cloneRecords(recs [][]byte) [][]byte {
 	return out
 }
 
-// checkLogBytes compares the port's log of each clean case's records
-// with upstream's.
+// checkLogBytes compares the port's logs of the clean cases with upstream's.
 func checkLogBytes(p Port, cfg kitConfig, res *results) {
 	for _, u := range upstreamLogs(cfg.live, res) {
 		if u.c.Damaged() {
@@ -181,9 +165,8 @@ func checkLogBytes(p Port, cfg kitConfig, res *results) {
 	}
 }
 
-// judgeLog has upstream's reader read log, the port's log of recs: live,
-// log::Reader itself; else package logfile's reader, which follows it.
-// It returns the failure's kind and says what the reader returned.
+// judgeLog has upstream's reader (live, else package logfile's) read the
+// port's log of recs, and returns the failure's kind and detail.
 func judgeLog(recs [][]byte, log []byte, live bool) (failureKind, string) {
 	reader := "package logfile's reader (which follows upstream's log::Reader, checksums verified)"
 	read := refReadLog
@@ -205,9 +188,7 @@ func judgeLog(recs [][]byte, log []byte, live bool) (failureKind, string) {
 	return kindLogWrong, fmt.Sprintf("%s reads the port's log of %d records wrong: %s", reader, len(recs), d)
 }
 
-// checkReadLog compares the records the port's reader returns from
-// upstream's logs, clean, damaged and torn, with those of upstream's
-// log::Reader.
+// checkReadLog compares the port's records of upstream's logs with log::Reader's.
 func checkReadLog(p Port, cfg kitConfig, res *results) {
 	for _, u := range upstreamLogs(cfg.live, res) {
 		name := u.c.Name
@@ -244,25 +225,22 @@ func checkReadLog(p Port, cfg kitConfig, res *results) {
 	}
 }
 
-// recordDiff is how a reader's records differ from those it should
-// return.
+// recordDiff is how a reader's records differ from the right ones.
 type recordDiff struct {
 	missing, wrong int
 	first          string // the first difference, in words
 }
 
-// lost tells that records are missing beyond those returned altered: an
-// altered record counts once missing and once wrong.
+// lost tells that records are missing beyond altered ones (which count
+// once missing and once wrong).
 func (d recordDiff) lost() bool { return d.missing > d.wrong }
 
 func (d recordDiff) String() string {
 	return fmt.Sprintf("%d missing, %d wrong or extra; first, %s", d.missing, d.wrong, d.first)
 }
 
-// diffRecords matches got against want in order: each record of got is
-// the next of want equal to it, or wrong (altered or extra); the records
-// of want left unmatched are missing. offs, when given, are want's file
-// offsets; whose says whose records want are, for the failure.
+// diffRecords matches got against want in order: unmatched records of got
+// are wrong, of want missing; offs are want's offsets, whose their writer.
 func diffRecords(want, got [][]byte, offs []int64, whose string) recordDiff {
 	var d recordDiff
 	at := func(i int) string {

@@ -15,9 +15,7 @@ func CaseRecords(name string) [][]byte {
 	return cloneRecords(c.Records)
 }
 
-// CaseLog returns the log the kit gives ReadLog in log case name:
-// upstream's log of the case's records (package logfile writes it, byte
-// for byte as upstream's log::Writer does), damaged as the case says.
+// CaseLog returns upstream's log of log case name, damaged as it says.
 func CaseLog(name string) []byte {
 	c, ok := cases.FindLog(name)
 	if !ok {

@@ -8,9 +8,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
 )
 
-// Where a port's log first differs from upstream's, in the terms of
-// db/log_format.h: the block, the offset in it, and the field.
-
 // logTypeNames name the physical record types.
 var logTypeNames = map[byte]string{
 	logfile.TypeZero: "zero", logfile.TypeFull: "FULL", logfile.TypeFirst: "FIRST",

@@ -28,7 +28,29 @@ func upstreamGet(string, int, [][]byte) ([][]byte, []error, error) {
 	return nil, nil, errors.New("built without the leveldb tag")
 }
 
-// Live reports whether this build of the kit asks upstream LevelDB itself,
-// through cgo, besides the golden vectors: whether it was built with the
-// leveldb tag.
+// Live reports whether the kit was built with the leveldb tag, asking
+// upstream itself through cgo.
 const Live = false
+
+func liveWriteLog([][]byte) []byte { return nil }
+
+func liveReadLog([]byte) ([][]byte, []int64, error) {
+	return nil, nil, errors.New("built without the leveldb tag")
+}
+
+func liveOpen(string, bool) ([]kv, error) {
+	return nil, errors.New("built without the leveldb tag")
+}
+
+func liveLogDBs(string) ([]upstreamDB, error) { return nil, nil }
+
+// liveLogDBCount is how many databases liveLogDBs writes.
+const liveLogDBCount = 0
+
+var errNoLive = errors.New("the kit was built without the leveldb tag: upstream cannot be asked live")
+
+func liveTable(cases.TableCase) ([]byte, error) { return nil, errNoLive }
+
+func liveRead([]byte, int) ([][2][]byte, string, error) { return nil, "", errNoLive }
+
+func liveGets([]byte, [][]byte, int) ([]keyGet, error) { return nil, errNoLive }

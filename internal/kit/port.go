@@ -8,142 +8,76 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
 
-// FilterBlockBuilder is the builder half of a filter block implementation
-// under test, with leveldb::FilterBlockBuilder's calls.
+// FilterBlockBuilder has leveldb::FilterBlockBuilder's calls.
 type FilterBlockBuilder interface {
 	StartBlock(blockOffset uint64)
 	AddKey(key []byte)
 	Finish() []byte
 }
 
-// FilterBlockReader is the reader half of a filter block implementation
-// under test, with leveldb::FilterBlockReader's call.
+// FilterBlockReader has leveldb::FilterBlockReader's call.
 type FilterBlockReader interface {
 	KeyMayMatch(blockOffset uint64, key []byte) bool
 }
 
 // Port describes a Go implementation of LevelDB's bloom filter and filter
-// block to check against upstream (compat.Port, which documents it for
-// port authors, is this type). Only Name and NewPolicy are required; the
-// properties whose hooks are nil are skipped. A hook that panics fails the
-// property it serves; one that cannot take an input upstream accepts may
-// panic with a Refusal.
+// block to check against upstream; compat.Port, this type, documents the
+// hooks for port authors. Only Name and NewPolicy are required.
 type Port struct {
 	// Name names the port in reports.
 	Name string
-
-	// NewPolicy returns the port's bloom filter policy for bitsPerKey, as
-	// leveldb::NewBloomFilterPolicy. It is called with bitsPerKey 0..1000.
+	// NewPolicy is leveldb::NewBloomFilterPolicy, for bitsPerKey 0..1000.
 	NewPolicy func(bitsPerKey int) bloom.FilterPolicy
-
-	// Hash is the port's util/hash.cc Hash, if it exports one.
+	// Hash is util/hash.cc's Hash.
 	Hash func(data []byte, seed uint32) uint32
-
-	// NewFilterBlockBuilder returns the port's filter block builder using
-	// p, which may be the port's own bloom policy or upstream's test policy
-	// from table/filter_block_test.cc.
+	// NewFilterBlockBuilder builds blocks with p (the port's or TestHashPolicy).
 	NewFilterBlockBuilder func(p bloom.FilterPolicy) FilterBlockBuilder
-
-	// NewFilterBlockReader returns the port's filter block reader over
-	// contents using p.
+	// NewFilterBlockReader reads the filter block contents with p.
 	NewFilterBlockReader func(p bloom.FilterPolicy, contents []byte) FilterBlockReader
-
-	// WriteDB creates a database in the empty directory dir with the port's
-	// bloom filter of bitsPerKey bits per key, puts kvs in order (keys are
-	// distinct) and closes it, leaving the data in tables (flush the
-	// memtable, for example by compacting the whole key range) so that
-	// their filter blocks can be checked. The kit then checks every
-	// table's filter block and, under the leveldb tag, has upstream read
-	// every key. Each table is a case: a WriteDB whose tables depend on
-	// when background compactions run gives other cases from run to run.
+	// WriteDB writes kvs with a bloom filter into a new database in dir
+	// and closes it with the data in tables.
 	WriteDB func(dir string, kvs [][2][]byte, bitsPerKey int) error
-
-	// ReadDB opens the database in dir, which upstream LevelDB wrote with a
-	// bloom filter of bitsPerKey bits per key, with the port's bloom filter
-	// enabled, and reports for each key whether Get finds it. dir is a copy
-	// that the port may change. Some of these databases hold their writes
-	// in their logs alone, as a close without compaction or a crash
-	// leaves them: the port must replay them, as DB::Open does.
+	// ReadDB opens a copy of a database upstream wrote, replaying its
+	// logs as DB::Open does, and reports whether Get finds each key.
 	ReadDB func(dir string, bitsPerKey int, keys [][]byte) (found []bool, err error)
-
-	// WriteTable writes a table holding entries, in order, with the
-	// port's table writer under options o, as leveldb::TableBuilder does
-	// in a database (internal keys ordered by the bytewise comparator's
-	// InternalKeyComparator, index separators shortened by it, the bloom
-	// filter over user keys), and returns the table's bytes. The kit
-	// compares them with upstream's TableBuilder on the same input and
-	// has upstream (under the leveldb tag, else this module's reader,
-	// which follows it) read every entry back in a scan and look every
-	// key up as a database's Get does, through the filter and the index.
+	// WriteTable writes entries as leveldb::TableBuilder does in a
+	// database and returns the table's bytes.
 	WriteTable func(entries []Entry, o TableOptions) ([]byte, error)
-
-	// ReadTable opens the table in contents, which upstream wrote, with
-	// the port's table reader verifying block checksums, and returns
-	// every entry in order. An error stands for the port reporting the
-	// table corrupt; the entries returned with it are checked too. The
-	// kit gives it upstream's tables over an options matrix, and damaged
-	// ones, on which the port must not return an entry upstream did not
-	// write.
+	// ReadTable reads every entry of a table upstream wrote, verifying
+	// checksums; an error stands for the port reporting it corrupt.
 	ReadTable func(contents []byte) ([]Entry, error)
-
-	// WriteLog writes records, in order, with the port's log writer into
-	// a new log file, as leveldb::log::Writer::AddRecord does, and
-	// returns the file's bytes.
+	// WriteLog writes records as log::Writer::AddRecord, returning the log.
 	WriteLog func(records [][]byte) ([]byte, error)
-
-	// ReadLog reads the log file in contents with the port's log reader,
-	// verifying checksums, and returns the records it returns, in order.
-	// An error ends the read; the records returned with it count. The
-	// kit gives it upstream's logs, clean, damaged and torn, and compares
-	// the records with those of upstream's log::Reader.
+	// ReadLog returns the records the port's log reader returns from
+	// contents; the records returned with an error count.
 	ReadLog func(contents []byte) ([][]byte, error)
-
-	// WriteSynced creates a database in the empty directory dir, puts
-	// kvs in order (keys are distinct), each with sync, and returns with
-	// the database still open and nothing compacted or flushed, the
-	// writes in its log. The kit copies dir, every file byte for byte,
-	// as a crash of the process would leave it, then calls closeDB and
-	// checks the closed directory too: upstream must open each, with
-	// LevelDB's defaults and with paranoid_checks, and find every write
-	// and nothing else.
+	// WriteSynced puts kvs, each with sync, into a new database in dir
+	// and returns with it open, the writes in its log.
 	WriteSynced func(dir string, kvs [][2][]byte) (closeDB func() error, err error)
 
-	// testHash, when set, replaces bloom.Hash in the TestHashFilter policy
-	// of the filter block cases: upstream's TestHashFilter calls the
-	// release's own leveldb::Hash, which hashes tail bytes as plain char in
-	// v1.4 to v1.17 (the kit's tests of those releases set
-	// bloom.HashSignedTail on x86).
+	// testHash, when set, replaces bloom.Hash in the TestHashFilter
+	// policy: v1.4 to v1.17 hash tail bytes as plain char.
 	testHash func(data []byte, seed uint32) uint32
 }
 
-// Entry is an entry of a table: an internal key (the user key, then 8
-// bytes little-endian of the sequence number shifted left by 8 bits and
-// the value type) and its value.
+// Entry is a table entry: an internal key (user key, then 8 bytes
+// little-endian of seq<<8 | value type) and its value.
 type Entry struct {
 	Key   []byte
 	Value []byte
 }
 
-// TableOptions are the options of leveldb::Options that shape a table's
-// bytes.
+// TableOptions are the leveldb::Options that shape a table's bytes.
 type TableOptions struct {
-	// BlockSize is Options::block_size: a data block is cut once its
-	// estimated size reaches it.
-	BlockSize int
-	// RestartInterval is Options::block_restart_interval.
-	RestartInterval int
-	// Snappy selects kSnappyCompression; false is kNoCompression.
-	Snappy bool
-	// BitsPerKey is the bloom filter's bits per key, as
-	// leveldb::NewBloomFilterPolicy; 0 means no filter policy.
-	BitsPerKey int
+	BlockSize       int  // Options::block_size
+	RestartInterval int  // Options::block_restart_interval
+	Snappy          bool // kSnappyCompression, else kNoCompression
+	BitsPerKey      int  // the bloom filter's; 0: no filter policy
 }
 
-// TestHashPolicy is upstream's TestHashFilter from
-// table/filter_block_test.cc: a filter is Hash(key, 1) of each key as a
-// little-endian uint32, and a key matches when its hash is among them.
-// Filter block cases use it so that the block layout is checked apart from
-// the bloom filter.
+// TestHashPolicy is table/filter_block_test.cc's TestHashFilter: a filter
+// is Hash(key, 1) of each key as a little-endian uint32. Filter block cases
+// use it to check the block layout apart from the bloom filter.
 type TestHashPolicy struct{}
 
 // Name returns "TestHashFilter".
@@ -182,10 +116,7 @@ func (p hashListPolicy) KeyMayMatch(key, filter []byte) bool {
 }
 
 // Refusal is what a hook panics with when the port refuses an input that
-// upstream accepts: for example a port whose filter block reader is
-// reachable only through its table reader, which rejects a table whose
-// filter block upstream reads as "every key may match". The kit reports it
-// as a refusal rather than a crash, without a stack trace.
+// upstream accepts; the kit reports it as a refusal, not a crash.
 type Refusal struct{ Err error }
 
 // Error says that the port refuses the input, and why.
@@ -227,8 +158,7 @@ func (pi portImpl) BuildBlock(s cases.Policy, ops []blockop.Op) [][]byte {
 	return makeCalls(pi.p.NewFilterBlockBuilder(pi.policy(s)), ops)
 }
 
-// makeCalls makes the calls ops on b and returns what each Finish
-// returned.
+// makeCalls makes the calls ops on b and returns each Finish's block.
 func makeCalls(b FilterBlockBuilder, ops []blockop.Op) [][]byte {
 	var out [][]byte
 	for _, op := range ops {
@@ -268,7 +198,6 @@ func bloomPort() Port {
 	}
 }
 
-// bloomRef is the module's own bloom package, which recovers the outputs
-// the golden vectors hold only as digests: it writes upstream's bytes
-// (TestGoldenVectorsVerbatim).
+// bloomRef recovers the outputs the golden vectors hold only as digests
+// (TestGoldenVectorsVerbatim: package bloom writes upstream's bytes).
 var bloomRef cases.Impl = portImpl{bloomPort()}

@@ -1,23 +1,18 @@
 package kit
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
-	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Follows db/db_impl.cc DBImpl::Recover and RecoverLogFile, db/version_set.cc
-// VersionSet::Recover and db/db_impl.cc DBImpl::Get, as far as what a
-// database holds after DB::Open: the recovery properties judge by it when
-// no upstream library is linked.
+// The model of DB::Open (db/db_impl.cc Recover, RecoverLogFile;
+// db/version_set.cc Recover) that judges recovery without the leveldb tag.
 
 // openModel names the judge of a database's contents when no upstream
 // library is linked, for failure details.
@@ -34,11 +29,8 @@ const liveLogDBPrefix = "upstream-left "
 // kv is a key and its value.
 type kv struct{ key, value []byte }
 
-// modelOpen returns what upstream LevelDB 1.23 finds in the database in
-// dir once DB::Open recovers it, with paranoid_checks as paranoid (the
-// other options LevelDB's defaults): every live key with its newest
-// value, in key order. An error is upstream's refusal to open it, or a
-// table it cannot read.
+// modelOpen returns every live key with its newest value, in key order,
+// that DB::Open recovers from dir; an error is upstream's refusal.
 func modelOpen(dir string, paranoid bool) ([]kv, error) {
 	contents, err := modelContents(dir, paranoid)
 	if err != nil {
@@ -72,12 +64,7 @@ func modelContents(dir string, paranoid bool) ([]dbKey, error) {
 		return nil, fmt.Errorf("%s", manifest.MissingStatus(dir, missing))
 	}
 	newest := map[string]*dbKey{}
-	put := func(key []byte, seq uint64, live bool, value []byte, where func() string) {
-		if old, ok := newest[string(key)]; ok && old.seq > seq {
-			return
-		}
-		newest[string(key)] = &dbKey{key: append([]byte(nil), key...), seq: seq, live: live, where: where(), value: append([]byte(nil), value...)}
-	}
+	put := keepNewest(newest, true)
 	byNumber := map[uint64]string{}
 	for _, n := range names {
 		// TableCache::FindTable opens NNNNNN.ldb, else NNNNNN.sst.
@@ -87,19 +74,7 @@ func modelContents(dir string, paranoid bool) ([]dbKey, error) {
 	}
 	fsys := os.DirFS(dir)
 	for _, f := range v.Files {
-		name := byNumber[f.Number]
-		t, err := openTable(fsys, name)
-		if err != nil {
-			return nil, fmt.Errorf("table %06d: %w", f.Number, err)
-		}
-		err = t.DataBlocks(func(b *table.DataBlock) error {
-			where := func() string { return fmt.Sprintf("%s, data block at offset %d", name, b.Handle.Offset) }
-			for _, e := range b.Entries {
-				put(e.Key.UserKey, e.Key.Seq, e.Key.Kind == table.KindValue, e.Value, where)
-			}
-			return nil
-		})
-		if err != nil {
+		if err := scanTable(fsys, byNumber[f.Number], put); err != nil {
 			return nil, fmt.Errorf("table %06d: %w", f.Number, err)
 		}
 	}
@@ -114,20 +89,12 @@ func modelContents(dir string, paranoid bool) ([]dbKey, error) {
 		}
 		replayLog(path, put)
 	}
-	out := make([]dbKey, 0, len(newest))
-	for _, d := range newest {
-		out = append(out, *d)
-	}
-	sort.Slice(out, func(i, j int) bool { return bytes.Compare(out[i].key, out[j].key) < 0 })
-	return out, nil
+	return sortedVersions(newest), nil
 }
 
-// replayLog applies the write batches of the log at path to put, as
-// RecoverLogFile inserts them into the memtable under LevelDB's defaults:
-// every record the reader returns, a record under a batch header's 12
-// bytes dropped, a malformed batch applied up to its error. A log that
-// does not open is ignored, as MaybeIgnoreError ignores it.
-func replayLog(path string, put func(key []byte, seq uint64, live bool, value []byte, where func() string)) {
+// replayLog applies the log's batches to put as RecoverLogFile does: a
+// record under 12 bytes dropped, a log that does not open ignored.
+func replayLog(path string, put putFunc) {
 	f, err := os.Open(path)
 	if err != nil {
 		return

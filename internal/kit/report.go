@@ -7,11 +7,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
-// The kit's report on a port: a result per property, each failure with
-// what upstream does, a reproducer and what it means for users.
-
-// Property is one property of a port that the kit checks. Its value names
-// the property in reports and is the name of TestPort's subtest for it.
+// Property is a property the kit checks; its value names it in reports and
+// TestPort's subtests.
 type Property string
 
 // The properties, in report order.
@@ -22,38 +19,27 @@ const (
 	PropHash Property = "hash"
 	// PropFilterBytes: CreateFilter writes upstream's filter bytes.
 	PropFilterBytes Property = "filter bytes"
-	// PropKeyMayMatch: KeyMayMatch answers as upstream's does, on the
-	// filters upstream writes and on arbitrary or damaged ones.
+	// PropKeyMayMatch: KeyMayMatch answers as upstream's, on its filters and damaged ones.
 	PropKeyMayMatch Property = "KeyMayMatch on upstream filters"
 	// PropBlockBytes: the filter block builder writes upstream's bytes.
 	PropBlockBytes Property = "filter block bytes"
-	// PropReader: the filter block reader answers as upstream's does, on
-	// the blocks upstream writes and on damaged ones.
+	// PropReader: the filter block reader answers as upstream's, on its blocks and damaged ones.
 	PropReader Property = "filter block reader"
-	// PropReadDB: through Port.ReadDB, the port reads every key of
-	// databases upstream wrote.
+	// PropReadDB: Port.ReadDB reads every key of databases upstream wrote.
 	PropReadDB Property = "reads upstream's databases"
-	// PropWriteDB: the databases Port.WriteDB writes have the filter
-	// blocks upstream writes and, under the leveldb tag, upstream reads
-	// every key of them.
+	// PropWriteDB: Port.WriteDB's tables hold upstream's filter blocks, and upstream reads them.
 	PropWriteDB Property = "writes databases upstream reads"
-	// PropTableBytes: Port.WriteTable writes upstream's table bytes, or
-	// a table upstream reads every entry of and finds every key in.
+	// PropTableBytes: Port.WriteTable writes upstream's bytes, or a table upstream reads right.
 	PropTableBytes Property = "table bytes"
-	// PropReadTable: Port.ReadTable reads every entry of upstream's
-	// tables, and no wrong entry of damaged ones.
+	// PropReadTable: Port.ReadTable reads upstream's tables, and no wrong entry of damaged ones.
 	PropReadTable Property = "reads upstream's tables"
-	// PropLogBytes: Port.WriteLog writes upstream's log bytes, or a log
-	// upstream reads every record of.
+	// PropLogBytes: Port.WriteLog writes upstream's bytes, or a log upstream reads right.
 	PropLogBytes Property = "log bytes"
-	// PropReadLog: Port.ReadLog returns the records upstream's
-	// log::Reader returns, from clean, damaged and torn logs.
+	// PropReadLog: Port.ReadLog returns log::Reader's records of clean, damaged and torn logs.
 	PropReadLog Property = "reads upstream's logs"
-	// PropLogRecovered: upstream opens what Port.WriteSynced left, open
-	// or closed, and finds every synced write.
+	// PropLogRecovered: upstream recovers every write Port.WriteSynced synced.
 	PropLogRecovered Property = "upstream recovers the port's log"
-	// PropRecoversLog: through Port.ReadDB, the port finds every write of
-	// a database upstream left with its writes in the log.
+	// PropRecoversLog: Port.ReadDB recovers databases upstream left in their logs.
 	PropRecoversLog Property = "recovers upstream's log"
 )
 
@@ -73,31 +59,22 @@ const (
 	Skip Outcome = "skip" // the port has no hook for the property
 )
 
-// MaxShown is how many failures of one property compat.TestPort and
-// Report.String print; the rest are counted.
+// MaxShown is how many failures of a property TestPort and Report.String
+// print; the rest are counted.
 const MaxShown = 5
 
 // PropertyResult is what the kit found of one property.
 type PropertyResult struct {
 	Property Property
 	Outcome  Outcome
-	// Cases counts the cases compared with upstream: inputs whose
-	// outputs or answers were compared, or databases read or tables
-	// written for the end-to-end properties. A case run against both the
-	// golden vectors and live upstream counts twice.
+	// Cases counts the cases compared with upstream.
 	Cases int
-	// Uncompared counts the cases that could not be compared: the golden
-	// vectors hold upstream's filter or block for them only as a digest,
-	// and this module's bloom package, which recovers it, does not
-	// reproduce the digest. Report.Errors then says so too.
+	// Uncompared counts cases upstream's output for which the golden
+	// vectors hold only as a digest that package bloom does not reproduce.
 	Uncompared int
-	// Failures are every case that differs from upstream, in case order.
-	Failures []Failure
-	// Note says why the check was skipped.
-	Note string
-	// Effect says what the failures mean for the port's users, such as
-	// "false negatives: Get on the port reports keys missing ...": the
-	// distinct effects of Failures, the most harmful first.
+	Failures   []Failure // every case that differs, in case order
+	Note       string    // why the check was skipped
+	// Effect says what the failures mean for users, most harmful first.
 	Effect string
 }
 
@@ -105,18 +82,13 @@ type PropertyResult struct {
 // in the order of Properties.
 type Report struct {
 	Port string
-	// Upstream says what the port was compared with: the golden vectors'
-	// provenance and, under the leveldb tag, the live library.
+	// Upstream says what the port was compared with.
 	Upstream string
-	// LiveNotRun says why the live part (the case suite asked of upstream
-	// through cgo, and databases written and read by it) did not run
-	// although the kit was built with the leveldb tag: the linked LevelDB
-	// predates v1.18, whose bloom filter ports are checked for. Empty when
-	// it ran, or when the kit was built without the tag.
+	// LiveNotRun says why the live part did not run under the leveldb
+	// tag (a LevelDB before v1.18 is linked); empty otherwise.
 	LiveNotRun string
 	Results    []PropertyResult
-	// Errors are problems of the suite itself, such as golden vectors
-	// that do not match the cases; they are not the port's fault, but a
+	// Errors are the suite's own problems: not the port's fault, but a
 	// report with errors has not checked everything.
 	Errors []string
 }
@@ -144,8 +116,8 @@ func (r Report) Result(prop Property) (PropertyResult, bool) {
 	return PropertyResult{}, false
 }
 
-// String summarizes r: one line per property and, for each failed one, its
-// first five failures and its effect on users.
+// String summarizes r: a line per property, and a failed one's first five
+// failures and effect.
 func (r Report) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s against %s\n", r.Port, r.Upstream)
@@ -189,14 +161,12 @@ type Failure struct {
 	Case     string // the case's name
 	Detail   string // what differs, with the first differing byte or answer
 	Repro    string // the inputs, as a line to paste into a test
-	// Effect says what the difference means for the port's users, and
-	// Harm how harmful that is.
-	Effect string
-	Harm   Harm
+	Effect   string // what the difference means for users
+	Harm     Harm
 }
 
-// String returns the property, case and detail and, on a line of its own,
-// the reproducer.
+// String returns the property, case and detail, and the reproducer on a
+// line of its own.
 func (f Failure) String() string {
 	s := fmt.Sprintf("%s %s: %s", f.Property, f.Case, f.Detail)
 	if f.Repro != "" {

@@ -10,19 +10,11 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/cases"
 )
 
-// What a failure prints: how the bytes differ, and a reproducer. A
-// reproducer is a line to paste into a port's test, calling the port's own
-// functions (NewPolicy, NewFilterBlockBuilder, ...) on the inputs written
-// with HexBytes and HexKeys; inputs too long for a line are got by the
-// case's name with CaseKeys, CaseQuery and the like (inputs.go), which a
-// port's module can call.
-
 // maxHexArg is the longest input written out in hex.
 const maxHexArg = 4096
 
-// describeBytes explains how got differs from want: lengths, the first
-// differing byte, and the bytes around it from both, one above the other.
-// It returns "" when they are equal.
+// describeBytes says how got differs from want, with the bytes around the
+// first difference; "" when equal.
 func describeBytes(what string, want, got []byte) string {
 	if bytes.Equal(want, got) {
 		return ""
@@ -98,10 +90,8 @@ func hexList(keys [][]byte, alt string) string {
 	return "compat.HexKeys(" + strings.Join(parts, ", ") + ")"
 }
 
-// caseInput writes the expression that gets an input of case name of set
-// origin that is too long for a line: call, a call of one of the Case
-// functions (inputs.go), when the set is one TestPort runs. Other sets are
-// the kit's own tests'; their inputs are named.
+// caseInput writes a Case call getting an input too long for a line; the
+// kit's own tests' sets name theirs.
 func caseInput(origin, call, what, name string) string {
 	switch origin {
 	case cases.VectorOrigin, cases.LiveOrigin, cases.WideOrigin:

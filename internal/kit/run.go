@@ -11,18 +11,12 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
-// The case runner: it runs each case of a cases.Set on a port, asks an
-// oracle (the golden vectors, or upstream live) for upstream's answer, and
-// records the cases compared and the failures, each with its kind.
-
 // results collects what the runs and the end-to-end checks found.
 type results struct {
 	byProp map[Property][]caseFailure // in case order
 	seen   map[string]bool            // property and case of each failure kept
-	// compared counts the end-to-end cases compared with upstream;
-	// casesCompared and casesUncompared hold, by name, the suite's cases
-	// compared with upstream and those that could not be. The live run
-	// asks the vector cases again: a case counts once.
+	// compared counts end-to-end cases; casesCompared and casesUncompared
+	// name the suite's, which the live run asks again: a case counts once.
 	compared        map[Property]int
 	casesCompared   map[Property]map[string]bool
 	casesUncompared map[Property]map[string]bool
@@ -51,9 +45,8 @@ func addName(m map[Property]map[string]bool, prop Property, name string) {
 	m[prop][name] = true
 }
 
-// counts returns how many cases of prop were compared with upstream, and
-// how many could not be, each case counted once: one compared in any run
-// counts as compared.
+// counts returns how many cases of prop were compared with upstream, in any
+// run, and how many could not be.
 func (r *results) counts(prop Property) (compared, uncompared int) {
 	compared = r.compared[prop] + len(r.casesCompared[prop])
 	for name := range r.casesUncompared[prop] {
@@ -64,8 +57,7 @@ func (r *results) counts(prop Property) (compared, uncompared int) {
 	return compared, uncompared
 }
 
-// fail records f, unless a failure of the same property and case is
-// recorded already: the live run asks the vector cases again.
+// fail records f, unless its property and case failed already.
 func (r *results) fail(f caseFailure) {
 	key := string(f.Property) + "\x00" + f.Case
 	if r.seen[key] {
@@ -83,8 +75,7 @@ func (r *results) suiteError(s string) {
 	}
 }
 
-// caseFailure is a failure of one case, with its kind, from which it gets
-// its effect and harm once the run is over.
+// caseFailure is a failure with its kind, which gives its effect and harm.
 type caseFailure struct {
 	Failure
 	kind failureKind
@@ -95,8 +86,8 @@ func failure(prop Property, name string, k failureKind, detail, repro string) ca
 	return caseFailure{Failure{Property: prop, Case: name, Detail: detail, Repro: repro}, k}
 }
 
-// guard runs f, turning a panic in the port into a failure: a refusal
-// when the port panics with a Refusal, else a panic with its stack.
+// guard runs f, turning a port's panic into a failure: a refusal, or a
+// panic with its stack.
 func (r *results) guard(prop Property, name, repro string, f func()) {
 	defer func() {
 		e := recover()
@@ -128,13 +119,9 @@ var kitFrames = []string{
 // maxFrames is how many frames of a port's panic a failure shows.
 const maxFrames = 8
 
-// panicStack writes the frames of pcs, the callers of a deferred recover
-// of a panic (runtime.Callers), from the panicking call down to the last
-// before the kit's (at most maxFrames), as a traceback shows them: each as
-// its function, then its file and line after a tab, all indented. The
-// runtime's frames (the panic itself, a division by zero's or a nil
-// dereference's) are left out, and the kit's, so that a report is the same
-// on every run and whatever the kit's own line numbers.
+// panicStack writes the port's frames of pcs, a deferred recover's callers,
+// from the panic down to the kit (at most maxFrames), as a traceback does;
+// the runtime's and the kit's are left out so that reports are stable.
 func panicStack(pcs []uintptr) string {
 	frames := runtime.CallersFrames(pcs)
 	var out []string
@@ -146,7 +133,6 @@ func panicStack(pcs []uintptr) string {
 		case !panicking:
 			panicking = fr.Function == "runtime.gopanic"
 		case strings.HasPrefix(fr.Function, "runtime."):
-			// The runtime's frames between the panic and the port's.
 		case isKitFrame(fr):
 			more = false
 		case n == maxFrames:
@@ -163,8 +149,7 @@ func panicStack(pcs []uintptr) string {
 	return strings.Join(out, "\n")
 }
 
-// isKitFrame tells whether fr is the kit's own code, not its tests' (whose
-// ports stand for a port's code).
+// isKitFrame tells whether fr is the kit's code (its tests' ports are not).
 func isKitFrame(fr runtime.Frame) bool {
 	for _, p := range kitFrames {
 		if strings.HasPrefix(fr.Function, p) && !strings.HasSuffix(fr.File, "_test.go") {
@@ -177,13 +162,11 @@ func isKitFrame(fr runtime.Frame) bool {
 // nameCase is the case of PropName.
 const nameCase = "NewPolicy(10).Name()"
 
-// policyNamer is an oracle that knows the name of upstream's bloom filter
-// policy (cases.UpstreamOracle asks the linked library); other oracles
-// stand for 1.23, whose name is bloom.PolicyName.
+// policyNamer is an oracle that knows upstream's filter name (the linked
+// library's); others stand for 1.23's bloom.PolicyName.
 type policyNamer interface{ PolicyName() string }
 
-// run checks port p against o on every case of cs, for the properties p's
-// hooks allow, into res.
+// run checks p against o on every case of cs its hooks allow, into res.
 func run(p Port, o cases.Oracle, cs cases.Set, res *results) {
 	im := portImpl{p}
 	want := bloom.PolicyName
@@ -223,12 +206,10 @@ func run(p Port, o cases.Oracle, cs cases.Set, res *results) {
 }
 
 func runHash(im portImpl, o cases.Oracle, c cases.HashCase, res *results) {
-	want, err := o.Hash(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropHash, c.Name, o.Hash, c)
+	if !ok {
 		return
 	}
-	res.compare(PropHash, c.Name)
 	repro := reproHash(c)
 	res.guard(PropHash, c.Name, repro, func() {
 		if got := cases.HashRecord(im, c); got.Out != want.Rec.Out {
@@ -242,14 +223,12 @@ func runHash(im portImpl, o cases.Oracle, c cases.HashCase, res *results) {
 }
 
 // runFilter compares the port's filter for c with upstream's and, when
-// upstream's filter is known, the port's answers on it.
+// that is known, the port's answers on it.
 func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, res *results) {
-	want, err := o.Filter(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropFilterBytes, c.Name, o.Filter, c)
+	if !ok {
 		return
 	}
-	res.compare(PropFilterBytes, c.Name)
 	repro := reproFilter(c, origin)
 	res.guard(PropFilterBytes, c.Name, repro, func() {
 		out := cases.FilterOut(im, c)
@@ -265,8 +244,7 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 		}
 	})
 	if want.Raw == nil {
-		// Upstream's filter is known only by its digest: there is
-		// nothing to ask the port's KeyMayMatch.
+		// Known only by its digest: nothing to ask KeyMayMatch.
 		res.cannotCompare(PropKeyMayMatch, c.Name)
 		return
 	}
@@ -282,12 +260,10 @@ func runFilter(im portImpl, o cases.Oracle, c cases.FilterCase, origin string, r
 }
 
 func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res *results) {
-	want, err := o.Match(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropKeyMayMatch, c.Name, o.Match, c)
+	if !ok {
 		return
 	}
-	res.compare(PropKeyMayMatch, c.Name)
 	repro := func(i int) string {
 		return reproMatchOn(origin, c.Name, c.BitsPerKey, i, c.Queries[i], c.Filter)
 	}
@@ -298,12 +274,10 @@ func runMatch(im portImpl, o cases.Oracle, c cases.MatchCase, origin string, res
 }
 
 func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res *results) {
-	want, err := o.Block(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropBlockBytes, c.Name, o.Block, c)
+	if !ok {
 		return
 	}
-	res.compare(PropBlockBytes, c.Name)
 	repro := reproBlock(c, origin)
 	res.guard(PropBlockBytes, c.Name, repro, func() {
 		outs := im.BuildBlock(c.Policy, c.Ops)
@@ -326,12 +300,10 @@ func runBlock(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res
 	})
 }
 
-// runBlockReader asks the port's reader c's queries on the block upstream
-// built for c.
+// runBlockReader asks the port's reader c's queries on upstream's block.
 func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin string, res *results) {
-	want, err := o.Block(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, "", c.Name, o.Block, c)
+	if !ok {
 		return
 	}
 	if want.Raw == nil {
@@ -351,12 +323,10 @@ func runBlockReader(im portImpl, o cases.Oracle, c cases.BlockCase, origin strin
 }
 
 func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, res *results) {
-	want, err := o.Reader(c)
-	if err != nil {
-		res.suiteError(err.Error())
+	want, ok := ask(res, PropReader, c.Name, o.Reader, c)
+	if !ok {
 		return
 	}
-	res.compare(PropReader, c.Name)
 	repro := func(i int) string {
 		return reproReaderOn(origin, c.Name, c.Policy, c.Contents, i, c.Queries[i])
 	}
@@ -366,12 +336,23 @@ func runReader(im portImpl, o cases.Oracle, c cases.ReaderCase, origin string, r
 	})
 }
 
-// answers compares upstream's answers to a case's queries, want, with the
-// port's, got (strings of 0 and 1), and records a failure when they
-// differ: a false negative (upstream true, port false) on data upstream
-// writes when upstreamWrites, on damaged or arbitrary data otherwise, or
-// else an extra match. The failure shows the first false negative, or the
-// first difference when there is none, with its reproducer.
+// ask asks f upstream's answer to case c, named name, and when it answers
+// counts c as compared under prop (none if ""); an error is the suite's.
+func ask[C, W any](res *results, prop Property, name string, f func(C) (W, error), c C) (W, bool) {
+	want, err := f(c)
+	if err != nil {
+		res.suiteError(err.Error())
+		return want, false
+	}
+	if prop != "" {
+		res.compare(prop, name)
+	}
+	return want, true
+}
+
+// answers compares upstream's answers want with the port's got (strings of
+// 0 and 1) and records a failure showing the first false negative (on
+// upstream's data when upstreamWrites), else the first extra match.
 func (r *results) answers(prop Property, name, what, want, got string, upstreamWrites bool, query, repro func(int) string) {
 	if want == got {
 		return

@@ -11,10 +11,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// How a port's table differs from upstream's: the first difference, named
-// by block (data block n, filter, metaindex, index, footer), entry and
-// field, as table/block_builder.cc and table_builder.cc lay them out.
-
 // layoutBlock is one block of a table as the writer stored it.
 type layoutBlock struct {
 	name     string // "data block 3", "index block", ...
@@ -91,14 +87,9 @@ func (l *layout) block(kind string, n int) *layoutBlock {
 	return nil
 }
 
-// diffTables describes the first difference of the port's table got from
-// upstream's want, or returns "" when there is none that counts: without
-// compression every byte counts; with snappy, whose encoders differ, the
-// blocks are compared after decompression, the filter block (which
-// depends on the data blocks' offsets) and the index block's handles
-// only when the data blocks lie where upstream's do, and neither
-// trailers nor the footer (the reader that judges the port's table checks
-// those).
+// diffTables describes the first difference that counts, or "": with
+// snappy, whose encoders differ, blocks compare after decompression, the
+// filter and handles only where data blocks lie alike, trailers never.
 func diffTables(want, got []byte, snappy bool) string {
 	if !snappy && bytes.Equal(want, got) {
 		return ""
@@ -202,9 +193,7 @@ func footerField(f []byte, i int) string {
 	return "padding"
 }
 
-// diffBlock compares two blocks: their contents entry by entry (the
-// filter block byte by byte), then, where the stored bytes count, the
-// handle and the trailer.
+// diffBlock compares contents entry by entry, then handle and trailer.
 func diffBlock(w, g *layoutBlock, snappy bool) string {
 	if g.badSnap {
 		return fmt.Sprintf("%s: the port's block is marked snappy but does not decompress", g.name)
@@ -272,19 +261,13 @@ func parseBlock(c []byte) (entries []blockEntry, restarts []uint32, ok bool) {
 	var last []byte
 	for p := 0; p < end; {
 		var e blockEntry
-		var k int
-		if e.shared, k = binary.Uvarint(c[p:end]); k <= 0 {
-			return entries, restarts, false
+		for _, f := range []*uint64{&e.shared, &e.unshared, &e.vlen} {
+			var k int
+			if *f, k = binary.Uvarint(c[p:end]); k <= 0 {
+				return entries, restarts, false
+			}
+			p += k
 		}
-		p += k
-		if e.unshared, k = binary.Uvarint(c[p:end]); k <= 0 {
-			return entries, restarts, false
-		}
-		p += k
-		if e.vlen, k = binary.Uvarint(c[p:end]); k <= 0 {
-			return entries, restarts, false
-		}
-		p += k
 		if e.shared > uint64(len(last)) || e.unshared > uint64(end-p) || e.vlen > uint64(end-p)-e.unshared {
 			return entries, restarts, false
 		}
@@ -357,9 +340,8 @@ func describeEntries(w, g *layoutBlock) string {
 	return fmt.Sprintf("%s: restart array: upstream %d restart points, port %d", w.name, len(wr), len(gr))
 }
 
-// diffEntries compares the keys of two metaindex or index blocks and,
-// when handles, their values: for tables whose data blocks lie elsewhere
-// (snappy encoders of other sizes), only the keys can agree.
+// diffEntries compares index or metaindex keys when the handles cannot
+// agree (data blocks elsewhere).
 func diffEntries(w, g *layoutBlock, handles bool) string {
 	if handles {
 		return ""

@@ -13,16 +13,9 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// Upstream's lookups in a port's table: a full scan never consults the
-// filter block, and reads the index only for its handles, so a table
-// whose filter or index separators are wrong scans right while a
-// database's Get (Version::Get, TableCache::Get, Table::InternalGet in
-// table/table.cc: index seek, filter check of the user key through
-// InternalFilterPolicy, block seek) reports its keys missing. Every
-// entry's key is looked up as a Get at a snapshot of its sequence number
-// does, and the answer judged as SaveValue (db/version_set.cc) judges it.
-// Follows table/table.cc InternalGet, table/filter_block.cc and
-// db/version_set.cc SaveValue.
+// A scan reads neither the filter nor the separators, so a table wrong in
+// them scans right while Get misses keys: each entry's key is looked up as
+// table/table.cc InternalGet does and judged as db/version_set.cc SaveValue.
 
 // keyGet is one lookup's outcome: the entry InternalGet handed its
 // callback, if any, and the call's status.
@@ -32,12 +25,10 @@ type keyGet struct {
 	status     string
 }
 
-// refGets looks every key up in data as Table::InternalGet does with
-// paranoid_checks and verify_checksums, the filter policy a database with
-// bits bits per key has (none when bits is 0), using internal/table's
-// reader. It fails, wrapping cases.ErrCannotJudge, where upstream's
-// behaviour is undefined (a key shorter than an internal key compared
-// with another): upstream must not be given such a table.
+// refGets looks every key up in data as Table::InternalGet does (checksums
+// verified, a bloom filter of bits, none for 0) with internal/table. Where
+// upstream's behaviour is undefined it fails with cases.ErrCannotJudge:
+// upstream must not be given such a table.
 func refGets(data []byte, keys [][]byte, bits int) ([]keyGet, error) {
 	t, err := table.OpenBytes("table", data, int64(len(data)))
 	if err != nil {
@@ -61,10 +52,9 @@ func refGets(data []byte, keys [][]byte, bits int) ([]keyGet, error) {
 	return out, nil
 }
 
-// lookupFilter returns the filter upstream consults in t with the bloom
-// policy of bits bits per key (Table::ReadMeta looks only for
-// "filter."+its name; a filter under another name is not read), and the
-// policy; nil and nil when bits is 0 (no filter policy).
+// lookupFilter returns the filter upstream consults in t with a bloom
+// policy of bits (Table::ReadMeta reads only "filter."+its name), and the
+// policy; nils for bits 0.
 func lookupFilter(t *table.Table, bits int) (*table.FilterLookup, bloom.FilterPolicy) {
 	if bits <= 0 {
 		return nil, nil
@@ -73,9 +63,8 @@ func lookupFilter(t *table.Table, bits int) (*table.FilterLookup, bloom.FilterPo
 	return t.LookupFilter(p.Name()), p
 }
 
-// dbAnswer is what a database's Get makes of a lookup of want: the value
-// found, or found false (the key reads as missing); a non-empty status
-// fails the Get.
+// dbAnswer is what Get makes of a lookup of want: the value, or not found;
+// a status fails the Get.
 func dbAnswer(want []byte, g keyGet) (value []byte, found bool, status string) {
 	if g.status != "" {
 		return nil, false, g.status
@@ -83,8 +72,8 @@ func dbAnswer(want []byte, g keyGet) (value []byte, found bool, status string) {
 	if !g.found {
 		return nil, false, ""
 	}
-	// SaveValue: a key ParseInternalKey refuses is corruption; another
-	// user key means not found; a deletion means deleted.
+	// SaveValue: an unparsable key is corruption; another user key or a
+	// deletion is not found.
 	n := len(g.key) - 8
 	if n < 0 || g.key[n] > 1 {
 		return nil, false, "Corruption: corrupted key for " + shortHex(want[:len(want)-8])
@@ -95,10 +84,9 @@ func dbAnswer(want []byte, g keyGet) (value []byte, found bool, status string) {
 	return g.value, true, ""
 }
 
-// judgeLookups looks every entry of c up in the port's table data as
-// upstream's Get does (live when the source is, after internal/table has
-// shown upstream's behaviour defined) and returns kindTableLayout when
-// each finds its value; else the kind of the failure and its detail.
+// judgeLookups looks every entry of c up in the port's table as upstream's
+// Get does (live only once internal/table shows it defined); it returns
+// kindTableLayout when each finds its value, else the failure.
 func (s tableSource) judgeLookups(c cases.TableCase, data []byte) (failureKind, string) {
 	gets, err := refGets(data, c.Keys, c.BitsPerKey)
 	who := "internal/table's Get (following upstream's Table::InternalGet, checksums verified)"
@@ -112,7 +100,7 @@ func (s tableSource) judgeLookups(c cases.TableCase, data []byte) (failureKind, 
 	if len(gets) != len(c.Keys) {
 		return kindTableBytes, fmt.Sprintf("%s answered %d lookups of %d", who, len(gets), len(c.Keys))
 	}
-	// The first lookup of each kind: the worst kind found is described.
+	// The first lookup of each kind; the worst found is described.
 	var count [3]int
 	first, what := [3]int{-1, -1, -1}, [3]string{}
 	const missing, wrong, failed = 0, 1, 2
@@ -157,10 +145,8 @@ func (s tableSource) judgeLookups(c cases.TableCase, data []byte) (failureKind, 
 	return k, d
 }
 
-// filterUnused returns kindNoFilter or kindFilterName when a database
-// with c's bloom policy would consult no filter in the port's table, where
-// upstream's own table has one: every Get of a missing key then reads a
-// data block. Else kindTableLayout.
+// filterUnused returns kindNoFilter or kindFilterName when c's bloom policy
+// would consult no filter in the port's table; else kindTableLayout.
 func filterUnused(c cases.TableCase, data []byte) (failureKind, string) {
 	if c.BitsPerKey <= 0 {
 		return kindTableLayout, ""
@@ -189,8 +175,7 @@ func filterUnused(c cases.TableCase, data []byte) (failureKind, string) {
 	return kindFilterName, d + "; the port's filter block is named " + strings.Join(names, ", ")
 }
 
-// lookupCounts says how many of n lookups miss, find a wrong value and
-// fail.
+// lookupCounts says how many of n lookups miss, find a wrong value, fail.
 func lookupCounts(n, missing, wrong, failed int) string {
 	var parts []string
 	if missing > 0 {
@@ -202,17 +187,12 @@ func lookupCounts(n, missing, wrong, failed int) string {
 	if failed > 0 {
 		parts = append(parts, fmt.Sprintf("%s of %d failing", plural.Count(failed, "lookup"), n))
 	}
-	out := parts[0]
-	for _, p := range parts[1:] {
-		out += ", " + p
-	}
-	return out
+	return strings.Join(parts, ", ")
 }
 
-// lookupCause says, from the port's table as internal/table reads it, why
-// the lookup of entry i's key goes wrong: the index separator that sends
-// the seek past the key's block, or the filter that rejects its user key.
-// It returns "" when it cannot tell.
+// lookupCause says why the lookup of entry i's key goes wrong: a separator
+// sending the seek past its block, or a filter rejecting its user key; ""
+// when it cannot tell.
 func lookupCause(data []byte, c cases.TableCase, i int) string {
 	t, err := table.OpenBytes("table", data, int64(len(data)))
 	if err != nil {
@@ -265,10 +245,8 @@ func lookupCause(data []byte, c cases.TableCase, i int) string {
 	return why
 }
 
-// compareIKey orders internal keys as InternalKeyComparator over the
-// bytewise comparator does: user key ascending, then the 8-byte tag
-// descending. Keys too short to hold a tag compare bytewise (only for the
-// description: the lookups themselves refuse them).
+// compareIKey orders internal keys as InternalKeyComparator: user key
+// ascending, then tag descending; keys without a tag compare bytewise.
 func compareIKey(a, b []byte) int {
 	if len(a) < 8 || len(b) < 8 {
 		return bytes.Compare(a, b)

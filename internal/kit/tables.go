@@ -10,14 +10,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
-// The table properties: the tables Port.WriteTable writes, against
-// upstream's TableBuilder on the same entries (the golden vectors, or
-// upstream live), each difference judged by whether upstream still reads
-// every entry; and what Port.ReadTable reads of upstream's tables, clean
-// and damaged.
-
-// tableSource gives upstream's tables and reads: live through cgo, or
-// from the golden vectors with this module's reader judging.
+// tableSource gives upstream's tables and reads: live, or the golden vectors.
 type tableSource struct {
 	live bool
 	vs   *cases.TableVectors
@@ -58,12 +51,9 @@ func (s tableSource) damaged(d cases.DamagedTable) ([]byte, cases.TableVerdict, 
 	return data, cases.NewTableVerdict(status, entries), err
 }
 
-// judge reads the port's table data as upstream does, with checksums
-// verified: live upstream's Table, else internal/table. who names the
-// reader for the failure's detail.
+// judge reads the port's table as upstream does; who names the reader.
 func (s tableSource) judge(data []byte, bits int) (entries [][2][]byte, status, who string, err error) {
-	// internal/table first: it tells the tables on which upstream's
-	// behaviour is undefined, which upstream must not be given.
+	// internal/table first: upstream must not be given undefined tables.
 	entries, status, err = cases.RefRead(data)
 	who = "internal/table's reader (following upstream's table.cc, checksums verified)"
 	if err != nil || !s.live {
@@ -95,21 +85,31 @@ func reproReadTable(name string) string {
 	return fmt.Sprintf("ReadTable(compat.CaseTable(%q))", name)
 }
 
-func checkTableBytes(p Port, cfg kitConfig, res *results) {
+// eachTable calls fn with upstream's table for each table case; a table it
+// cannot get is a suite error and, with uncompared, a case of prop not
+// compared. src is nil when the table vectors do not load.
+func eachTable(cfg kitConfig, res *results, prop Property, uncompared bool, fn func(src tableSource, c cases.TableCase, data []byte)) *tableSource {
 	src, err := newTableSource(cfg)
 	if err != nil {
 		res.suiteError(err.Error())
-		return
+		return nil
 	}
 	for _, c := range cases.TableCases() {
-		want, err := src.table(c)
+		data, err := src.table(c)
 		if err != nil {
-			if errors.Is(err, cases.ErrNotRecovered) {
-				res.cannotCompare(PropTableBytes, c.Name)
+			if uncompared && errors.Is(err, cases.ErrNotRecovered) {
+				res.cannotCompare(prop, c.Name)
 			}
 			res.suiteError(err.Error())
 			continue
 		}
+		fn(src, c, data)
+	}
+	return &src
+}
+
+func checkTableBytes(p Port, cfg kitConfig, res *results) {
+	eachTable(cfg, res, PropTableBytes, true, func(src tableSource, c cases.TableCase, want []byte) {
 		res.compare(PropTableBytes, c.Name)
 		repro := reproWriteTable(c)
 		res.guard(PropTableBytes, c.Name, repro, func() {
@@ -131,12 +131,11 @@ func checkTableBytes(p Port, cfg kitConfig, res *results) {
 			}
 			res.fail(failure(PropTableBytes, c.Name, k, diff+"\n    "+verdict, repro))
 		})
-	}
+	})
 }
 
-// judgeTable reads the port's table for c as upstream does, in a scan and
-// by a lookup of every key, and returns the kind of the failure:
-// kindTableLayout when every entry reads back right both ways.
+// judgeTable reads the port's table in a scan and by lookups; it returns
+// kindTableLayout when both read every entry right.
 func judgeTable(src tableSource, c cases.TableCase, got []byte) (failureKind, string) {
 	entries, status, who, err := src.judge(got, c.BitsPerKey)
 	if err != nil {
@@ -152,16 +151,14 @@ func judgeTable(src tableSource, c cases.TableCase, got []byte) (failureKind, st
 		}
 		return k, fmt.Sprintf("%s reads it: %s", who, d)
 	}
-	// A scan reads neither the filter nor the separators: look every key
-	// up as a database's Get does.
+	// A scan reads neither the filter nor the separators: look keys up too.
 	if k, d := src.judgeLookups(c, got); k != kindTableLayout {
 		return k, d
 	}
 	return kindTableLayout, fmt.Sprintf("%s reads every entry of the port's table right, and its lookups find every key", who)
 }
 
-// compareEntries compares the entries read with c's and describes the
-// first difference, at index i.
+// compareEntries describes the first difference of got from c, at i.
 func compareEntries(c cases.TableCase, got [][2][]byte) (int, string) {
 	for i := 0; i < len(got) && i < len(c.Keys); i++ {
 		if !bytes.Equal(got[i][0], c.Keys[i]) || !bytes.Equal(got[i][1], c.Values[i]) {
@@ -178,19 +175,12 @@ func compareEntries(c cases.TableCase, got [][2][]byte) (int, string) {
 }
 
 func checkReadTable(p Port, cfg kitConfig, res *results) {
-	src, err := newTableSource(cfg)
-	if err != nil {
-		res.suiteError(err.Error())
-		return
-	}
-	for _, c := range cases.TableCases() {
-		data, err := src.table(c)
-		if err != nil {
-			res.suiteError(err.Error())
-			continue
-		}
+	src := eachTable(cfg, res, PropReadTable, false, func(_ tableSource, c cases.TableCase, data []byte) {
 		res.compare(PropReadTable, c.Name)
 		readClean(p, c, c.Name, data, "", res)
+	})
+	if src == nil {
+		return
 	}
 	for _, d := range cases.DamagedTables() {
 		data, v, err := src.damaged(d)
@@ -201,8 +191,7 @@ func checkReadTable(p Port, cfg kitConfig, res *results) {
 		base, _ := cases.TableCaseNamed(d.Base)
 		res.compare(PropReadTable, d.Name)
 		if v.Status == "" {
-			// Upstream reads this damage past (a block it does not read,
-			// or reads without a check failing): the port must too.
+			// Upstream reads past this damage: the port must too.
 			readClean(p, base, d.Name, data, " (damaged where upstream, checksums verified, still reads every entry)", res)
 			continue
 		}
@@ -210,8 +199,7 @@ func checkReadTable(p Port, cfg kitConfig, res *results) {
 	}
 }
 
-// readClean asks the port to read data, a table upstream wrote for c
-// (named name), and checks that it returns every entry.
+// readClean checks that the port reads every entry of upstream's table.
 func readClean(p Port, c cases.TableCase, name string, data []byte, note string, res *results) {
 	repro := reproReadTable(name)
 	res.guard(PropReadTable, name, repro, func() {
@@ -228,8 +216,7 @@ func readClean(p Port, c cases.TableCase, name string, data []byte, note string,
 	})
 }
 
-// readDamaged asks the port to read data, which upstream reports corrupt
-// (v), and checks that every entry it returns is one upstream wrote.
+// readDamaged checks that the port returns only entries upstream wrote.
 func readDamaged(p Port, c cases.TableCase, name string, data []byte, v cases.TableVerdict, res *results) {
 	repro := reproReadTable(name)
 	written := map[string]bool{}
@@ -255,9 +242,7 @@ func portEntries(es []Entry) [][2][]byte {
 	return out
 }
 
-// CaseEntries returns the entries the kit gives WriteTable in table case
-// name, as reproducers write them:
-// WriteTable(compat.CaseEntries("table/bs1024-r16-none-b10"), ...).
+// CaseEntries returns the entries the kit gives WriteTable in case name.
 func CaseEntries(name string) []Entry {
 	c, ok := cases.TableCaseNamed(name)
 	if !ok {
@@ -266,27 +251,22 @@ func CaseEntries(name string) []Entry {
 	return tableEntries(c)
 }
 
-// CaseTable returns the table the kit gives ReadTable in case name:
-// upstream's table for a table case, or its damaged copy (this module's
-// writer recovers upstream's bytes from the golden vectors).
+// CaseTable returns upstream's table of case name, or its damaged copy.
 func CaseTable(name string) []byte {
 	vs, err := cases.LoadTableVectors(ldbcompat.TestData, cases.VectorDir)
 	if err != nil {
 		panic(err)
 	}
+	var data []byte
 	if c, ok := cases.TableCaseNamed(name); ok {
-		data, err := vs.Table(c)
-		if err != nil {
-			panic(err)
-		}
-		return data
+		data, err = vs.Table(c)
+	} else if d, ok := cases.DamagedTableNamed(name); ok {
+		data, _, err = vs.Damaged(d)
+	} else {
+		panic(noCase(name))
 	}
-	if d, ok := cases.DamagedTableNamed(name); ok {
-		data, _, err := vs.Damaged(d)
-		if err != nil {
-			panic(err)
-		}
-		return data
+	if err != nil {
+		panic(err)
 	}
-	panic(noCase(name))
+	return data
 }

@@ -17,31 +17,15 @@ import (
 // its Get reads right stay harmless, and a filter upstream does not
 // consult only makes it slower.
 func TestTableLookupsCaught(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		write  func([]Entry, TableOptions) ([]byte, error)
-		kind   failureKind
-		harm   Harm
-		detail []string // in the first failure of the filtered cases' detail
-	}{
+	for _, c := range []writerCase{
 		{"filter over whole internal keys", func(es []Entry, o TableOptions) ([]byte, error) {
 			return internalKeyFilter(refWriteTable(es, o))(o.BitsPerKey)
 		}, kindTableMissing, HarmFalseNegatives, []string{"not found (false negatives)", "the filter block", "built over internal keys"}},
-		{"filter with another hash", func(es []Entry, o TableOptions) ([]byte, error) {
-			if o.BitsPerKey > 0 {
-				return writeWithPolicy(es, o, saltedPolicy{bloom.NewPolicy(o.BitsPerKey)})
-			}
-			return refWriteTable(es, o)
-		}, kindTableMissing, HarmFalseNegatives, []string{"not found (false negatives)", "rejects the user key"}},
+		{"filter with another hash", bloomWrapped(func(p bloom.FilterPolicy) bloom.FilterPolicy { return saltedPolicy{p} }), kindTableMissing, HarmFalseNegatives, []string{"not found (false negatives)", "rejects the user key"}},
 		{"index separators smaller than the block's last key", func(es []Entry, o TableOptions) ([]byte, error) {
 			return firstKeySeparators(refWriteTable(es, o))
 		}, kindTableMissing, HarmFalseNegatives, []string{"not found (false negatives)", "index separator", "is smaller than the key"}},
-		{"filter under another name", func(es []Entry, o TableOptions) ([]byte, error) {
-			if o.BitsPerKey > 0 {
-				return writeWithPolicy(es, o, renamedPolicy{bloom.NewPolicy(o.BitsPerKey)})
-			}
-			return refWriteTable(es, o)
-		}, kindFilterName, HarmSlower, []string{"upstream finds every key", "filter.ldbcompat.renamed"}},
+		{"filter under another name", bloomWrapped(func(p bloom.FilterPolicy) bloom.FilterPolicy { return renamedPolicy{p} }), kindFilterName, HarmSlower, []string{"upstream finds every key", "filter.ldbcompat.renamed"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := checkTableHooks(tableOnly(c.write, nil))
@@ -193,4 +177,15 @@ func internalKeyFilter(data []byte, err error) func(bits int) ([]byte, error) {
 // upstream's index seek passes over the block for them.
 func firstKeySeparators(data []byte, err error) ([]byte, error) {
 	return reindexed(data, err, func(es []blockEntry) []byte { return es[0].key })
+}
+
+// bloomWrapped writes tables with the bloom filter wrapped by wrap, and
+// without a filter at 0 bits/key.
+func bloomWrapped(wrap func(bloom.FilterPolicy) bloom.FilterPolicy) func([]Entry, TableOptions) ([]byte, error) {
+	return func(es []Entry, o TableOptions) ([]byte, error) {
+		if o.BitsPerKey > 0 {
+			return writeWithPolicy(es, o, wrap(bloom.NewPolicy(o.BitsPerKey)))
+		}
+		return refWriteTable(es, o)
+	}
 }
