@@ -1,8 +1,6 @@
 package cases
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -82,40 +80,11 @@ type TableVectors struct{ recs map[string]Record }
 
 // LoadTableVectors reads dir/TableVectorFile of fsys.
 func LoadTableVectors(fsys fs.FS, dir string) (*TableVectors, error) {
-	name := path.Join(dir, TableVectorFile)
-	data, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		return nil, fmt.Errorf("table vectors: %w", err)
-	}
 	v := &TableVectors{recs: map[string]Record{}}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 4<<20)
-	for line := 1; sc.Scan(); line++ {
-		t := sc.Text()
-		if strings.HasPrefix(t, "#") || strings.TrimSpace(t) == "" {
-			continue
-		}
-		r, err := ParseRecord(t)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
-		}
-		v.recs[r.Kind+" "+r.Name] = r
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if _, err := readRecords(fsys, path.Join(dir, TableVectorFile), "table vectors", "", v.recs); err != nil {
+		return nil, err
 	}
 	return v, nil
-}
-
-func (v *TableVectors) lookup(kind, name, in string) (Record, error) {
-	r, ok := v.recs[kind+" "+name]
-	if !ok {
-		return r, fmt.Errorf("table vectors have no %s case %q: regenerate them with `make vectors`", kind, name)
-	}
-	if r.In != in {
-		return r, fmt.Errorf("table vectors' %s case %q has other inputs (fingerprint %s, cases now %s): regenerate them with `make vectors`", kind, name, r.In, in)
-	}
-	return r, nil
 }
 
 // ErrNotRecovered says that the vectors hold upstream's table only as a
@@ -124,7 +93,7 @@ var ErrNotRecovered = errors.New("the vectors hold upstream's table as a digest 
 
 // Table returns the table upstream wrote for c.
 func (v *TableVectors) Table(c TableCase) ([]byte, error) {
-	r, err := v.lookup("table", c.Name, c.In())
+	r, err := lookup(v.recs, "table vectors", "table", c.Name, c.In())
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +115,7 @@ func (v *TableVectors) Damaged(d DamagedTable) ([]byte, TableVerdict, error) {
 	if !ok {
 		return nil, TableVerdict{}, fmt.Errorf("damaged table %q: no table case %q", d.Name, d.Base)
 	}
-	r, err := v.lookup("tabledamage", d.Name, d.In(base))
+	r, err := lookup(v.recs, "table vectors", "tabledamage", d.Name, d.In(base))
 	if err != nil {
 		return nil, TableVerdict{}, err
 	}

@@ -1,7 +1,6 @@
 package cases
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io/fs"
@@ -72,50 +71,61 @@ func (v *Vectors) Len() int { return len(v.records) }
 func LoadVectors(fsys fs.FS, dir string) (*Vectors, error) {
 	vs := &Vectors{prov: map[string]string{}, records: map[string]Record{}}
 	for _, kind := range vectorKinds {
-		name := path.Join(dir, kind+".txt")
-		data, err := fs.ReadFile(fsys, name)
+		comments, err := readRecords(fsys, path.Join(dir, kind+".txt"), "golden vectors", kind, vs.records)
 		if err != nil {
-			return nil, fmt.Errorf("golden vectors: %w", err)
+			return nil, err
 		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, 1<<20)
-		for line := 1; sc.Scan(); line++ {
-			t := sc.Text()
-			if strings.HasPrefix(t, "#") {
-				if k, v, ok := strings.Cut(strings.TrimPrefix(t, "# "), ": "); ok && kind == vectorKinds[0] {
-					vs.prov[k] = v
-				}
-				continue
+		for _, c := range comments {
+			if k, v, ok := strings.Cut(strings.TrimPrefix(c, "# "), ": "); ok && kind == vectorKinds[0] {
+				vs.prov[k] = v
 			}
-			if strings.TrimSpace(t) == "" {
-				continue
-			}
-			r, err := ParseRecord(t)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", name, line, err)
-			}
-			if r.Kind != kind {
-				return nil, fmt.Errorf("%s:%d: a %s record in the %s file", name, line, r.Kind, kind)
-			}
-			vs.records[r.Kind+" "+r.Name] = r
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return vs, nil
+}
+
+// readRecords adds the records of the vector file name of fsys to recs, by
+// kind and name, and returns its '#' lines; kind, unless "", is the only
+// kind it may hold. what names the vectors in errors.
+func readRecords(fsys fs.FS, name, what, kind string, recs map[string]Record) (comments []string, err error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	for i, t := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(t, "#") {
+			comments = append(comments, t)
+			continue
+		}
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		r, err := ParseRecord(t)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
+		}
+		if kind != "" && r.Kind != kind {
+			return nil, fmt.Errorf("%s:%d: a %s record in the %s file", name, i+1, r.Kind, kind)
+		}
+		recs[r.Kind+" "+r.Name] = r
+	}
+	return comments, nil
 }
 
 // Lookup returns the record of the case of kind and name, which must have
 // the fingerprint in: an error says the vectors do not hold the case, or
 // hold it with other inputs, and to regenerate them.
 func (v *Vectors) Lookup(kind, name, in string) (Record, error) {
-	r, ok := v.records[kind+" "+name]
+	return lookup(v.records, "golden vectors", kind, name, in)
+}
+
+func lookup(recs map[string]Record, what, kind, name, in string) (Record, error) {
+	r, ok := recs[kind+" "+name]
 	if !ok {
-		return r, fmt.Errorf("golden vectors have no %s case %q: regenerate them with `make vectors`", kind, name)
+		return r, fmt.Errorf("%s have no %s case %q: regenerate them with `make vectors`", what, kind, name)
 	}
 	if r.In != in {
-		return r, fmt.Errorf("golden vectors' %s case %q has other inputs (fingerprint %s, cases now %s): regenerate them with `make vectors`", kind, name, r.In, in)
+		return r, fmt.Errorf("%s' %s case %q has other inputs (fingerprint %s, cases now %s): regenerate them with `make vectors`", what, kind, name, r.In, in)
 	}
 	return r, nil
 }
@@ -257,20 +267,22 @@ func (o VectorOracle) PolicyName() string {
 	return o.Name
 }
 
-// Hash returns upstream's answer for c.
-func (o VectorOracle) Hash(c HashCase) (Expected, error) {
-	r, err := o.V.Lookup("hash", c.Name, c.In())
+func (o VectorOracle) rec(kind, name, in string) (Expected, error) {
+	r, err := o.V.Lookup(kind, name, in)
 	return Expected{Rec: r}, err
 }
+
+// Hash returns upstream's answer for c.
+func (o VectorOracle) Hash(c HashCase) (Expected, error) { return o.rec("hash", c.Name, c.In()) }
 
 // Filter returns upstream's answer for c, with its filter unless that is
 // recorded as a digest Ref does not reproduce.
 func (o VectorOracle) Filter(c FilterCase) (Expected, error) {
-	r, err := o.V.Lookup("filter", c.Name, c.In())
+	e, err := o.rec("filter", c.Name, c.In())
 	if err != nil {
 		return Expected{}, err
 	}
-	e := Expected{Rec: r}
+	r := e.Rec
 	var cand []byte
 	if strings.HasPrefix(r.Out, "sha256:") {
 		cand = FilterOut(o.Ref, c)
@@ -282,19 +294,16 @@ func (o VectorOracle) Filter(c FilterCase) (Expected, error) {
 }
 
 // Match returns upstream's answer for c.
-func (o VectorOracle) Match(c MatchCase) (Expected, error) {
-	r, err := o.V.Lookup("match", c.Name, c.In())
-	return Expected{Rec: r}, err
-}
+func (o VectorOracle) Match(c MatchCase) (Expected, error) { return o.rec("match", c.Name, c.In()) }
 
 // Block returns upstream's answer for c, with every block it returned
 // unless one is recorded as a digest Ref does not reproduce.
 func (o VectorOracle) Block(c BlockCase) (Expected, error) {
-	r, err := o.V.Lookup("block", c.Name, c.In())
+	e, err := o.rec("block", c.Name, c.In())
 	if err != nil {
 		return Expected{}, err
 	}
-	e := Expected{Rec: r}
+	r := e.Rec
 	encs := strings.Split(r.Out, ",")
 	var cands [][]byte
 	if strings.Contains(r.Out, "sha256:") {
@@ -317,7 +326,67 @@ func (o VectorOracle) Block(c BlockCase) (Expected, error) {
 }
 
 // Reader returns upstream's answer for c.
-func (o VectorOracle) Reader(c ReaderCase) (Expected, error) {
-	r, err := o.V.Lookup("reader", c.Name, c.In())
-	return Expected{Rec: r}, err
+func (o VectorOracle) Reader(c ReaderCase) (Expected, error) { return o.rec("reader", c.Name, c.In()) }
+
+// The log cases' golden vectors, testdata/vectors/log.txt: one record a
+// case,
+//
+//	log name in out ans
+//
+// in the fingerprint of the records and edits (LogCase.In), out
+// upstream's clean log (EncodeBytes: mostly a digest, which
+// logfile.WriteLog recovers), ans the records upstream's log::Reader
+// (checksums verified) returns from the case's log, damaged or not
+// (EncodeRecords).
+
+// LogVectorFile is the name of the log cases' vector file in VectorDir.
+const LogVectorFile = "log.txt"
+
+// RecordLogVectors runs every case of LogCases on an implementation,
+// write writing a new log of records and read returning the records its
+// reader returns from a log, and returns the vector file's contents.
+func RecordLogVectors(write func([][]byte) []byte, read func([]byte) ([][]byte, error), prov Provenance) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(prov.header("log"))
+	b.WriteString("# log: out is the clean log; ans the count of records log::Reader returns from the case's log and their fingerprint\n")
+	for _, c := range LogCases() {
+		log := write(c.Records)
+		data, err := c.Damage(log)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := read(data)
+		if err != nil {
+			return nil, fmt.Errorf("log case %q: %w", c.Name, err)
+		}
+		fmt.Fprintln(&b, Record{"log", c.Name, c.In(), EncodeBytes(log), EncodeRecords(recs)})
+	}
+	return b.Bytes(), nil
+}
+
+// LogVectors are the parsed log vectors, by kind and name.
+type LogVectors map[string]Record
+
+// LoadLogVectors reads the log vector file in dir of fsys.
+func LoadLogVectors(fsys fs.FS, dir string) (LogVectors, error) {
+	out := LogVectors{}
+	_, err := readRecords(fsys, path.Join(dir, LogVectorFile), "golden vectors", "log", out)
+	return out, err
+}
+
+// Lookup returns the record of c, which must hold c's inputs.
+func (v LogVectors) Lookup(c LogCase) (Record, error) {
+	return lookup(v, "golden vectors", "log", c.Name, c.In())
+}
+
+// Upstream returns upstream's clean log of c: candidate, the log a
+// reference writer wrote, when its digest is the one recorded; else nil.
+func (v LogVectors) Upstream(r Record, candidate []byte) []byte {
+	if r.Out == "" {
+		if len(candidate) == 0 {
+			return []byte{}
+		}
+		return nil
+	}
+	return raw(r.Out, candidate)
 }
