@@ -16,18 +16,10 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// The table vectors (testdata/vectors/table.txt): for each table case,
-// upstream's table as a digest without compression (the reference
-// writer, RefTable, recovers the bytes) and whole in hex with snappy,
-// whose encoders differ; for each damaged table, what upstream's Table
-// makes of it with checksums verified.
-//
-//	table name in out -
-//	tabledamage name in status count:digest
-//
-// status is upstream's Status::ToString() escaped as a URL query ("-"
-// when it read the table without an error); count and digest are the
-// entries it returned (EntriesDigest).
+// The table vectors (table.txt) hold upstream's table of each case, as a
+// digest RefTable recovers or, with snappy (whose encoders differ), whole;
+// and for each damaged table, upstream's status (URL-escaped) and the
+// entries it returned (count:EntriesDigest).
 
 // TableVectorFile is the table vectors' file name under VectorDir.
 const TableVectorFile = "table.txt"
@@ -87,8 +79,8 @@ func LoadTableVectors(fsys fs.FS, dir string) (*TableVectors, error) {
 	return v, nil
 }
 
-// ErrNotRecovered says that the vectors hold upstream's table only as a
-// digest and the reference writer does not reproduce it.
+// ErrNotRecovered says the reference writer does not reproduce a table
+// the vectors hold as a digest.
 var ErrNotRecovered = errors.New("the vectors hold upstream's table as a digest the reference writer does not reproduce")
 
 // Table returns the table upstream wrote for c.
@@ -158,15 +150,13 @@ func RefTable(c TableCase) ([]byte, error) {
 	return w.Finish(), nil
 }
 
-// ErrCannotJudge wraps the reason RefRead cannot say what upstream makes
-// of a table: upstream's behaviour is undefined on it, or it lies beyond
-// internal/table's memory bound.
+// ErrCannotJudge wraps why RefRead cannot say what upstream makes of a
+// table: upstream's behaviour is undefined, or internal/table's bound hit.
 var ErrCannotJudge = errors.New("internal/table cannot say what upstream makes of the table")
 
-// RefRead reads data, a whole table file, with this module's reader
-// (internal/table, which follows table.cc with paranoid_checks and
-// verify_checksums) as upstream's Table::Open and a full scan do, and
-// returns the entries and upstream's status.
+// RefRead reads a whole table file with internal/table (table.cc with
+// paranoid_checks and verify_checksums) as upstream's Table::Open and a
+// full scan do, and returns the entries and upstream's status.
 func RefRead(data []byte) ([][2][]byte, string, error) {
 	t, err := table.OpenBytes("table", data, int64(len(data)))
 	if err != nil {

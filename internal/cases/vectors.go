@@ -11,28 +11,19 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
-// The golden vectors are text files, one per kind of case, under
-// testdata/vectors/. Each starts with '#' lines giving their provenance
-// (LevelDB version, tarball SHA-256, architecture, compiler) and then holds
-// one record per line:
-//
-//	kind name in out ans
-//
-// See Record for the fields. `make vectors` writes them from upstream
-// LevelDB (WriteVectors); nothing else does.
+// The golden vectors are a text file per kind of case: '#' lines of
+// provenance, then a Record a line. Only `make vectors` writes them.
 
 // VectorDir is where the golden vectors live, relative to the module root
 // and in the module's embedded file system (ldbcompat.TestData).
 const VectorDir = "testdata/vectors"
 
-// LegacyVectorDir is where the golden vectors of LevelDB v1.17 on amd64
-// live, relative to the module root: the answers of the releases before
-// v1.18 (google/leveldb#243) where plain char is signed. The module does not
-// embed them; bloom.NewLegacyPolicy(bits, true) is checked against them.
+// LegacyVectorDir holds the golden vectors of LevelDB v1.17 on amd64: the
+// answers of releases before v1.18 (google/leveldb#243) where plain char is
+// signed. They are not embedded.
 const LegacyVectorDir = "testdata/vectors-v1.17"
 
-// vectorKinds names the kinds of record, one vector file (<kind>.txt) each,
-// in the order the files are read.
+// vectorKinds names the kinds of record, one file (<kind>.txt) each.
 var vectorKinds = []string{"hash", "filter", "match", "block", "reader"}
 
 // Provenance says where golden vectors came from.
@@ -201,23 +192,22 @@ func RecordVectors(im Impl, prov Provenance) map[string][]byte {
 	for _, k := range vectorKinds {
 		files[k] = bytes.NewBufferString(prov.header(k))
 	}
-	w := func(r Record) { fmt.Fprintln(files[r.Kind], r) }
+	w := func(e Expected, _ error) { fmt.Fprintln(files[e.Rec.Kind], e.Rec) }
+	o := implOracle{im}
 	for _, c := range cs.Hash {
-		w(HashRecord(im, c))
+		w(o.Hash(c))
 	}
 	for _, c := range cs.Filter {
-		out := FilterOut(im, c)
-		w(FilterRecord(im, c, out, out))
+		w(o.Filter(c))
 	}
 	for _, c := range cs.Match {
-		w(MatchRecord(im, c))
+		w(o.Match(c))
 	}
 	for _, c := range cs.Block {
-		outs := im.BuildBlock(c.Policy, c.Ops)
-		w(BlockRecord(im, c, outs, LastFinish(outs)))
+		w(o.Block(c))
 	}
 	for _, c := range cs.Reader {
-		w(ReaderRecord(im, c))
+		w(o.Reader(c))
 	}
 	out := map[string][]byte{}
 	for k, b := range files {
@@ -226,18 +216,16 @@ func RecordVectors(im Impl, prov Provenance) map[string][]byte {
 	return out
 }
 
-// Expected is upstream's answer for one case: its record and, when known,
-// its output bytes, one entry per output (the filter, or the block of each
-// Finish call). Raw is nil when the vectors hold an output only as a
-// digest that could not be recovered.
+// Expected is upstream's answer for one case: its record and its outputs
+// (the filter, or each Finish's block), nil when held only as a digest
+// that could not be recovered.
 type Expected struct {
 	Rec Record
 	Raw [][]byte
 }
 
 // An Oracle gives upstream's answer for each case: from the golden vectors
-// (VectorOracle) or live from the C++ library (UpstreamOracle, under the
-// leveldb tag).
+// (VectorOracle) or live (UpstreamOracle, under the leveldb tag).
 type Oracle interface {
 	Hash(c HashCase) (Expected, error)
 	Filter(c FilterCase) (Expected, error)
@@ -246,15 +234,38 @@ type Oracle interface {
 	Reader(c ReaderCase) (Expected, error)
 }
 
+// implOracle answers by running the cases on im, its own reference.
+type implOracle struct{ im Impl }
+
+func (o implOracle) Hash(c HashCase) (Expected, error) {
+	return Expected{Rec: HashRecord(o.im, c)}, nil
+}
+
+func (o implOracle) Filter(c FilterCase) (Expected, error) {
+	out := FilterOut(o.im, c)
+	return Expected{Rec: FilterRecord(o.im, c, out, out), Raw: [][]byte{out}}, nil
+}
+
+func (o implOracle) Match(c MatchCase) (Expected, error) {
+	return Expected{Rec: MatchRecord(o.im, c)}, nil
+}
+
+func (o implOracle) Block(c BlockCase) (Expected, error) {
+	outs := o.im.BuildBlock(c.Policy, c.Ops)
+	return Expected{Rec: BlockRecord(o.im, c, outs, LastFinish(outs)), Raw: outs}, nil
+}
+
+func (o implOracle) Reader(c ReaderCase) (Expected, error) {
+	return Expected{Rec: ReaderRecord(o.im, c)}, nil
+}
+
 // VectorOracle answers from golden vectors. An output recorded only as a
-// digest is recovered from Ref when Ref's output has that digest (then it
-// is upstream's output, byte for byte).
+// digest is recovered from Ref when Ref's output has that digest.
 type VectorOracle struct {
 	V   *Vectors
 	Ref Impl
-	// Name is the name of the bloom filter policy of the release that
-	// wrote V; "" means bloom.PolicyName (v1.18 and later). The vectors
-	// do not record it.
+	// Name is the bloom filter policy's name of the release that wrote V,
+	// which V does not record; "" means bloom.PolicyName.
 	Name string
 }
 
@@ -328,23 +339,15 @@ func (o VectorOracle) Block(c BlockCase) (Expected, error) {
 // Reader returns upstream's answer for c.
 func (o VectorOracle) Reader(c ReaderCase) (Expected, error) { return o.rec("reader", c.Name, c.In()) }
 
-// The log cases' golden vectors, testdata/vectors/log.txt: one record a
-// case,
-//
-//	log name in out ans
-//
-// in the fingerprint of the records and edits (LogCase.In), out
-// upstream's clean log (EncodeBytes: mostly a digest, which
-// logfile.WriteLog recovers), ans the records upstream's log::Reader
-// (checksums verified) returns from the case's log, damaged or not
-// (EncodeRecords).
+// The log vectors (log.txt) hold a "log" record a case: out is upstream's
+// clean log (mostly a digest logfile.WriteLog recovers), ans what its
+// log::Reader returns from the case's log (EncodeRecords).
 
 // LogVectorFile is the name of the log cases' vector file in VectorDir.
 const LogVectorFile = "log.txt"
 
-// RecordLogVectors runs every case of LogCases on an implementation,
-// write writing a new log of records and read returning the records its
-// reader returns from a log, and returns the vector file's contents.
+// RecordLogVectors runs every case of LogCases on an implementation's
+// log writer and reader and returns the vector file's contents.
 func RecordLogVectors(write func([][]byte) []byte, read func([]byte) ([][]byte, error), prov Provenance) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(prov.header("log"))

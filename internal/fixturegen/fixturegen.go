@@ -26,12 +26,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// The option values the fixtures cover.
-var (
-	BitsPerKey = []int{1, 5, 10, 16, 30}
-	BlockSizes = []int{128, 1024, 4096}
-)
-
 // Options selects what one generated database contains.
 type Options struct {
 	BitsPerKey int   // bloom filter bits per key
@@ -50,12 +44,12 @@ func (o Options) Name() string {
 	return fmt.Sprintf("b%d-bs%d-%s", o.BitsPerKey, o.BlockSize, c)
 }
 
-// All returns every combination of BitsPerKey, BlockSizes and compression,
-// with the given keys per run and seed.
+// All returns every combination of the bits per key, block sizes and
+// compressions the fixtures cover, with the given keys per run and seed.
 func All(keysPerRun int, seed int64) []Options {
 	var all []Options
-	for _, b := range BitsPerKey {
-		for _, bs := range BlockSizes {
+	for _, b := range []int{1, 5, 10, 16, 30} {
+		for _, bs := range []int{128, 1024, 4096} {
 			for _, s := range []bool{false, true} {
 				all = append(all, Options{BitsPerKey: b, BlockSize: bs, Snappy: s, KeysPerRun: keysPerRun, Seed: seed})
 			}
@@ -64,13 +58,7 @@ func All(keysPerRun int, seed int64) []Options {
 	return all
 }
 
-// Info describes a generated database, as package fixtures records it.
-type Info = fixtures.Info
-
-// TableInfo describes one table of a generated database.
-type TableInfo = fixtures.TableInfo
-
-// Generator names the program that writes fixtures, recorded in Info.
+// Generator names the program that writes fixtures, recorded in fixtures.Info.
 const Generator = "go run -tags leveldb ./internal/cmd/mkfixtures"
 
 // LevelDBVersion returns the version of the linked LevelDB, such as "1.23".
@@ -87,7 +75,7 @@ var runPrefix = []byte{0x11, 0x7f, 0xc3}
 // run (LOG, LOG.old, LOCK) and describes the tables it left. The write
 // buffer is so large that every table comes from an explicit CompactRange,
 // so the file set is the same on every run.
-func Generate(dir string, o Options) (*Info, error) {
+func Generate(dir string, o Options) (*fixtures.Info, error) {
 	if o.KeysPerRun == 0 {
 		o.KeysPerRun = 300
 	}
@@ -253,8 +241,8 @@ func newValue(rng *rand.Rand) []byte {
 }
 
 // describe lists the tables in dir.
-func describe(dir string, o Options) (*Info, error) {
-	info := &Info{
+func describe(dir string, o Options) (*fixtures.Info, error) {
+	info := &fixtures.Info{
 		Name:               o.Name(),
 		BitsPerKey:         o.BitsPerKey,
 		BlockSize:          o.BlockSize,
@@ -269,19 +257,14 @@ func describe(dir string, o Options) (*Info, error) {
 	if o.Snappy {
 		info.Compression = "snappy"
 	}
-	names, err := Tables(dir)
+	tables, err := describeTables(dir)
 	if err != nil {
 		return nil, err
 	}
+	info.Tables = tables
 	snappyBlocks := 0
-	for _, name := range names {
-		ti, err := describeTable(filepath.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		ti.File = name
-		snappyBlocks += ti.SnappyBlocks
-		info.Tables = append(info.Tables, *ti)
+	for _, t := range tables {
+		snappyBlocks += t.SnappyBlocks
 	}
 	if len(info.Tables) < 3 {
 		return nil, fmt.Errorf("want at least 3 tables, LevelDB wrote %d", len(info.Tables))
@@ -292,7 +275,25 @@ func describe(dir string, o Options) (*Info, error) {
 	return info, nil
 }
 
-func describeTable(path string) (*TableInfo, error) {
+// describeTables describes the tables in dir, in name order.
+func describeTables(dir string) ([]fixtures.TableInfo, error) {
+	names, err := Tables(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []fixtures.TableInfo
+	for _, name := range names {
+		ti, err := describeTable(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		ti.File = name
+		out = append(out, *ti)
+	}
+	return out, nil
+}
+
+func describeTable(path string) (*fixtures.TableInfo, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -302,7 +303,7 @@ func describeTable(path string) (*TableInfo, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	ti := &TableInfo{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+	ti := &fixtures.TableInfo{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
 	versions := map[string]int{}
 	err = t.DataBlocks(func(b *table.DataBlock) error {
 		ti.DataBlocks++
@@ -374,16 +375,12 @@ func SnappyAvailable() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	names, err := Tables(dir)
+	tables, err := describeTables(dir)
 	if err != nil {
 		return false, err
 	}
-	for _, n := range names {
-		ti, err := describeTable(filepath.Join(dir, n))
-		if err != nil {
-			return false, err
-		}
-		if ti.SnappyBlocks > 0 {
+	for _, t := range tables {
+		if t.SnappyBlocks > 0 {
 			return true, nil
 		}
 	}
@@ -430,8 +427,7 @@ func (d *DB) Close() {
 }
 
 // GetAll opens the database in dir as Open does, gets every key and closes
-// it: vals[i] is nil for a missing key, errs[i] the error of a Get that
-// failed, and err says the database did not open.
+// it: vals[i] is nil for a missing key, errs[i] the error of its Get.
 func GetAll(dir string, bitsPerKey int, keys [][]byte) (vals [][]byte, errs []error, err error) {
 	db, err := Open(dir, bitsPerKey, nil)
 	if err != nil {
@@ -451,16 +447,9 @@ func GetAll(dir string, bitsPerKey int, keys [][]byte) (vals [][]byte, errs []er
 // The kinds of database GenerateLogDB writes, which upstream leaves with
 // its writes in the log (for the kit's "recovers upstream's log").
 const (
-	// LogClosed: writes, then DB::Close, which in 1.23 leaves the
-	// memtable's writes in the log.
-	LogClosed = "closed"
-	// LogCrash: synced writes; the directory copied while the database
-	// is open, as a crash of the process leaves it.
-	LogCrash = "crash"
-	// LogTwoLogs: synced writes through a 64 KiB write buffer, which
-	// switches to a new log once full; the directory as a crash leaves
-	// it before the flush is recorded, so DB::Open replays both logs.
-	LogTwoLogs = "two-logs"
+	LogClosed  = "closed"   // writes, then DB::Close, which in 1.23 leaves them in the log
+	LogCrash   = "crash"    // synced writes, the directory copied while open
+	LogTwoLogs = "two-logs" // synced writes over two logs, as a crash before the flush leaves them
 )
 
 // LogDBKinds lists the kinds of GenerateLogDB.
@@ -533,12 +522,10 @@ func isLog(name string) bool {
 	return ok && typ == base.LogFile
 }
 
-// writeLogDB writes the seeded puts and deletes into a new database in
-// work, recording them in info, want (live keys) and deleted, and returns
-// the files of the directory upstream left: with sync, copied while the
-// database is open; else after closing it. A writeBuffer above 0 sets
-// write_buffer_size: the writes go on until the memtable switches to a
-// second log, then 100 more.
+// writeLogDB writes seeded puts and deletes into a new database in work,
+// recording them in info, want (live keys) and deleted, and returns the
+// files upstream left: with sync, while the database is open. With a
+// writeBuffer, the writes go on until a second log, then 100 more.
 func writeLogDB(work string, rng *rand.Rand, info *fixtures.LogDBInfo, want map[string][]byte, deleted map[string]bool, sync bool, writeBuffer int) (map[string][]byte, error) {
 	db, err := Open(work, LogDBBitsPerKey, func(o *levigo.Options) {
 		o.SetCreateIfMissing(true)

@@ -19,8 +19,7 @@ type Header struct {
 }
 
 // Render writes docs/versions.md: the header, then one row per result, in
-// the order given. Apart from the header's date, machine and times, the
-// page depends only on the results.
+// the order given.
 func Render(w io.Writer, h Header, rs []Result) error {
 	var b strings.Builder
 	b.WriteString("# ldbcompat against every LevelDB release\n\n")

@@ -36,8 +36,8 @@ type Variant struct {
 	Signed   int `json:"signed"`
 }
 
-// Classify returns the Variant of n answers of which unsigned equal the
-// unsigned model's and signed the signed one's.
+// Classify returns the Variant of n answers, unsigned and signed of which
+// equal each model's.
 func Classify(n, unsigned, signed int) Variant {
 	v := Variant{Variant: Neither, Inputs: n, Unsigned: unsigned, Signed: signed}
 	switch {
@@ -50,8 +50,7 @@ func Classify(n, unsigned, signed int) Variant {
 	return v
 }
 
-// VectorMatch compares upstream's answers to the golden-vector cases with
-// one committed set of vectors.
+// VectorMatch compares upstream's answers with one committed set of vectors.
 type VectorMatch struct {
 	Dir string `json:"dir"` // relative to the module root
 	// Present is false when the set is not in the tree; nothing else is
@@ -73,8 +72,7 @@ func (m VectorMatch) Identical() bool {
 	return m.Present && m.Records > 0 && m.Equal == m.Records && m.Fresh == m.Records
 }
 
-// DBCheck is what `ldbcompat verify` says of a database the build wrote
-// through levigo.
+// DBCheck is what `ldbcompat verify` says of a database the build wrote.
 type DBCheck struct {
 	// Error says why no database was written or verified; nothing else is
 	// then set.
@@ -104,8 +102,7 @@ func (d *DBCheck) Verdict() string {
 	return fmt.Sprintf("%s; exit %d", s, d.Exit)
 }
 
-// Facts is what one build of upstream LevelDB answers, as TestVersionFacts
-// records it.
+// Facts is what one build of upstream answers, as TestVersionFacts records it.
 type Facts struct {
 	// Release is cgo/upstream.Release() (1.17, main-78a352f); Header the
 	// version its db.h declares (1.17; main says 1.23).
@@ -156,8 +153,8 @@ type Pinned struct {
 	Digest     string // the content digest
 }
 
-// Name returns the version as LEVELDB_VERSION and the page name it: the
-// tag, and main with its commit (main at 78a352f).
+// Name returns the version as the page names it: the tag, or "main at
+// 78a352f".
 func (p Pinned) Name() string {
 	if p.Tag == "main" {
 		return "main at " + p.Commit[:min(7, len(p.Commit))]
@@ -190,8 +187,8 @@ func ReadPinned(path string) ([]Pinned, error) {
 	return out, nil
 }
 
-// Status is how tools/versions.sh's run of one version went: its
-// status file, one key=value a line.
+// Status is how tools/versions.sh's run of one version went: its status
+// file, one key=value a line.
 type Status struct {
 	Recipe         string // make, cmake, cmake-cxx17
 	Build          string // built, cached (already built) or failed
@@ -244,8 +241,7 @@ type Result struct {
 	Pinned Pinned
 	Status *Status // nil when the version was not run
 	Facts  *Facts  // nil when the suite wrote none
-	// Err says why the status or facts could not be read.
-	Err error
+	Err    error   // why the status or facts could not be read
 }
 
 // Passed reports whether the version built, its suite passed and its
@@ -254,9 +250,8 @@ func (r Result) Passed() bool {
 	return r.Err == nil && r.Status != nil && (r.Status.Build == "built" || r.Status.Build == "cached") && r.Status.Suite == "pass" && r.Facts != nil
 }
 
-// Load reads the results of the versions named (each as Pinned.Version)
-// from dir, where tools/versions.sh keeps <version>/status and
-// <version>/facts.json.
+// Load reads the results of pinned from dir, where tools/versions.sh keeps
+// <version>/status and <version>/facts.json.
 func Load(dir string, pinned []Pinned) []Result {
 	out := make([]Result, 0, len(pinned))
 	for _, p := range pinned {

@@ -1,20 +1,15 @@
 //go:build leveldb
 
-// Command genvectors writes the golden vectors from upstream LevelDB: it runs
-// the cases of internal/cases on the C++ library through cgo/upstream
-// (cases.WriteVectors). `make vectors` runs it; with -check it instead
-// regenerates them in memory and fails when their records differ from the
-// committed ones (the provenance lines, which name the build, may differ).
+// Command genvectors writes the golden vectors from upstream LevelDB
+// (`make vectors`); with -check it fails when upstream's records differ from
+// the committed ones (provenance lines may differ).
 //
 //	genvectors -build-info .cache/leveldb-1.23/linux-amd64/build-info [-out DIR] [-check]
 //
 // Without -out the directory follows the linked release: testdata/vectors
-// for v1.18 and later (1.23 writes them; the others must give the same
-// records), testdata/vectors-v1.17 for v1.4 to v1.17 on a target whose plain
-// char is signed (x86: genuine v1.17 writes them; v1.4 to v1.16 must give the
-// same records). Those releases hash tail bytes as plain char, so where it is
-// unsigned (arm64) they answer as 1.23 does and are checked against
-// testdata/vectors; nothing writes vectors there.
+// for v1.18 and later (1.23 writes them), testdata/vectors-v1.17 for v1.4 to
+// v1.17 where plain char is signed (v1.17 writes them); where it is unsigned
+// those answer as 1.23 does.
 package main
 
 import (
@@ -58,7 +53,6 @@ func run(out, buildInfo string, check bool) error {
 		out = dir
 		fmt.Printf("genvectors: %s: %s\n", out, why)
 	case upstream.LegacyBloom() && why != "":
-		// Say what the comparison shows about the old release's hash.
 		fmt.Printf("genvectors: %s\n", why)
 	}
 	if !check {
