@@ -289,19 +289,7 @@ func (o VectorOracle) Hash(c HashCase) (Expected, error) { return o.rec("hash", 
 // Filter returns upstream's answer for c, with its filter unless that is
 // recorded as a digest Ref does not reproduce.
 func (o VectorOracle) Filter(c FilterCase) (Expected, error) {
-	e, err := o.rec("filter", c.Name, c.In())
-	if err != nil {
-		return Expected{}, err
-	}
-	r := e.Rec
-	var cand []byte
-	if strings.HasPrefix(r.Out, "sha256:") {
-		cand = FilterOut(o.Ref, c)
-	}
-	if b := raw(r.Out, cand); b != nil {
-		e.Raw = [][]byte{b}
-	}
-	return e, nil
+	return o.outputs("filter", c.Name, c.In(), func() [][]byte { return [][]byte{FilterOut(o.Ref, c)} })
 }
 
 // Match returns upstream's answer for c.
@@ -310,15 +298,20 @@ func (o VectorOracle) Match(c MatchCase) (Expected, error) { return o.rec("match
 // Block returns upstream's answer for c, with every block it returned
 // unless one is recorded as a digest Ref does not reproduce.
 func (o VectorOracle) Block(c BlockCase) (Expected, error) {
-	e, err := o.rec("block", c.Name, c.In())
+	return o.outputs("block", c.Name, c.In(), func() [][]byte { return o.Ref.BuildBlock(c.Policy, c.Ops) })
+}
+
+// outputs returns the record of a case and its outputs, those recorded as
+// digests recovered from refs (Ref's outputs), or none if one is not.
+func (o VectorOracle) outputs(kind, name, in string, refs func() [][]byte) (Expected, error) {
+	e, err := o.rec(kind, name, in)
 	if err != nil {
 		return Expected{}, err
 	}
-	r := e.Rec
-	encs := strings.Split(r.Out, ",")
+	encs := strings.Split(e.Rec.Out, ",")
 	var cands [][]byte
-	if strings.Contains(r.Out, "sha256:") {
-		cands = o.Ref.BuildBlock(c.Policy, c.Ops)
+	if strings.Contains(e.Rec.Out, "sha256:") {
+		cands = refs()
 	}
 	outs := make([][]byte, 0, len(encs))
 	for i, enc := range encs {
