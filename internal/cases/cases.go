@@ -1,18 +1,8 @@
-// Package cases holds the inputs of ldbcompat's conformance suite and the
-// answers upstream LevelDB gave for them: the case generators, the golden
-// vector record format, and the writing and reading of the vectors.
-//
-// The cases are made deterministically in Go; what upstream answers for
-// them is recorded in the golden vectors under testdata/vectors (`make
-// vectors`, internal/cmd/genvectors, which calls WriteVectors) and, under
-// the leveldb build tag, asked of upstream live (Upstream, Live). Package
-// compat runs the cases on a port and compares its answers with
-// upstream's. Changing a generator changes the inputs, so the vectors must
-// be regenerated: each record holds its case's fingerprint, and a case
-// whose inputs changed no longer finds its record.
-//
-// A reproducer that cannot give a case's inputs literally gets them from
-// package compat by the case's name, such as compat.CaseKeys("bpk10/n100000").
+// Package cases holds the inputs of ldbcompat's conformance suite, made
+// deterministically in Go, and upstream LevelDB's answers to them: the
+// golden vectors (`make vectors`) or, under the leveldb tag, upstream live.
+// Each record holds its case's fingerprint, so a changed generator finds
+// no record until the vectors are regenerated.
 package cases
 
 import (
@@ -76,23 +66,21 @@ type BlockCase struct {
 	Queries []blockop.Query
 }
 
-// ReaderCase is a filter block reader input: arbitrary contents, valid or
-// damaged, and queries.
+// ReaderCase is a filter block reader input: contents, valid or not, and
+// queries.
 type ReaderCase struct {
 	Name     string
 	Policy   Policy
 	Contents []byte
 	Queries  []blockop.Query
-	// UpstreamWrites says that Contents is a block upstream's builder
-	// writes, not a damaged or arbitrary one. It is not an input, and not
-	// part of the fingerprint.
+	// UpstreamWrites says Contents is a block upstream's builder writes;
+	// not part of the fingerprint.
 	UpstreamWrites bool
 }
 
-// DBCase is an input of an end-to-end write check: distinct keys of 1 to
-// 40 bytes (bytes of 0x80 and above included) in random order, with values
-// of 1 to 100 bytes and some of 2 to 6 KiB, so that data blocks span whole
-// 2 KiB filter ranges.
+// DBCase is an input of an end-to-end write check: distinct keys of 1 to 40
+// bytes in random order, values of 1 to 100 bytes and some of 2 to 6 KiB
+// (data blocks spanning whole 2 KiB filter ranges).
 type DBCase struct {
 	Name       string
 	BitsPerKey int
@@ -110,17 +98,14 @@ type Set struct {
 	Reader []ReaderCase
 }
 
-// The origins of the kit's own sets: package compat's reproducers find
-// their cases by name (compat.CaseKeys and the like). LiveSet holds
-// VectorSet's cases, the same names for the same inputs.
+// The origins of the kit's own sets, whose cases reproducers find by name.
 const (
 	VectorOrigin = "internal/cases.VectorSet()"
 	LiveOrigin   = "internal/cases.LiveSet()"
 	WideOrigin   = "internal/cases.WideSet()"
 )
 
-// vectorBlockCases is how many random builder sequences the golden vectors
-// hold.
+// vectorBlockCases is how many random builder sequences the vectors hold.
 const vectorBlockCases = 60
 
 // VectorSet returns the cases the golden vectors record.
@@ -135,8 +120,7 @@ func VectorSet() Set {
 	}
 }
 
-// DBCases returns the databases the end-to-end write check has a port
-// write.
+// DBCases returns the databases the end-to-end write check has a port write.
 func DBCases() []DBCase {
 	g := NewGen(9)
 	keys := g.Keys(3000, 1, 40)
@@ -240,9 +224,9 @@ func HashCases() []HashCase {
 	return cs
 }
 
-// FilterBitsPerKey is the set of bits/key values the suite builds filters
-// with: every value 0..64 and some large ones (k clamps at 30; 372*0.69 is
-// the first value past 255, where a k kept in a byte before clamping wraps).
+// FilterBitsPerKey is the bits/key values the suite builds filters with:
+// 0..64 and some large ones (372*0.69 is the first k past 255, where a k
+// kept in a byte before clamping at 30 wraps).
 func FilterBitsPerKey() []int {
 	var out []int
 	for b := 0; b <= 64; b++ {
@@ -251,9 +235,9 @@ func FilterBitsPerKey() []int {
 	return append(out, 100, 371, 372, 400, 1000)
 }
 
-// FilterCases returns CreateFilter inputs for every bits/key of
-// FilterBitsPerKey and several key counts, plus duplicate, empty and long
-// keys and non-empty dst prefixes. With large, the counts reach 100000.
+// FilterCases returns CreateFilter inputs for every FilterBitsPerKey and
+// several key counts (to 100000 with large), plus duplicate, empty and
+// long keys and non-empty dst prefixes.
 func FilterCases(large bool) []FilterCase {
 	g := NewGen(2)
 	counts := []int{0, 1, 2, 3, 7, 10, 100, 1000}
@@ -373,10 +357,8 @@ func UpstreamBlockCases() []BlockCase {
 	}
 }
 
-// BlockCases returns builder op sequences: upstream's cases, then random
-// tables (gaps of many 2 KiB ranges, several blocks in one range), backwards
-// offsets, huge offsets, a StartBlock after Finish and a second Finish.
-// count sets how many random sequences there are.
+// BlockCases returns builder op sequences: upstream's cases, count random
+// tables, huge offsets, a StartBlock after Finish and a second Finish.
 func BlockCases(count int) []BlockCase {
 	g := NewGen(4)
 	cs := UpstreamBlockCases()
@@ -408,8 +390,7 @@ func BlockCases(count int) []BlockCase {
 }
 
 // BlockCase makes a random table's worth of builder calls for policy p,
-// going back now and then if backwards, skipping many 2 KiB ranges now and
-// then if bigGaps.
+// going back now and then if backwards, skipping many ranges if bigGaps.
 func (g *Gen) BlockCase(name string, p Policy, backwards, bigGaps bool) BlockCase {
 	var ops []blockop.Op
 	var qs []blockop.Query
@@ -444,16 +425,14 @@ func (g *Gen) BlockCase(name string, p Policy, backwards, bigGaps bool) BlockCas
 }
 
 // ReaderCases returns filter block reader inputs, damaged in every way
-// upstream's reader distinguishes: truncation at every length, every lg
-// byte 0..255, bad array offsets, start > limit, limit past the array, empty
-// filters and random bytes.
+// upstream's reader tells apart: truncations, every lg byte, bad offsets,
+// empty filters and random bytes.
 func ReaderCases() []ReaderCase {
 	g := NewGen(5)
 	test := Policy{Test: true}
 	le := binary.LittleEndian
 
-	// A valid base block built by the test policy's rules by hand:
-	// filters [k0 k1] [] [k2] for ranges 0, 1, 2.
+	// A valid block of the test policy: filters [k0 k1] [] [k2].
 	keys := [][]byte{[]byte("foo"), []byte("bar"), []byte("box")}
 	var base []byte
 	for _, k := range keys {
@@ -473,21 +452,21 @@ func ReaderCases() []ReaderCase {
 		}
 		return q
 	}
-	var cs []ReaderCase
-	cs = append(cs, ReaderCase{"valid", test, base, qs(), true})
+	cs := []ReaderCase{{"valid", test, base, qs(), true}}
+	add := func(name string, c []byte) { cs = append(cs, ReaderCase{name, test, c, qs(), false}) }
 	for n := 0; n < len(base); n++ {
-		cs = append(cs, ReaderCase{fmt.Sprintf("truncated/%d", n), test, base[:n], qs(), false})
+		add(fmt.Sprintf("truncated/%d", n), base[:n])
 	}
 	for lg := 0; lg < 256; lg++ {
 		c := append([]byte(nil), base...)
 		c[len(c)-1] = byte(lg)
-		cs = append(cs, ReaderCase{fmt.Sprintf("lg/%d", lg), test, c, qs(), false})
+		add(fmt.Sprintf("lg/%d", lg), c)
 	}
 	arrayOff := len(base) - 5
 	for _, v := range []uint32{0, 4, 11, 12, 13, 23, 24, 25, 26, 27, 28, 0x7fffffff, 0xffffffff} {
 		c := append([]byte(nil), base...)
 		le.PutUint32(c[arrayOff:], v)
-		cs = append(cs, ReaderCase{fmt.Sprintf("array-offset/%d", v), test, c, qs(), false})
+		add(fmt.Sprintf("array-offset/%d", v), c)
 	}
 	// Offsets within the array: start > limit, limit past the array, empty
 	// filters, offsets far out.
@@ -495,16 +474,10 @@ func ReaderCases() []ReaderCase {
 		c := append([]byte(nil), base...)
 		le.PutUint32(c[12:], pair[0])
 		le.PutUint32(c[16:], pair[1])
-		cs = append(cs, ReaderCase{fmt.Sprintf("offsets/%d/%d-%d", i, pair[0], pair[1]), test, c, qs(), false})
+		add(fmt.Sprintf("offsets/%d/%d-%d", i, pair[0], pair[1]), c)
 	}
 	// Slack between the offsets and the array offset word.
-	{
-		c := append([]byte(nil), base[:len(base)-5]...)
-		c = append(c, 0xaa, 0xbb)
-		c = le.AppendUint32(c, 12)
-		c = append(c, 11)
-		cs = append(cs, ReaderCase{"slack", test, c, qs(), false})
-	}
+	add("slack", append(le.AppendUint32(append(base[:len(base)-5:len(base)-5], 0xaa, 0xbb), 12), 11))
 	// Random bytes, and random bytes with a plausible trailer.
 	for i := 0; i < 40; i++ {
 		c := g.Bytes(g.R.IntN(64))
@@ -512,7 +485,7 @@ func ReaderCases() []ReaderCase {
 			le.PutUint32(c[len(c)-5:], uint32(g.R.IntN(len(c)-4)))
 			c[len(c)-1] = byte(g.R.IntN(14))
 		}
-		cs = append(cs, ReaderCase{fmt.Sprintf("random/%d", i), test, c, qs(), false})
+		add(fmt.Sprintf("random/%d", i), c)
 	}
 	// Bloom filters inside: a block of three real filters, damaged.
 	bp := Policy{BitsPerKey: 10}

@@ -3,10 +3,8 @@ package cases
 import "strings"
 
 // Find returns the case named name of the kit's sets (VectorSet, LiveSet,
-// WideSet), alone in a Set, or an empty Set when there is none. Names are
-// unique across the sets and kinds, and LiveSet holds VectorSet's cases
-// under their names; Find makes only the cases it needs, the cheapest
-// kinds first, so that a reproducer gets its input quickly.
+// WideSet), alone in a Set, or an empty Set. It makes only the cases it
+// needs, the cheapest kinds first, so that a reproducer is quick.
 func Find(name string) Set {
 	if strings.HasPrefix(name, "live/wide/") {
 		return pick(WideSet(), name)
@@ -22,9 +20,8 @@ func Find(name string) Set {
 	return Set{}
 }
 
-// liveKinds make LiveSet's cases, one kind (or part of one) each, the
-// cheapest first: VectorSet's kinds, with more builder sequences, then the
-// filters asked only live, whose names, and theirs only, begin with "live/".
+// liveKinds make LiveSet's cases, a kind (or part of one) each, cheapest
+// first; only the filters asked only live have names beginning "live/".
 var liveKinds = []struct {
 	live bool
 	make func() Set
@@ -46,6 +43,15 @@ func pick(s Set, name string) Set {
 	out.Block = named(s.Block, name, func(c BlockCase) string { return c.Name })
 	out.Reader = named(s.Reader, name, func(c ReaderCase) string { return c.Name })
 	return out
+}
+
+// first returns the first of cs named name.
+func first[C any](cs []C, name string, nameOf func(C) string) (C, bool) {
+	if n := named(cs, name, nameOf); len(n) > 0 {
+		return n[0], true
+	}
+	var zero C
+	return zero, false
 }
 
 func named[C any](cs []C, name string, nameOf func(C) string) []C {

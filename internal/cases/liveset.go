@@ -2,12 +2,9 @@ package cases
 
 import "fmt"
 
-// The sets asked of upstream live, beyond VectorSet's cases.
-
 // LiveSet returns the cases asked of upstream live: the vector cases, with
 // filters of 10000 keys at every bits/key and of 100000 keys at a few, and
-// 500 random filter block builder sequences. WideSet holds a case too large
-// for every run.
+// 500 random filter block builder sequences.
 func LiveSet() Set {
 	cs := VectorSet()
 	cs.Origin = LiveOrigin
@@ -52,12 +49,9 @@ func WideSet() Set {
 const wideKeys = (1<<32 + 999) / 1000
 
 // wideFilterCase returns a CreateFilter input whose filter has 2^32 bits
-// or more. There util/bloom.cc's probe, h % bits with bits a size_t, is h
-// itself; a 32-bit modulo would wrap (bits mod 2^32 is 704), and write and
-// read other bits. Its keys are 64 distinct ones repeated, duplicates
-// counting toward n as in upstream, so that the case costs upstream and
-// the port one filter's memory and little hashing; its queries are those
-// 64 and 200 absent keys.
+// or more, where util/bloom.cc's probe h % bits (size_t) is h and a 32-bit
+// modulo would wrap. Its keys are 64 distinct ones repeated (duplicates
+// count toward n), so the case costs little hashing.
 func wideFilterCase(g *Gen) FilterCase {
 	distinct := g.Keys(64, 1, 24)
 	keys := make([][]byte, wideKeys)

@@ -9,26 +9,19 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/crc"
 )
 
-// The log cases: records written with upstream's log::Writer (db/log_writer.cc)
-// at every boundary of its 32 KiB blocks, after db/log_test.cc, and
-// damaged and torn copies of upstream's logs, read with log::Reader
-// (db/log_reader.cc, checksums verified).
-
 // Log format constants (db/log_format.h).
 const (
 	logBlock  = 32768
 	logHeader = 7
 )
 
-// LogCase is a log: the records one log::Writer writes into a new file,
-// and, for a damaged case, the edits made to upstream's bytes afterwards.
+// LogCase is a log: the records one log::Writer (db/log_writer.cc) writes
+// into a new file, and the edits that damage upstream's bytes, if any.
 type LogCase struct {
 	Name    string
 	Records [][]byte
-	// Edits damage upstream's log, in order; none for a clean log.
-	Edits []LogEdit
-	// What says in words what the edits do, for failures.
-	What string
+	Edits   []LogEdit
+	What    string // what the edits do, in words
 }
 
 // Damaged tells whether c's log is edited after upstream wrote it.
@@ -47,10 +40,9 @@ const (
 	EditFixChecksum                  // the checksum of the header at the offset is made right for its type and data (FixChecksum)
 )
 
-// LogEdit is one change to a log's bytes, at an offset counted from the
-// header of physical record Frag (0 is the first) of the clean log, or
-// from the start of the file when Frag is -1, or from its end when Frag
-// is -1 and Off negative.
+// LogEdit is one change to a log's bytes, at Off from the header of
+// physical record Frag of the clean log, or with Frag -1 from the file's
+// start (its end if Off is negative).
 type LogEdit struct {
 	Op   LogEditOp
 	Frag int
@@ -150,8 +142,7 @@ func sized(sizes ...int) [][]byte {
 }
 
 // skewedSizes returns n sizes as log_test.cc's RandomSkewedString draws
-// them (Random::Skewed(17): a uniform bit count up to 17, then a uniform
-// value of that many bits), from a generator seeded with seed.
+// them (Random::Skewed(17)).
 func skewedSizes(seed uint64, n int) []int {
 	r := rand.New(rand.NewPCG(seed, 17))
 	out := make([]int, n)
@@ -217,9 +208,8 @@ func damageBase() [][]byte {
 // FIRST and LAST of record 4, 6..8 records 5..7, 9..11 record 8's FIRST,
 // MIDDLE and LAST, 12 and 13 the last two records.
 
-// damagedLogCases are upstream's logs damaged and torn: each flipped or
-// zeroed field, a zeroed and an overwritten block, tails cut mid-header
-// and mid-record, and log_test.cc's corruption cases.
+// damagedLogCases are upstream's logs damaged and torn, and log_test.cc's
+// corruption cases.
 func damagedLogCases() []LogCase {
 	const B, H = logBlock, logHeader
 	var cs []LogCase
@@ -300,12 +290,7 @@ func FindLog(name string) (LogCase, bool) {
 	default:
 		all = cleanLogCases()
 	}
-	for _, c := range all {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return LogCase{}, false
+	return first(all, name, func(c LogCase) string { return c.Name })
 }
 
 // In returns the case's In field: the fingerprint of its records and

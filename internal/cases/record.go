@@ -10,16 +10,10 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
-// A Record is one line of a golden vector file: what an implementation
-// answered for one case.
-//
-//	kind name in out ans
-//
-// In identifies the inputs (a fingerprint, or the inputs themselves when
-// short), Out is the bytes produced (hex when short, else
-// sha256:<digest>/<length>, see EncodeBytes), Ans the answers to the case's
-// queries as a string of 0 and 1 (EncodeBools). An empty field is written
-// as "-".
+// A Record is one line of a golden vector file, "kind name in out ans":
+// what an implementation answered for one case. In identifies the inputs,
+// Out is the bytes produced (EncodeBytes), Ans the answers to the case's
+// queries (EncodeBools); an empty field is written "-".
 type Record struct {
 	Kind, Name, In, Out, Ans string
 }
@@ -85,8 +79,7 @@ func EncodeBools(bs []bool) string {
 }
 
 // raw recovers the bytes behind an encoded output: the hex itself, or
-// candidate when its digest is the one recorded. It returns nil when the
-// bytes cannot be recovered.
+// candidate when its digest is the one recorded; else nil.
 func raw(enc string, candidate []byte) []byte {
 	if strings.HasPrefix(enc, "sha256:") {
 		if candidate != nil && EncodeBytes(candidate) == enc {
@@ -101,8 +94,7 @@ func raw(enc string, candidate []byte) []byte {
 	return b
 }
 
-// fingerprint hashes a case's inputs: 16 hex digits of SHA-256 over a
-// length-prefixed encoding.
+// fingerprint hashes a case's inputs: 16 hex digits of SHA-256.
 type fingerprint struct{ buf []byte }
 
 func (f *fingerprint) u64(v uint64) *fingerprint {

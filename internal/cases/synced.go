@@ -8,12 +8,10 @@ type SyncedCase struct {
 	KVs  [][2][]byte
 }
 
-// SyncedCases returns the inputs of the recovery check: a handful of
-// keys (an empty value among them); a thousand small writes, whose log
-// spans several 32 KiB blocks so that records are cut into fragments at
-// block ends; and values from 10 KiB to 100 KiB, single records longer
-// than a block. None fills upstream's default 4 MiB write buffer, so a
-// port with LevelDB's defaults keeps every write in its log.
+// SyncedCases returns the inputs of the recovery check: a few keys, a
+// thousand small writes (a log of several 32 KiB blocks) and values of 10
+// to 100 KiB (records longer than a block). None fills the default 4 MiB
+// write buffer, so every write stays in the log.
 func SyncedCases() []SyncedCase {
 	g := NewGen(23)
 	small := func(n int) [][2][]byte {

@@ -9,15 +9,8 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// The table cases: sorted entries and the options a table is written with,
-// over the matrix the table properties check (block sizes 1 KiB to 64 KiB
-// and a value larger than a block, restart intervals 1, 2, 16 and 32, no
-// compression and snappy, user keys of 0 to 64 KiB bytes with every byte
-// value, empty values, no filter and 10 bits per key), and damaged copies
-// of upstream's tables.
-
 // TableCase is a table to write: internal keys in increasing order, their
-// values, and the options.
+// values, and the options (a matrix of them: TableCases).
 type TableCase struct {
 	Name            string
 	Keys, Values    [][]byte
@@ -52,9 +45,8 @@ type Damage struct {
 	// "footer" or "truncate".
 	Where string
 	Block int
-	// At is the byte flipped, from the start of the block (or footer); a
-	// negative At counts from the block's end, its trailer included. For
-	// "truncate" it is the number of bytes cut off the end.
+	// At is the byte flipped, from the block's start, or its end (trailer
+	// included) if negative; for "truncate" the bytes cut off the end.
 	At  int
 	Bit uint
 }
@@ -155,9 +147,8 @@ func TableCases() []TableCase {
 		out = append(out, TableCase{Name: tableName(what, bs, ri, snappy, bits), Keys: keys, Values: values,
 			BlockSize: bs, RestartInterval: ri, Snappy: snappy, BitsPerKey: bits})
 	}
-	// The options matrix without compression: 400 entries whose keys
-	// share prefixes, so that index separators shorten and restart
-	// points matter.
+	// Without compression: 400 entries whose keys share prefixes, so that
+	// separators shorten and restart points matter.
 	g := NewGen(71)
 	var users [][]byte
 	for i := 0; i < 400; i++ {
@@ -239,11 +230,9 @@ func TableCases() []TableCase {
 	return out
 }
 
-// snappyMix returns entries whose values make upstream's snappy emit
-// every element its compressor writes: literals of 1 to 200 bytes (long
-// ones take 1 or 2 extra length bytes), runs of a period of 1 to 9 bytes
-// (copies that overlap their source) and phrases repeated from up to a
-// block back (copies with 1- and 2-byte offsets).
+// snappyMix returns entries whose values make upstream's snappy emit every
+// element: literals of 1 to 200 bytes, runs of a period of 1 to 9 (copies
+// overlapping their source) and phrases repeated (1- and 2-byte offsets).
 func snappyMix() (keys, values [][]byte) {
 	g := NewGen(74)
 	var phrases [][]byte
@@ -282,9 +271,8 @@ func tailCase() TableCase {
 	return TableCase{Keys: keys, Values: values}
 }
 
-// DamagedTables returns the damaged tables, the same on every call: one
-// bit flipped in each kind of block and in the footer, and files cut
-// short, of tables upstream writes with and without compression.
+// DamagedTables returns the damaged tables: a bit flipped in each kind of
+// block and the footer, and files cut short, with and without compression.
 func DamagedTables() []DamagedTable {
 	var out []DamagedTable
 	add := func(base string, d Damage) {
@@ -318,20 +306,10 @@ func DamagedTables() []DamagedTable {
 
 // TableCaseNamed returns the table case named name.
 func TableCaseNamed(name string) (TableCase, bool) {
-	for _, c := range TableCases() {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return TableCase{}, false
+	return first(TableCases(), name, func(c TableCase) string { return c.Name })
 }
 
 // DamagedTableNamed returns the damaged table named name.
 func DamagedTableNamed(name string) (DamagedTable, bool) {
-	for _, d := range DamagedTables() {
-		if d.Name == name {
-			return d, true
-		}
-	}
-	return DamagedTable{}, false
+	return first(DamagedTables(), name, func(d DamagedTable) string { return d.Name })
 }

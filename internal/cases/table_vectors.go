@@ -1,8 +1,6 @@
 package cases
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -18,18 +16,10 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// The table vectors (testdata/vectors/table.txt): for each table case,
-// upstream's table as a digest without compression (the reference
-// writer, RefTable, recovers the bytes) and whole in hex with snappy,
-// whose encoders differ; for each damaged table, what upstream's Table
-// makes of it with checksums verified.
-//
-//	table name in out -
-//	tabledamage name in status count:digest
-//
-// status is upstream's Status::ToString() escaped as a URL query ("-"
-// when it read the table without an error); count and digest are the
-// entries it returned (EntriesDigest).
+// The table vectors (table.txt) hold upstream's table of each case, as a
+// digest RefTable recovers or, with snappy (whose encoders differ), whole;
+// and for each damaged table, upstream's status (URL-escaped) and the
+// entries it returned (count:EntriesDigest).
 
 // TableVectorFile is the table vectors' file name under VectorDir.
 const TableVectorFile = "table.txt"
@@ -82,49 +72,20 @@ type TableVectors struct{ recs map[string]Record }
 
 // LoadTableVectors reads dir/TableVectorFile of fsys.
 func LoadTableVectors(fsys fs.FS, dir string) (*TableVectors, error) {
-	name := path.Join(dir, TableVectorFile)
-	data, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		return nil, fmt.Errorf("table vectors: %w", err)
-	}
 	v := &TableVectors{recs: map[string]Record{}}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 4<<20)
-	for line := 1; sc.Scan(); line++ {
-		t := sc.Text()
-		if strings.HasPrefix(t, "#") || strings.TrimSpace(t) == "" {
-			continue
-		}
-		r, err := ParseRecord(t)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
-		}
-		v.recs[r.Kind+" "+r.Name] = r
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if _, err := readRecords(fsys, path.Join(dir, TableVectorFile), "table vectors", "", v.recs); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
 
-func (v *TableVectors) lookup(kind, name, in string) (Record, error) {
-	r, ok := v.recs[kind+" "+name]
-	if !ok {
-		return r, fmt.Errorf("table vectors have no %s case %q: regenerate them with `make vectors`", kind, name)
-	}
-	if r.In != in {
-		return r, fmt.Errorf("table vectors' %s case %q has other inputs (fingerprint %s, cases now %s): regenerate them with `make vectors`", kind, name, r.In, in)
-	}
-	return r, nil
-}
-
-// ErrNotRecovered says that the vectors hold upstream's table only as a
-// digest and the reference writer does not reproduce it.
+// ErrNotRecovered says the reference writer does not reproduce a table
+// the vectors hold as a digest.
 var ErrNotRecovered = errors.New("the vectors hold upstream's table as a digest the reference writer does not reproduce")
 
 // Table returns the table upstream wrote for c.
 func (v *TableVectors) Table(c TableCase) ([]byte, error) {
-	r, err := v.lookup("table", c.Name, c.In())
+	r, err := lookup(v.recs, "table vectors", "table", c.Name, c.In())
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +107,7 @@ func (v *TableVectors) Damaged(d DamagedTable) ([]byte, TableVerdict, error) {
 	if !ok {
 		return nil, TableVerdict{}, fmt.Errorf("damaged table %q: no table case %q", d.Name, d.Base)
 	}
-	r, err := v.lookup("tabledamage", d.Name, d.In(base))
+	r, err := lookup(v.recs, "table vectors", "tabledamage", d.Name, d.In(base))
 	if err != nil {
 		return nil, TableVerdict{}, err
 	}
@@ -189,15 +150,13 @@ func RefTable(c TableCase) ([]byte, error) {
 	return w.Finish(), nil
 }
 
-// ErrCannotJudge wraps the reason RefRead cannot say what upstream makes
-// of a table: upstream's behaviour is undefined on it, or it lies beyond
-// internal/table's memory bound.
+// ErrCannotJudge wraps why RefRead cannot say what upstream makes of a
+// table: upstream's behaviour is undefined, or internal/table's bound hit.
 var ErrCannotJudge = errors.New("internal/table cannot say what upstream makes of the table")
 
-// RefRead reads data, a whole table file, with this module's reader
-// (internal/table, which follows table.cc with paranoid_checks and
-// verify_checksums) as upstream's Table::Open and a full scan do, and
-// returns the entries and upstream's status.
+// RefRead reads a whole table file with internal/table (table.cc with
+// paranoid_checks and verify_checksums) as upstream's Table::Open and a
+// full scan do, and returns the entries and upstream's status.
 func RefRead(data []byte) ([][2][]byte, string, error) {
 	t, err := table.OpenBytes("table", data, int64(len(data)))
 	if err != nil {

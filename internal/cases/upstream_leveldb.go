@@ -41,36 +41,14 @@ func (upstreamImpl) ReadBlock(p Policy, contents []byte, qs []blockop.Query) []b
 
 // UpstreamOracle answers from the C++ library, asked live through
 // cgo/upstream: every output is known.
-var UpstreamOracle Oracle = upstreamOracle{}
+var UpstreamOracle Oracle = upstreamOracle{implOracle{Upstream}}
 
-type upstreamOracle struct{}
+type upstreamOracle struct{ implOracle }
 
 // PolicyName returns the name of the linked library's bloom filter policy:
 // "leveldb.BuiltinBloomFilter2", or "leveldb.BuiltinBloomFilter" for v1.4
 // to v1.17.
 func (upstreamOracle) PolicyName() string { return upstream.BloomName(10) }
-
-func (upstreamOracle) Hash(c HashCase) (Expected, error) {
-	return Expected{Rec: HashRecord(Upstream, c)}, nil
-}
-
-func (upstreamOracle) Filter(c FilterCase) (Expected, error) {
-	out := FilterOut(Upstream, c)
-	return Expected{Rec: FilterRecord(Upstream, c, out, out), Raw: [][]byte{out}}, nil
-}
-
-func (upstreamOracle) Match(c MatchCase) (Expected, error) {
-	return Expected{Rec: MatchRecord(Upstream, c)}, nil
-}
-
-func (upstreamOracle) Block(c BlockCase) (Expected, error) {
-	outs := Upstream.BuildBlock(c.Policy, c.Ops)
-	return Expected{Rec: BlockRecord(Upstream, c, outs, LastFinish(outs)), Raw: outs}, nil
-}
-
-func (upstreamOracle) Reader(c ReaderCase) (Expected, error) {
-	return Expected{Rec: ReaderRecord(Upstream, c)}, nil
-}
 
 // WriteVectors runs every golden-vector case on upstream LevelDB and writes
 // the vector files into dir, with the provenance given (GOARCH defaults to

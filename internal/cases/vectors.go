@@ -1,7 +1,6 @@
 package cases
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io/fs"
@@ -12,28 +11,19 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/blockop"
 )
 
-// The golden vectors are text files, one per kind of case, under
-// testdata/vectors/. Each starts with '#' lines giving their provenance
-// (LevelDB version, tarball SHA-256, architecture, compiler) and then holds
-// one record per line:
-//
-//	kind name in out ans
-//
-// See Record for the fields. `make vectors` writes them from upstream
-// LevelDB (WriteVectors); nothing else does.
+// The golden vectors are a text file per kind of case: '#' lines of
+// provenance, then a Record a line. Only `make vectors` writes them.
 
 // VectorDir is where the golden vectors live, relative to the module root
 // and in the module's embedded file system (ldbcompat.TestData).
 const VectorDir = "testdata/vectors"
 
-// LegacyVectorDir is where the golden vectors of LevelDB v1.17 on amd64
-// live, relative to the module root: the answers of the releases before
-// v1.18 (google/leveldb#243) where plain char is signed. The module does not
-// embed them; bloom.NewLegacyPolicy(bits, true) is checked against them.
+// LegacyVectorDir holds the golden vectors of LevelDB v1.17 on amd64: the
+// answers of releases before v1.18 (google/leveldb#243) where plain char is
+// signed. They are not embedded.
 const LegacyVectorDir = "testdata/vectors-v1.17"
 
-// vectorKinds names the kinds of record, one vector file (<kind>.txt) each,
-// in the order the files are read.
+// vectorKinds names the kinds of record, one file (<kind>.txt) each.
 var vectorKinds = []string{"hash", "filter", "match", "block", "reader"}
 
 // Provenance says where golden vectors came from.
@@ -72,50 +62,61 @@ func (v *Vectors) Len() int { return len(v.records) }
 func LoadVectors(fsys fs.FS, dir string) (*Vectors, error) {
 	vs := &Vectors{prov: map[string]string{}, records: map[string]Record{}}
 	for _, kind := range vectorKinds {
-		name := path.Join(dir, kind+".txt")
-		data, err := fs.ReadFile(fsys, name)
+		comments, err := readRecords(fsys, path.Join(dir, kind+".txt"), "golden vectors", kind, vs.records)
 		if err != nil {
-			return nil, fmt.Errorf("golden vectors: %w", err)
+			return nil, err
 		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, 1<<20)
-		for line := 1; sc.Scan(); line++ {
-			t := sc.Text()
-			if strings.HasPrefix(t, "#") {
-				if k, v, ok := strings.Cut(strings.TrimPrefix(t, "# "), ": "); ok && kind == vectorKinds[0] {
-					vs.prov[k] = v
-				}
-				continue
+		for _, c := range comments {
+			if k, v, ok := strings.Cut(strings.TrimPrefix(c, "# "), ": "); ok && kind == vectorKinds[0] {
+				vs.prov[k] = v
 			}
-			if strings.TrimSpace(t) == "" {
-				continue
-			}
-			r, err := ParseRecord(t)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", name, line, err)
-			}
-			if r.Kind != kind {
-				return nil, fmt.Errorf("%s:%d: a %s record in the %s file", name, line, r.Kind, kind)
-			}
-			vs.records[r.Kind+" "+r.Name] = r
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return vs, nil
+}
+
+// readRecords adds the records of the vector file name of fsys to recs, by
+// kind and name, and returns its '#' lines; kind, unless "", is the only
+// kind it may hold. what names the vectors in errors.
+func readRecords(fsys fs.FS, name, what, kind string, recs map[string]Record) (comments []string, err error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	for i, t := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(t, "#") {
+			comments = append(comments, t)
+			continue
+		}
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		r, err := ParseRecord(t)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, i+1, err)
+		}
+		if kind != "" && r.Kind != kind {
+			return nil, fmt.Errorf("%s:%d: a %s record in the %s file", name, i+1, r.Kind, kind)
+		}
+		recs[r.Kind+" "+r.Name] = r
+	}
+	return comments, nil
 }
 
 // Lookup returns the record of the case of kind and name, which must have
 // the fingerprint in: an error says the vectors do not hold the case, or
 // hold it with other inputs, and to regenerate them.
 func (v *Vectors) Lookup(kind, name, in string) (Record, error) {
-	r, ok := v.records[kind+" "+name]
+	return lookup(v.records, "golden vectors", kind, name, in)
+}
+
+func lookup(recs map[string]Record, what, kind, name, in string) (Record, error) {
+	r, ok := recs[kind+" "+name]
 	if !ok {
-		return r, fmt.Errorf("golden vectors have no %s case %q: regenerate them with `make vectors`", kind, name)
+		return r, fmt.Errorf("%s have no %s case %q: regenerate them with `make vectors`", what, kind, name)
 	}
 	if r.In != in {
-		return r, fmt.Errorf("golden vectors' %s case %q has other inputs (fingerprint %s, cases now %s): regenerate them with `make vectors`", kind, name, r.In, in)
+		return r, fmt.Errorf("%s' %s case %q has other inputs (fingerprint %s, cases now %s): regenerate them with `make vectors`", what, kind, name, r.In, in)
 	}
 	return r, nil
 }
@@ -191,23 +192,22 @@ func RecordVectors(im Impl, prov Provenance) map[string][]byte {
 	for _, k := range vectorKinds {
 		files[k] = bytes.NewBufferString(prov.header(k))
 	}
-	w := func(r Record) { fmt.Fprintln(files[r.Kind], r) }
+	w := func(e Expected, _ error) { fmt.Fprintln(files[e.Rec.Kind], e.Rec) }
+	o := implOracle{im}
 	for _, c := range cs.Hash {
-		w(HashRecord(im, c))
+		w(o.Hash(c))
 	}
 	for _, c := range cs.Filter {
-		out := FilterOut(im, c)
-		w(FilterRecord(im, c, out, out))
+		w(o.Filter(c))
 	}
 	for _, c := range cs.Match {
-		w(MatchRecord(im, c))
+		w(o.Match(c))
 	}
 	for _, c := range cs.Block {
-		outs := im.BuildBlock(c.Policy, c.Ops)
-		w(BlockRecord(im, c, outs, LastFinish(outs)))
+		w(o.Block(c))
 	}
 	for _, c := range cs.Reader {
-		w(ReaderRecord(im, c))
+		w(o.Reader(c))
 	}
 	out := map[string][]byte{}
 	for k, b := range files {
@@ -216,18 +216,16 @@ func RecordVectors(im Impl, prov Provenance) map[string][]byte {
 	return out
 }
 
-// Expected is upstream's answer for one case: its record and, when known,
-// its output bytes, one entry per output (the filter, or the block of each
-// Finish call). Raw is nil when the vectors hold an output only as a
-// digest that could not be recovered.
+// Expected is upstream's answer for one case: its record and its outputs
+// (the filter, or each Finish's block), nil when held only as a digest
+// that could not be recovered.
 type Expected struct {
 	Rec Record
 	Raw [][]byte
 }
 
 // An Oracle gives upstream's answer for each case: from the golden vectors
-// (VectorOracle) or live from the C++ library (UpstreamOracle, under the
-// leveldb tag).
+// (VectorOracle) or live (UpstreamOracle, under the leveldb tag).
 type Oracle interface {
 	Hash(c HashCase) (Expected, error)
 	Filter(c FilterCase) (Expected, error)
@@ -236,15 +234,38 @@ type Oracle interface {
 	Reader(c ReaderCase) (Expected, error)
 }
 
+// implOracle answers by running the cases on im, its own reference.
+type implOracle struct{ im Impl }
+
+func (o implOracle) Hash(c HashCase) (Expected, error) {
+	return Expected{Rec: HashRecord(o.im, c)}, nil
+}
+
+func (o implOracle) Filter(c FilterCase) (Expected, error) {
+	out := FilterOut(o.im, c)
+	return Expected{Rec: FilterRecord(o.im, c, out, out), Raw: [][]byte{out}}, nil
+}
+
+func (o implOracle) Match(c MatchCase) (Expected, error) {
+	return Expected{Rec: MatchRecord(o.im, c)}, nil
+}
+
+func (o implOracle) Block(c BlockCase) (Expected, error) {
+	outs := o.im.BuildBlock(c.Policy, c.Ops)
+	return Expected{Rec: BlockRecord(o.im, c, outs, LastFinish(outs)), Raw: outs}, nil
+}
+
+func (o implOracle) Reader(c ReaderCase) (Expected, error) {
+	return Expected{Rec: ReaderRecord(o.im, c)}, nil
+}
+
 // VectorOracle answers from golden vectors. An output recorded only as a
-// digest is recovered from Ref when Ref's output has that digest (then it
-// is upstream's output, byte for byte).
+// digest is recovered from Ref when Ref's output has that digest.
 type VectorOracle struct {
 	V   *Vectors
 	Ref Impl
-	// Name is the name of the bloom filter policy of the release that
-	// wrote V; "" means bloom.PolicyName (v1.18 and later). The vectors
-	// do not record it.
+	// Name is the bloom filter policy's name of the release that wrote V,
+	// which V does not record; "" means bloom.PolicyName.
 	Name string
 }
 
@@ -257,48 +278,40 @@ func (o VectorOracle) PolicyName() string {
 	return o.Name
 }
 
-// Hash returns upstream's answer for c.
-func (o VectorOracle) Hash(c HashCase) (Expected, error) {
-	r, err := o.V.Lookup("hash", c.Name, c.In())
+func (o VectorOracle) rec(kind, name, in string) (Expected, error) {
+	r, err := o.V.Lookup(kind, name, in)
 	return Expected{Rec: r}, err
 }
+
+// Hash returns upstream's answer for c.
+func (o VectorOracle) Hash(c HashCase) (Expected, error) { return o.rec("hash", c.Name, c.In()) }
 
 // Filter returns upstream's answer for c, with its filter unless that is
 // recorded as a digest Ref does not reproduce.
 func (o VectorOracle) Filter(c FilterCase) (Expected, error) {
-	r, err := o.V.Lookup("filter", c.Name, c.In())
-	if err != nil {
-		return Expected{}, err
-	}
-	e := Expected{Rec: r}
-	var cand []byte
-	if strings.HasPrefix(r.Out, "sha256:") {
-		cand = FilterOut(o.Ref, c)
-	}
-	if b := raw(r.Out, cand); b != nil {
-		e.Raw = [][]byte{b}
-	}
-	return e, nil
+	return o.outputs("filter", c.Name, c.In(), func() [][]byte { return [][]byte{FilterOut(o.Ref, c)} })
 }
 
 // Match returns upstream's answer for c.
-func (o VectorOracle) Match(c MatchCase) (Expected, error) {
-	r, err := o.V.Lookup("match", c.Name, c.In())
-	return Expected{Rec: r}, err
-}
+func (o VectorOracle) Match(c MatchCase) (Expected, error) { return o.rec("match", c.Name, c.In()) }
 
 // Block returns upstream's answer for c, with every block it returned
 // unless one is recorded as a digest Ref does not reproduce.
 func (o VectorOracle) Block(c BlockCase) (Expected, error) {
-	r, err := o.V.Lookup("block", c.Name, c.In())
+	return o.outputs("block", c.Name, c.In(), func() [][]byte { return o.Ref.BuildBlock(c.Policy, c.Ops) })
+}
+
+// outputs returns the record of a case and its outputs, those recorded as
+// digests recovered from refs (Ref's outputs), or none if one is not.
+func (o VectorOracle) outputs(kind, name, in string, refs func() [][]byte) (Expected, error) {
+	e, err := o.rec(kind, name, in)
 	if err != nil {
 		return Expected{}, err
 	}
-	e := Expected{Rec: r}
-	encs := strings.Split(r.Out, ",")
+	encs := strings.Split(e.Rec.Out, ",")
 	var cands [][]byte
-	if strings.Contains(r.Out, "sha256:") {
-		cands = o.Ref.BuildBlock(c.Policy, c.Ops)
+	if strings.Contains(e.Rec.Out, "sha256:") {
+		cands = refs()
 	}
 	outs := make([][]byte, 0, len(encs))
 	for i, enc := range encs {
@@ -317,7 +330,59 @@ func (o VectorOracle) Block(c BlockCase) (Expected, error) {
 }
 
 // Reader returns upstream's answer for c.
-func (o VectorOracle) Reader(c ReaderCase) (Expected, error) {
-	r, err := o.V.Lookup("reader", c.Name, c.In())
-	return Expected{Rec: r}, err
+func (o VectorOracle) Reader(c ReaderCase) (Expected, error) { return o.rec("reader", c.Name, c.In()) }
+
+// The log vectors (log.txt) hold a "log" record a case: out is upstream's
+// clean log (mostly a digest logfile.WriteLog recovers), ans what its
+// log::Reader returns from the case's log (EncodeRecords).
+
+// LogVectorFile is the name of the log cases' vector file in VectorDir.
+const LogVectorFile = "log.txt"
+
+// RecordLogVectors runs every case of LogCases on an implementation's
+// log writer and reader and returns the vector file's contents.
+func RecordLogVectors(write func([][]byte) []byte, read func([]byte) ([][]byte, error), prov Provenance) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(prov.header("log"))
+	b.WriteString("# log: out is the clean log; ans the count of records log::Reader returns from the case's log and their fingerprint\n")
+	for _, c := range LogCases() {
+		log := write(c.Records)
+		data, err := c.Damage(log)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := read(data)
+		if err != nil {
+			return nil, fmt.Errorf("log case %q: %w", c.Name, err)
+		}
+		fmt.Fprintln(&b, Record{"log", c.Name, c.In(), EncodeBytes(log), EncodeRecords(recs)})
+	}
+	return b.Bytes(), nil
+}
+
+// LogVectors are the parsed log vectors, by kind and name.
+type LogVectors map[string]Record
+
+// LoadLogVectors reads the log vector file in dir of fsys.
+func LoadLogVectors(fsys fs.FS, dir string) (LogVectors, error) {
+	out := LogVectors{}
+	_, err := readRecords(fsys, path.Join(dir, LogVectorFile), "golden vectors", "log", out)
+	return out, err
+}
+
+// Lookup returns the record of c, which must hold c's inputs.
+func (v LogVectors) Lookup(c LogCase) (Record, error) {
+	return lookup(v, "golden vectors", "log", c.Name, c.In())
+}
+
+// Upstream returns upstream's clean log of c: candidate, the log a
+// reference writer wrote, when its digest is the one recorded; else nil.
+func (v LogVectors) Upstream(r Record, candidate []byte) []byte {
+	if r.Out == "" {
+		if len(candidate) == 0 {
+			return []byte{}
+		}
+		return nil
+	}
+	return raw(r.Out, candidate)
 }

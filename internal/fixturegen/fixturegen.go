@@ -2,14 +2,10 @@
 
 // Package fixturegen writes LevelDB databases through the real C++ library
 // (via levigo) with deterministic, seeded content chosen to exercise filter
-// blocks: user keys of every length from 1 to 40 bytes with bytes of 0x80
-// and above, overwrites and deletions kept alive by snapshots so one table
-// holds several versions of a user key, values larger than 2 KiB (so data
-// blocks skip whole 2 KiB filter ranges), and several tables, some written
-// by a memtable flush and one by a real compaction.
-//
-// It is used by internal/cmd/mkfixtures, which writes testdata/tables, and by
-// the tests of package compat, which generate fresh databases.
+// blocks: user keys of 1 to 40 bytes with bytes of 0x80 and above, several
+// versions of a user key kept by snapshots, values over 2 KiB (data blocks
+// that skip whole 2 KiB filter ranges), tables from flushes and from a
+// compaction. internal/cmd/mkfixtures and package compat's tests use it.
 package fixturegen
 
 import (
@@ -30,12 +26,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/table"
 )
 
-// The option values the fixtures cover.
-var (
-	BitsPerKey = []int{1, 5, 10, 16, 30}
-	BlockSizes = []int{128, 1024, 4096}
-)
-
 // Options selects what one generated database contains.
 type Options struct {
 	BitsPerKey int   // bloom filter bits per key
@@ -54,12 +44,12 @@ func (o Options) Name() string {
 	return fmt.Sprintf("b%d-bs%d-%s", o.BitsPerKey, o.BlockSize, c)
 }
 
-// All returns every combination of BitsPerKey, BlockSizes and compression,
-// with the given keys per run and seed.
+// All returns every combination of the bits per key, block sizes and
+// compressions the fixtures cover, with the given keys per run and seed.
 func All(keysPerRun int, seed int64) []Options {
 	var all []Options
-	for _, b := range BitsPerKey {
-		for _, bs := range BlockSizes {
+	for _, b := range []int{1, 5, 10, 16, 30} {
+		for _, bs := range []int{128, 1024, 4096} {
 			for _, s := range []bool{false, true} {
 				all = append(all, Options{BitsPerKey: b, BlockSize: bs, Snappy: s, KeysPerRun: keysPerRun, Seed: seed})
 			}
@@ -68,14 +58,7 @@ func All(keysPerRun int, seed int64) []Options {
 	return all
 }
 
-// Info describes a generated database: what mkfixtures records beside
-// each fixture, in the format of package fixtures.
-type Info = fixtures.Info
-
-// TableInfo describes one table of a generated database.
-type TableInfo = fixtures.TableInfo
-
-// Generator names the program that writes fixtures, recorded in Info.
+// Generator names the program that writes fixtures, recorded in fixtures.Info.
 const Generator = "go run -tags leveldb ./internal/cmd/mkfixtures"
 
 // LevelDBVersion returns the version of the linked LevelDB, such as "1.23".
@@ -83,19 +66,16 @@ func LevelDBVersion() string {
 	return fmt.Sprintf("%d.%d", levigo.GetLevelDBMajorVersion(), levigo.GetLevelDBMinorVersion())
 }
 
-// Key ranges: each run writes user keys starting with its own byte, so the
-// runs' tables do not overlap until the last run rewrites run 0's range.
+// Each run writes user keys starting with its own byte, so the runs'
+// tables do not overlap until the last run rewrites run 0's range.
 var runPrefix = []byte{0x11, 0x7f, 0xc3}
 
 // Generate creates a database in dir (which must not exist or be empty) with
 // the content o selects, closes it, removes the files that vary from run to
-// run (LOG, LOG.old, LOCK) and describes the tables it left.
-//
-// The writes follow a fixed script, all from one seeded generator, with a
-// write buffer large enough that LevelDB never flushes on its own: every
-// table comes from an explicit CompactRange, so the file set is the same on
-// every run.
-func Generate(dir string, o Options) (*Info, error) {
+// run (LOG, LOG.old, LOCK) and describes the tables it left. The write
+// buffer is so large that every table comes from an explicit CompactRange,
+// so the file set is the same on every run.
+func Generate(dir string, o Options) (*fixtures.Info, error) {
 	if o.KeysPerRun == 0 {
 		o.KeysPerRun = 300
 	}
@@ -111,7 +91,7 @@ func Generate(dir string, o Options) (*Info, error) {
 	if err := write(dir, o); err != nil {
 		return nil, fmt.Errorf("fixturegen %s: %w", o.Name(), err)
 	}
-	for _, f := range []string{"LOG", "LOG.old", "LOCK"} {
+	for _, f := range volatile {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil && !os.IsNotExist(err) {
 			return nil, err
 		}
@@ -122,6 +102,9 @@ func Generate(dir string, o Options) (*Info, error) {
 	}
 	return info, nil
 }
+
+// volatile are the files of a database that vary from run to run.
+var volatile = []string{"LOG", "LOG.old", "LOCK"}
 
 func write(dir string, o Options) error {
 	db, err := Open(dir, o.BitsPerKey, func(opts *levigo.Options) {
@@ -151,72 +134,67 @@ func write(dir string, o Options) error {
 	}()
 	snapshot := func() { snaps = append(snaps, db.NewSnapshot()) }
 
+	putAll := func(keys [][]byte) error {
+		for _, k := range keys {
+			if err := db.Put(wo, k, newValue(rng)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// rewrite puts a new value under a key with probability put%, else
+	// deletes it with probability (del-put)%.
+	rewrite := func(keys [][]byte, put, del int) error {
+		for _, k := range keys {
+			var err error
+			switch r := rng.IntN(100); {
+			case r < put:
+				err = db.Put(wo, k, newValue(rng))
+			case r < del:
+				err = db.Delete(wo, k)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var run0 [][]byte
 	for run, prefix := range runPrefix {
 		keys := newKeys(rng, prefix, o.KeysPerRun)
 		if run == 0 {
 			run0 = keys
 		}
-		// Three rounds, with a snapshot between rounds so that the
-		// overwritten and deleted versions survive compaction.
-		for _, k := range keys {
-			if err := db.Put(wo, k, newValue(rng)); err != nil {
-				return err
-			}
+		// Snapshots between the rounds keep the older versions through
+		// compaction.
+		if err := putAll(keys); err != nil {
+			return err
 		}
 		snapshot()
-		for _, k := range keys {
-			switch r := rng.IntN(100); {
-			case r < 30:
-				err = db.Put(wo, k, newValue(rng))
-			case r < 45:
-				err = db.Delete(wo, k)
-			}
-			if err != nil {
-				return err
-			}
+		if err := rewrite(keys, 30, 45); err != nil {
+			return err
 		}
 		snapshot()
-		for _, k := range keys {
-			switch r := rng.IntN(100); {
-			case r < 10:
-				err = db.Put(wo, k, newValue(rng))
-			case r < 15:
-				err = db.Delete(wo, k)
-			}
-			if err != nil {
-				return err
-			}
+		if err := rewrite(keys, 10, 15); err != nil {
+			return err
 		}
 		// Flushes the memtable into a table of its own.
 		db.CompactRange(levigo.Range{Start: []byte{prefix}, Limit: []byte{prefix + 1}})
 	}
-	// Rewrite part of run 0's range and compact it: the flushed table
-	// overlaps run 0's and the two are merged by a compaction.
-	for _, k := range run0 {
-		switch r := rng.IntN(100); {
-		case r < 20:
-			err = db.Put(wo, k, newValue(rng))
-		case r < 30:
-			err = db.Delete(wo, k)
-		}
-		if err != nil {
-			return err
-		}
+	// Rewrite part of run 0's range: the flushed table overlaps run 0's
+	// and a compaction merges the two.
+	if err := rewrite(run0, 20, 30); err != nil {
+		return err
 	}
-	extra := newKeys(rng, runPrefix[0], o.KeysPerRun/4)
-	for _, k := range extra {
-		if err := db.Put(wo, k, newValue(rng)); err != nil {
-			return err
-		}
+	if err := putAll(newKeys(rng, runPrefix[0], o.KeysPerRun/4)); err != nil {
+		return err
 	}
 	db.CompactRange(levigo.Range{Start: []byte{runPrefix[0]}, Limit: []byte{runPrefix[0] + 1}})
 	return nil
 }
 
 // newKeys returns n distinct user keys that start with prefix, of 1 to 40
-// bytes (so most lengths are not multiples of 4), with random bytes after
-// the prefix, in random order.
+// bytes (most lengths not multiples of 4), in random order.
 func newKeys(rng *rand.Rand, prefix byte, n int) [][]byte {
 	seen := make(map[string]bool, n)
 	keys := make([][]byte, 0, n)
@@ -263,8 +241,8 @@ func newValue(rng *rand.Rand) []byte {
 }
 
 // describe lists the tables in dir.
-func describe(dir string, o Options) (*Info, error) {
-	info := &Info{
+func describe(dir string, o Options) (*fixtures.Info, error) {
+	info := &fixtures.Info{
 		Name:               o.Name(),
 		BitsPerKey:         o.BitsPerKey,
 		BlockSize:          o.BlockSize,
@@ -279,19 +257,14 @@ func describe(dir string, o Options) (*Info, error) {
 	if o.Snappy {
 		info.Compression = "snappy"
 	}
-	names, err := Tables(dir)
+	tables, err := describeTables(dir)
 	if err != nil {
 		return nil, err
 	}
+	info.Tables = tables
 	snappyBlocks := 0
-	for _, name := range names {
-		ti, err := describeTable(filepath.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		ti.File = name
-		snappyBlocks += ti.SnappyBlocks
-		info.Tables = append(info.Tables, *ti)
+	for _, t := range tables {
+		snappyBlocks += t.SnappyBlocks
 	}
 	if len(info.Tables) < 3 {
 		return nil, fmt.Errorf("want at least 3 tables, LevelDB wrote %d", len(info.Tables))
@@ -302,7 +275,25 @@ func describe(dir string, o Options) (*Info, error) {
 	return info, nil
 }
 
-func describeTable(path string) (*TableInfo, error) {
+// describeTables describes the tables in dir, in name order.
+func describeTables(dir string) ([]fixtures.TableInfo, error) {
+	names, err := Tables(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []fixtures.TableInfo
+	for _, name := range names {
+		ti, err := describeTable(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		ti.File = name
+		out = append(out, *ti)
+	}
+	return out, nil
+}
+
+func describeTable(path string) (*fixtures.TableInfo, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -312,7 +303,7 @@ func describeTable(path string) (*TableInfo, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	ti := &TableInfo{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+	ti := &fixtures.TableInfo{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
 	versions := map[string]int{}
 	err = t.DataBlocks(func(b *table.DataBlock) error {
 		ti.DataBlocks++
@@ -359,8 +350,8 @@ func Tables(dir string) ([]string, error) {
 }
 
 // SnappyAvailable reports whether the linked LevelDB compresses with
-// snappy: LevelDB built without it silently stores blocks uncompressed. It
-// writes a small database in a temporary directory to find out.
+// snappy (built without it, it silently stores blocks uncompressed), by
+// writing a small database in a temporary directory.
 func SnappyAvailable() (bool, error) {
 	dir, err := os.MkdirTemp("", "fixturegen-snappy-")
 	if err != nil {
@@ -384,16 +375,12 @@ func SnappyAvailable() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	names, err := Tables(dir)
+	tables, err := describeTables(dir)
 	if err != nil {
 		return false, err
 	}
-	for _, n := range names {
-		ti, err := describeTable(filepath.Join(dir, n))
-		if err != nil {
-			return false, err
-		}
-		if ti.SnappyBlocks > 0 {
+	for _, t := range tables {
+		if t.SnappyBlocks > 0 {
 			return true, nil
 		}
 	}
@@ -407,11 +394,9 @@ type DB struct {
 	filter *levigo.FilterPolicy
 }
 
-// Open opens the database in dir with upstream LevelDB and its built-in
-// bloom filter policy of bitsPerKey bits per key
-// (leveldb::NewBloomFilterPolicy), or with no filter policy when
-// bitsPerKey is negative. setup, unless nil, sets more options first (such
-// as SetCreateIfMissing). Close the DB to free them.
+// Open opens the database in dir with upstream LevelDB and its bloom filter
+// policy of bitsPerKey bits per key, or none when bitsPerKey is negative.
+// setup, unless nil, sets more options first. Close the DB to free them.
 func Open(dir string, bitsPerKey int, setup func(*levigo.Options)) (*DB, error) {
 	d := &DB{opts: levigo.NewOptions()}
 	if bitsPerKey >= 0 {
@@ -442,8 +427,7 @@ func (d *DB) Close() {
 }
 
 // GetAll opens the database in dir as Open does, gets every key and closes
-// it: vals[i] is nil for a missing key, errs[i] the error of a Get that
-// failed, and err says the database did not open.
+// it: vals[i] is nil for a missing key, errs[i] the error of its Get.
 func GetAll(dir string, bitsPerKey int, keys [][]byte) (vals [][]byte, errs []error, err error) {
 	db, err := Open(dir, bitsPerKey, nil)
 	if err != nil {
@@ -458,4 +442,229 @@ func GetAll(dir string, bitsPerKey int, keys [][]byte) (vals [][]byte, errs []er
 		vals[i], errs[i] = db.Get(ro, k)
 	}
 	return vals, errs, nil
+}
+
+// The kinds of database GenerateLogDB writes, which upstream leaves with
+// its writes in the log (for the kit's "recovers upstream's log").
+const (
+	LogClosed  = "closed"   // writes, then DB::Close, which in 1.23 leaves them in the log
+	LogCrash   = "crash"    // synced writes, the directory copied while open
+	LogTwoLogs = "two-logs" // synced writes over two logs, as a crash before the flush leaves them
+)
+
+// LogDBKinds lists the kinds of GenerateLogDB.
+var LogDBKinds = []string{LogClosed, LogCrash, LogTwoLogs}
+
+var logDBKinds = map[string]struct {
+	how         string
+	sync        bool
+	writeBuffer int
+}{
+	LogClosed: {"puts and deletes without sync, then DB::Close, which in LevelDB 1.23 leaves the memtable in the log", false, 0},
+	LogCrash:  {"puts and deletes each with sync, the directory copied while the database was open (as a crash leaves it)", true, 0},
+	LogTwoLogs: {"puts and deletes each with sync through a 64 KiB write buffer, which switched to a second log; the directory as a crash leaves it before the flush of the full memtable is recorded: the MANIFEST as DB::Open wrote it, the first log as it was at the switch, the second after the last write",
+		true, 64 << 10},
+}
+
+// LogDBBitsPerKey is the bloom filter the log databases are written with.
+const LogDBBitsPerKey = 10
+
+// GenerateLogDB has upstream write a database of kind (LogDBKinds) in
+// dir, which must not exist or be empty, with seeded writes, and leaves
+// in dir CURRENT, the MANIFEST and the logs.
+func GenerateLogDB(dir, kind string, seed int64) (*fixtures.LogDBInfo, error) {
+	k, ok := logDBKinds[kind]
+	if !ok {
+		return nil, fmt.Errorf("fixturegen: no log database kind %q", kind)
+	}
+	work, err := os.MkdirTemp("", "fixturegen-logdb-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x6c64626c6f67))
+	info := &fixtures.LogDBInfo{Name: kind, How: k.how, Seed: seed, LevelDBVersion: LevelDBVersion(), Arch: runtime.GOARCH, Generator: Generator}
+	want := map[string][]byte{}
+	deleted := map[string]bool{}
+	files, err := writeLogDB(work, rng, info, want, deleted, k.sync, k.writeBuffer)
+	if err != nil {
+		return nil, fmt.Errorf("fixturegen %s: %w", kind, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var names []string
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		data := files[name]
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return nil, err
+		}
+		if isLog(name) {
+			sum := sha256.Sum256(data)
+			info.Logs = append(info.Logs, fixtures.LogFileInfo{File: name, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+		}
+	}
+	var kvs [][2][]byte
+	for k, v := range want {
+		kvs = append(kvs, [2][]byte{[]byte(k), v})
+	}
+	info.Keys, info.Deleted = len(kvs), len(deleted)
+	info.ContentsSHA256 = fixtures.ContentsDigest(kvs)
+	return info, nil
+}
+
+func isLog(name string) bool {
+	_, typ, ok := base.ParseFileName(name)
+	return ok && typ == base.LogFile
+}
+
+// writeLogDB writes seeded puts and deletes into a new database in work,
+// recording them in info, want (live keys) and deleted, and returns the
+// files upstream left: with sync, while the database is open. With a
+// writeBuffer, the writes go on until a second log, then 100 more.
+func writeLogDB(work string, rng *rand.Rand, info *fixtures.LogDBInfo, want map[string][]byte, deleted map[string]bool, sync bool, writeBuffer int) (map[string][]byte, error) {
+	db, err := Open(work, LogDBBitsPerKey, func(o *levigo.Options) {
+		o.SetCreateIfMissing(true)
+		o.SetErrorIfExists(true)
+		if writeBuffer > 0 {
+			o.SetWriteBufferSize(writeBuffer)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			db.Close()
+		}
+	}()
+	wo := levigo.NewWriteOptions()
+	defer wo.Close()
+	wo.SetSync(sync)
+	atOpen, err := readDir(work)
+	if err != nil {
+		return nil, err
+	}
+	firstLog := ""
+	for name := range atOpen {
+		if isLog(name) {
+			firstLog = name
+		}
+	}
+	var keys [][]byte
+	used := map[string]bool{}
+	put := func(k []byte) error {
+		v := newValue(rng)
+		info.Writes++
+		want[string(k)] = v
+		delete(deleted, string(k))
+		return db.Put(wo, k, v)
+	}
+	// write makes one more write: a new key mostly, else an overwrite or
+	// a delete of an earlier one.
+	write := func() error {
+		switch r := rng.IntN(100); {
+		case r < 10 && len(keys) > 0:
+			return put(keys[rng.IntN(len(keys))])
+		case r < 20 && len(keys) > 0:
+			k := keys[rng.IntN(len(keys))]
+			info.Writes++
+			delete(want, string(k))
+			deleted[string(k)] = true
+			return db.Delete(wo, k)
+		}
+		k := newKeys(rng, byte(rng.Uint32()), 1)[0]
+		for used[string(k)] {
+			k = newKeys(rng, byte(rng.Uint32()), 1)[0]
+		}
+		used[string(k)] = true
+		keys = append(keys, k)
+		return put(k)
+	}
+	writes := func(n int) error {
+		for i := 0; i < n; i++ {
+			if err := write(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if writeBuffer == 0 {
+		if err := writes(200); err != nil {
+			return nil, err
+		}
+		if !sync {
+			db.Close()
+			closed = true
+		}
+		files, err := readDir(work)
+		for _, n := range volatile {
+			delete(files, n)
+		}
+		return files, err
+	}
+	// Until the switch: the first log as it was before each write, since
+	// the write that switches goes to the second log.
+	if firstLog == "" {
+		return nil, fmt.Errorf("no log after DB::Open")
+	}
+	files := map[string][]byte{"CURRENT": atOpen["CURRENT"]}
+	for name, data := range atOpen {
+		if _, typ, ok := base.ParseFileName(name); ok && typ == base.DescriptorFile {
+			files[name] = data
+		}
+	}
+	second := ""
+	for i := 0; second == "" && i < 10000; i++ {
+		before, err := os.ReadFile(filepath.Join(work, firstLog))
+		if err != nil {
+			return nil, err
+		}
+		if err := write(); err != nil {
+			return nil, err
+		}
+		now, err := os.ReadDir(work)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range now {
+			if isLog(e.Name()) && e.Name() != firstLog {
+				second = e.Name()
+			}
+		}
+		files[firstLog] = before
+	}
+	if second == "" {
+		return nil, fmt.Errorf("the memtable never switched to a second log")
+	}
+	if err := writes(100); err != nil {
+		return nil, err
+	}
+	files[second], err = os.ReadFile(filepath.Join(work, second))
+	return files, err
+}
+
+// readDir returns the regular files of dir and their contents.
+func readDir(dir string) (map[string][]byte, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out[e.Name()] = data
+	}
+	return out, nil
 }

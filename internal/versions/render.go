@@ -19,8 +19,7 @@ type Header struct {
 }
 
 // Render writes docs/versions.md: the header, then one row per result, in
-// the order given. Apart from the header's date, machine and times, the
-// page depends only on the results.
+// the order given.
 func Render(w io.Writer, h Header, rs []Result) error {
 	var b strings.Builder
 	b.WriteString("# ldbcompat against every LevelDB release\n\n")
@@ -45,10 +44,12 @@ func Render(w io.Writer, h Header, rs []Result) error {
 	b.WriteString("| Version | Commit date | Recipe | Filter name | Tail bytes ≥ 0x80 | Golden vectors | levigo database: `ldbcompat verify` | Suite | Build | Suite time |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rs {
-		cells := []string{
-			r.Pinned.Name(), r.Pinned.CommitDate, recipe(r), filterName(r.Facts),
-			variant(r.Facts), vectors(r.Facts), dbCell(r.Facts), suite(r), buildTime(r.Status), suiteTime(r.Status),
+		facts := []string{"—", "—", "—", "—"}
+		if f := r.Facts; f != nil {
+			facts = []string{"`" + f.FilterName + "`", variant(f), vectors(f), f.DB.Verdict()}
 		}
+		cells := append([]string{r.Pinned.Name(), r.Pinned.CommitDate, recipe(r)}, facts...)
+		cells = append(cells, suite(r), buildTime(r.Status), suiteTime(r.Status))
 		for i, c := range cells {
 			cells[i] = strings.ReplaceAll(c, "|", `\|`)
 		}
@@ -108,17 +109,7 @@ func recipe(r Result) string {
 	return "`" + r.Status.Recipe + "`"
 }
 
-func filterName(f *Facts) string {
-	if f == nil {
-		return "—"
-	}
-	return "`" + f.FilterName + "`"
-}
-
 func variant(f *Facts) string {
-	if f == nil {
-		return "—"
-	}
 	if f.Hash.Variant == f.Filter.Variant && f.Hash.Variant != Neither {
 		return f.Hash.Variant
 	}
@@ -128,9 +119,6 @@ func variant(f *Facts) string {
 }
 
 func vectors(f *Facts) string {
-	if f == nil {
-		return "—"
-	}
 	var same, other []string
 	for _, m := range f.Vectors {
 		name := strings.TrimPrefix(m.Dir, "testdata/")
@@ -147,13 +135,6 @@ func vectors(f *Facts) string {
 		return strings.Join(same, ", ")
 	}
 	return "neither (" + strings.Join(other, "; ") + ")"
-}
-
-func dbCell(f *Facts) string {
-	if f == nil {
-		return "—"
-	}
-	return f.DB.Verdict()
 }
 
 func suite(r Result) string {

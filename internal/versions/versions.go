@@ -1,16 +1,7 @@
 // Package versions is `make versions`: what ldbcompat learns about each
-// upstream LevelDB release it builds, and docs/versions.md made from it.
-//
-// tools/versions.sh builds every version of docker/leveldb-versions.tsv in
-// turn and runs the suite against each, with LDBCOMPAT_VERSIONS_OUT naming
-// a file: this package's leveldb-tagged test (TestVersionFacts) then asks
-// the linked library its facts (Facts: the filter's name, how its hash
-// treats tail bytes of 0x80 and above, whether its answers are the
-// committed golden vectors', what `ldbcompat verify` says of a database it
-// wrote through levigo), checks that they agree with each other and with
-// upstream's history, and writes them there as JSON. The script records how
-// the build and the suite went (Status); cmd versionsdoc reads both
-// (Load) and writes the page (Render).
+// upstream LevelDB release it builds (Facts, recorded by the leveldb-tagged
+// TestVersionFacts; Status, by tools/versions.sh), and docs/versions.md
+// made from them (Load, Render; cmd versionsdoc).
 package versions
 
 import (
@@ -28,32 +19,25 @@ import (
 // The hash variants: how a build's Hash treats the 1 to 3 bytes after the
 // last whole 4-byte word when they are 0x80 or above.
 const (
-	// Unsigned: as bytes, zero-extended (bloom.Hash): LevelDB v1.18 and
-	// later everywhere, v1.4 to v1.17 where char is unsigned (ARM).
-	Unsigned = "unsigned"
-	// Signed: as plain chars that are signed, sign-extended
-	// (bloom.HashSignedTail): v1.4 to v1.17 on x86.
-	Signed = "signed"
-	// Neither: neither model reproduces every answer.
-	Neither = "neither"
+	Unsigned = "unsigned" // zero-extended (bloom.Hash): v1.18 and later, or unsigned char
+	Signed   = "signed"   // sign-extended (bloom.HashSignedTail): v1.4 to v1.17 on x86
+	Neither  = "neither"  // neither model reproduces every answer
 )
 
 // Variant is the outcome of comparing upstream's answers with bloom's two
 // models, on inputs whose tail bytes are 0x80 or above.
 type Variant struct {
-	// Variant is Unsigned or Signed when every answer equals that model's
-	// (and, the inputs being chosen so, none equals the other's), Neither
-	// otherwise.
+	// Variant is Unsigned or Signed when every answer, and none of the
+	// other's, equals that model's; Neither otherwise.
 	Variant string `json:"variant"`
-	// Inputs counts the inputs compared; Unsigned and Signed how many of
-	// upstream's answers equal each model's.
+	// Unsigned and Signed count the Inputs whose answers equal each model's.
 	Inputs   int `json:"inputs"`
 	Unsigned int `json:"unsigned"`
 	Signed   int `json:"signed"`
 }
 
-// Classify returns the Variant of n answers of which unsigned equal the
-// unsigned model's and signed the signed one's.
+// Classify returns the Variant of n answers, unsigned and signed of which
+// equal each model's.
 func Classify(n, unsigned, signed int) Variant {
 	v := Variant{Variant: Neither, Inputs: n, Unsigned: unsigned, Signed: signed}
 	switch {
@@ -66,20 +50,15 @@ func Classify(n, unsigned, signed int) Variant {
 	return v
 }
 
-// VectorMatch compares upstream's answers to the golden-vector cases with
-// one committed set of vectors.
+// VectorMatch compares upstream's answers with one committed set of vectors.
 type VectorMatch struct {
-	// Dir is the set's directory, relative to the module root
-	// (testdata/vectors, testdata/vectors-v1.17).
-	Dir string `json:"dir"`
+	Dir string `json:"dir"` // relative to the module root
 	// Present is false when the set is not in the tree; nothing else is
 	// then set.
-	Present bool `json:"present"`
-	// LevelDB is the version the set's provenance names.
-	LevelDB string `json:"leveldb,omitempty"`
-	// Records counts the set's records, Equal those upstream's answer
-	// reproduces byte for byte (same case, same inputs, same answer), and
-	// Fresh the records upstream's answers make.
+	Present bool   `json:"present"`
+	LevelDB string `json:"leveldb,omitempty"` // as the set's provenance names it
+	// Records counts the set's records, Equal those upstream's answers
+	// reproduce byte for byte, Fresh the records upstream's answers make.
 	Records int `json:"records,omitempty"`
 	Equal   int `json:"equal,omitempty"`
 	Fresh   int `json:"fresh,omitempty"`
@@ -93,26 +72,19 @@ func (m VectorMatch) Identical() bool {
 	return m.Present && m.Records > 0 && m.Equal == m.Records && m.Fresh == m.Records
 }
 
-// DBCheck is what `ldbcompat verify` says of a database the build wrote
-// through levigo.
+// DBCheck is what `ldbcompat verify` says of a database the build wrote.
 type DBCheck struct {
 	// Error says why no database was written or verified; nothing else is
 	// then set.
-	Error string `json:"error,omitempty"`
-	// Options names the database's options (internal/fixturegen), such as
-	// b10-bs1024-snappy.
-	Options string `json:"options,omitempty"`
-	// Summary is verify's summary line, such as "3 tables: 3 ok".
-	Summary string `json:"summary,omitempty"`
-	// Tables counts the tables verify examined, Verdicts how many got
-	// each verdict.
+	Error    string         `json:"error,omitempty"`
+	Options  string         `json:"options,omitempty"` // fixturegen's name, such as b10-bs1024-snappy
+	Summary  string         `json:"summary,omitempty"` // such as "3 tables: 3 ok"
 	Tables   int            `json:"tables"`
-	Verdicts map[string]int `json:"verdicts,omitempty"`
+	Verdicts map[string]int `json:"verdicts,omitempty"` // tables by verdict
 	// Legacy lists, for old-filter tables, which hash verify found wrote
 	// them (signed, unsigned, either), each once, in order.
 	Legacy []string `json:"legacy,omitempty"`
-	// Exit is the exit code `ldbcompat verify` gives the database.
-	Exit int `json:"exit"`
+	Exit   int      `json:"exit"`
 }
 
 // Verdict returns the check as the page shows it.
@@ -130,28 +102,21 @@ func (d *DBCheck) Verdict() string {
 	return fmt.Sprintf("%s; exit %d", s, d.Exit)
 }
 
-// Facts is what one build of upstream LevelDB answers, as TestVersionFacts
-// records it.
+// Facts is what one build of upstream answers, as TestVersionFacts records it.
 type Facts struct {
-	// Release is cgo/upstream.Release(): the name docker/build-leveldb.sh
-	// gave the build (1.17, main-78a352f); Header the version its db.h
-	// declares (1.17; main says 1.23).
-	Release string `json:"release"`
-	Header  string `json:"header"`
-	GOARCH  string `json:"goarch"`
-	// CharIsSigned is how the compiler treats plain char.
-	CharIsSigned bool `json:"char_is_signed"`
-	// FilterName is Name() of upstream's NewBloomFilterPolicy.
-	FilterName string `json:"filter_name"`
+	// Release is cgo/upstream.Release() (1.17, main-78a352f); Header the
+	// version its db.h declares (1.17; main says 1.23).
+	Release      string `json:"release"`
+	Header       string `json:"header"`
+	GOARCH       string `json:"goarch"`
+	CharIsSigned bool   `json:"char_is_signed"`
+	FilterName   string `json:"filter_name"` // Name() of upstream's NewBloomFilterPolicy
 	// Hash compares upstream's Hash, and Filter its bloom filters, with
 	// bloom's unsigned-tail and signed-tail models.
-	Hash   Variant `json:"hash"`
-	Filter Variant `json:"filter"`
-	// Vectors compares upstream's answers to the golden-vector cases with
-	// each committed set.
-	Vectors []VectorMatch `json:"vectors"`
-	// DB is verify's word on a database upstream wrote.
-	DB *DBCheck `json:"db"`
+	Hash    Variant       `json:"hash"`
+	Filter  Variant       `json:"filter"`
+	Vectors []VectorMatch `json:"vectors"` // one per committed set
+	DB      *DBCheck      `json:"db"`      // verify's word on a database upstream wrote
 }
 
 // WriteFacts writes f to path as indented JSON.
@@ -188,8 +153,8 @@ type Pinned struct {
 	Digest     string // the content digest
 }
 
-// Name returns the version as LEVELDB_VERSION and the page name it: the
-// tag, and main with its commit (main at 78a352f).
+// Name returns the version as the page names it: the tag, or "main at
+// 78a352f".
 func (p Pinned) Name() string {
 	if p.Tag == "main" {
 		return "main at " + p.Commit[:min(7, len(p.Commit))]
@@ -222,19 +187,17 @@ func ReadPinned(path string) ([]Pinned, error) {
 	return out, nil
 }
 
-// Status is how tools/versions.sh's run of one version went: its
-// status file, one key=value a line.
+// Status is how tools/versions.sh's run of one version went: its status
+// file, one key=value a line.
 type Status struct {
-	Recipe       string // the build's recipe: make, cmake, cmake-cxx17
-	Build        string // built, cached (already built) or failed
-	BuildSeconds int
-	BuiltSeconds int    // how long the build took when it was made (build-info)
-	Suite        string // pass, fail, or not run (the build failed)
-	SuiteSeconds int
-	Packages     string // the packages the suite ran
-	// FailedPackages lists the packages go test reported as failed, such
-	// as "compat" or "cgo/upstream [build failed]".
-	FailedPackages []string
+	Recipe         string // make, cmake, cmake-cxx17
+	Build          string // built, cached (already built) or failed
+	BuildSeconds   int
+	BuiltSeconds   int    // how long the build took when it was made (build-info)
+	Suite          string // pass, fail, or not run (the build failed)
+	SuiteSeconds   int
+	Packages       string   // the packages the suite ran
+	FailedPackages []string // as go test reports them: "cgo/upstream [build failed]"
 }
 
 // ReadStatus reads a status file.
@@ -244,6 +207,8 @@ func ReadStatus(path string) (*Status, error) {
 		return nil, fmt.Errorf("status: %w", err)
 	}
 	s := &Status{}
+	strs := map[string]*string{"recipe": &s.Recipe, "build": &s.Build, "suite": &s.Suite, "packages": &s.Packages}
+	ints := map[string]*int{"build_seconds": &s.BuildSeconds, "built_seconds": &s.BuiltSeconds, "suite_seconds": &s.SuiteSeconds}
 	for i, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
@@ -255,22 +220,12 @@ func ReadStatus(path string) (*Status, error) {
 				return nil, fmt.Errorf("%s:%d: %s: %w", path, i+1, k, err)
 			}
 		}
-		switch k {
-		case "recipe":
-			s.Recipe = v
-		case "build":
-			s.Build = v
-		case "build_seconds":
-			s.BuildSeconds = n
-		case "built_seconds":
-			s.BuiltSeconds = n
-		case "suite":
-			s.Suite = v
-		case "suite_seconds":
-			s.SuiteSeconds = n
-		case "packages":
-			s.Packages = v
-		case "failed_packages":
+		switch {
+		case strs[k] != nil:
+			*strs[k] = v
+		case ints[k] != nil:
+			*ints[k] = n
+		case k == "failed_packages":
 			if v != "" {
 				s.FailedPackages = strings.Split(v, ";")
 			}
@@ -286,8 +241,7 @@ type Result struct {
 	Pinned Pinned
 	Status *Status // nil when the version was not run
 	Facts  *Facts  // nil when the suite wrote none
-	// Err says why the status or facts could not be read.
-	Err error
+	Err    error   // why the status or facts could not be read
 }
 
 // Passed reports whether the version built, its suite passed and its
@@ -296,31 +250,26 @@ func (r Result) Passed() bool {
 	return r.Err == nil && r.Status != nil && (r.Status.Build == "built" || r.Status.Build == "cached") && r.Status.Suite == "pass" && r.Facts != nil
 }
 
-// Load reads the results of the versions named (each as Pinned.Version)
-// from dir, where tools/versions.sh keeps <version>/status and
-// <version>/facts.json.
+// Load reads the results of pinned from dir, where tools/versions.sh keeps
+// <version>/status and <version>/facts.json.
 func Load(dir string, pinned []Pinned) []Result {
 	out := make([]Result, 0, len(pinned))
 	for _, p := range pinned {
 		r := Result{Pinned: p}
 		vdir := filepath.Join(dir, p.Version)
-		st, err := ReadStatus(filepath.Join(vdir, "status"))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			r.Err = err
-		default:
-			r.Status = st
-		}
-		f, err := ReadFacts(filepath.Join(vdir, "facts.json"))
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			r.Err = errors.Join(r.Err, err)
-		default:
-			r.Facts = f
-		}
+		var errStatus, errFacts error
+		r.Status, errStatus = optional(ReadStatus(filepath.Join(vdir, "status")))
+		r.Facts, errFacts = optional(ReadFacts(filepath.Join(vdir, "facts.json")))
+		r.Err = errors.Join(errStatus, errFacts)
 		out = append(out, r)
 	}
 	return out
+}
+
+// optional returns v, or nothing when its file does not exist.
+func optional[T any](v *T, err error) (*T, error) {
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return v, err
 }

@@ -1,25 +1,18 @@
 //go:build leveldb
 
-// Command genvectors writes the golden vectors from upstream LevelDB: it runs
-// the cases of internal/cases on the C++ library through cgo/upstream
-// (cases.WriteVectors). `make vectors` runs it; with -check it instead
-// regenerates them in memory and fails when their records differ from the
-// committed ones (the provenance lines, which name the build, may differ).
+// Command genvectors writes the golden vectors from upstream LevelDB
+// (`make vectors`); with -check it fails when upstream's records differ from
+// the committed ones (provenance lines may differ).
 //
 //	genvectors -build-info .cache/leveldb-1.23/linux-amd64/build-info [-out DIR] [-check]
 //
 // Without -out the directory follows the linked release: testdata/vectors
-// for v1.18 and later (1.23 writes them; the others must give the same
-// records), testdata/vectors-v1.17 for v1.4 to v1.17 on a target whose plain
-// char is signed (x86: genuine v1.17 writes them; v1.4 to v1.16 must give the
-// same records). Those releases hash tail bytes as plain char, so where it is
-// unsigned (arm64) they answer as 1.23 does and are checked against
-// testdata/vectors; nothing writes vectors there.
+// for v1.18 and later (1.23 writes them), testdata/vectors-v1.17 for v1.4 to
+// v1.17 where plain char is signed (v1.17 writes them); where it is unsigned
+// those answer as 1.23 does.
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -29,6 +22,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 )
 
@@ -59,14 +53,10 @@ func run(out, buildInfo string, check bool) error {
 		out = dir
 		fmt.Printf("genvectors: %s: %s\n", out, why)
 	case upstream.LegacyBloom() && why != "":
-		// Say what the comparison shows about the old release's hash.
 		fmt.Printf("genvectors: %s\n", why)
 	}
 	if !check {
-		if err := cases.WriteVectors(out, prov); err != nil {
-			return err
-		}
-		if err := writeLogVectors(out, prov); err != nil {
+		if err := write(out, prov); err != nil {
 			return err
 		}
 		fmt.Printf("genvectors: wrote %s (LevelDB %s, %s, %s)\n", out, prov.LevelDB, prov.GOARCH, prov.Compiler)
@@ -77,10 +67,7 @@ func run(out, buildInfo string, check bool) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := cases.WriteVectors(tmp, prov); err != nil {
-		return err
-	}
-	if err := writeLogVectors(tmp, prov); err != nil {
+	if err := write(tmp, prov); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(tmp)
@@ -106,6 +93,38 @@ func run(out, buildInfo string, check bool) error {
 		return fmt.Errorf("%s %s from what upstream produces now; run `make vectors` and review the diff", plural.Count(drift, "vector file"), plural.Verb(drift, "differs", "differ"))
 	}
 	fmt.Printf("genvectors: %s %s upstream (LevelDB %s, %s)\n", plural.Count(len(entries), "vector file"), plural.Verb(len(entries), "matches", "match"), prov.LevelDB, prov.GOARCH)
+	return nil
+}
+
+// write writes the vectors into dir: the cases' (cases.WriteVectors) and
+// the log cases', whose logs upstream's log::Writer writes and its
+// log::Reader reads back, damaged or not.
+func write(dir string, prov cases.Provenance) error {
+	if prov.GOARCH == "" {
+		prov.GOARCH = runtime.GOARCH
+	}
+	if err := cases.WriteVectors(dir, prov); err != nil {
+		return err
+	}
+	data, err := cases.RecordLogVectors(upstream.WriteLog, func(data []byte) ([][]byte, error) {
+		r, err := upstream.ReadLog(data)
+		if err != nil {
+			return nil, err
+		}
+		var out [][]byte
+		for _, e := range r.Events {
+			if !e.Drop {
+				out = append(out, e.Record)
+			}
+		}
+		return out, nil
+	}, prov)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, cases.LogVectorFile), data, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("log vectors: %w", err)
+	}
 	return nil
 }
 
@@ -137,31 +156,27 @@ func vectorDir(check bool) (dir, why string, err error) {
 // and describes the first difference.
 func firstBodyDiff(a, b []byte) string {
 	la, lb := bodyLines(a), bodyLines(b)
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
+	for i := 0; i < max(len(la), len(lb)); i++ {
+		if x, y := at(la, i), at(lb, i); x != y {
 			return fmt.Sprintf("line %d:\n  committed: %.200s\n  upstream:  %.200s", i+1, x, y)
 		}
 	}
 	return ""
 }
 
+func at(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return ""
+}
+
 func bodyLines(data []byte) []string {
 	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		t := sc.Text()
-		if strings.HasPrefix(t, "#") {
-			continue
+	for _, t := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		if !strings.HasPrefix(t, "#") {
+			out = append(out, t)
 		}
-		out = append(out, t)
 	}
 	return out
 }
@@ -171,15 +186,9 @@ func provenance(path string) (cases.Provenance, error) {
 	if path == "" {
 		return cases.Provenance{}, fmt.Errorf("-build-info is required")
 	}
-	data, err := os.ReadFile(path)
+	kv, err := fixtures.ReadBuildInfo(path)
 	if err != nil {
-		return cases.Provenance{}, fmt.Errorf("build info: %w", err)
-	}
-	kv := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			kv[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
+		return cases.Provenance{}, err
 	}
 	p := cases.Provenance{LevelDB: kv["leveldb_version"], TarballSHA256: kv["tarball_sha256"], Compiler: kv["cxx"]}
 	if t := kv["target"]; strings.HasPrefix(t, "linux-") {

@@ -9,16 +9,12 @@
 //	go run -tags leveldb ./internal/cmd/mkfixtures [-build-info FILE] [-out testdata/tables] [-logdbs testdata/logdbs]
 //
 // -logdbs also writes the databases upstream leaves with their writes in
-// the log (logdbs.go).
+// the log. -build-info names docker/build-leveldb.sh's build-info of the
+// linked LevelDB, whose tarball checksum and compiler are recorded.
 //
-// -build-info names the build-info file docker/build-leveldb.sh wrote for
-// the LevelDB being linked; its tarball checksum and compiler are recorded
-// with each fixture.
-//
-// The output directory belongs to the tool: it is replaced as a whole. The
-// content is deterministic (seeded), so running the tool again with the same
-// LevelDB and snappy versions reproduces the same bytes; the recorded
-// sha256 sums show when it does not.
+// The output directories are replaced as a whole. The content is seeded, so
+// the same LevelDB and snappy versions reproduce the same bytes; the
+// recorded sha256 sums show when they do not.
 package main
 
 import (
@@ -30,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 )
 
 // committed is the small set of fixtures kept in the repository: every
@@ -58,57 +55,46 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*out, *buildInfo, *keys, *seed); err != nil {
+	prov, err := provenance(*buildInfo)
+	var names []string
+	for _, o := range committed {
+		names = append(names, o.Name())
+	}
+	if err == nil {
+		err = generate(*out, names, func(i int, dir string) (*fixtures.Info, error) {
+			o := committed[i]
+			o.KeysPerRun, o.Seed = *keys, *seed
+			info, err := fixturegen.Generate(dir, o)
+			if err == nil {
+				info.TarballSHA256, info.Compiler = prov["tarball_sha256"], prov["cxx"]
+			}
+			return info, err
+		}, readme)
+	}
+	if err == nil && *logDBs != "" {
+		err = generate(*logDBs, fixturegen.LogDBKinds, func(i int, dir string) (*fixtures.LogDBInfo, error) {
+			info, err := fixturegen.GenerateLogDB(dir, fixturegen.LogDBKinds[i], *seed+int64(i))
+			if err == nil {
+				info.TarballSHA256, info.Compiler = prov["tarball_sha256"], prov["cxx"]
+			}
+			return info, err
+		}, logReadme)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mkfixtures:", err)
 		os.Exit(1)
 	}
-	if *logDBs != "" {
-		if err := runLogDBs(*logDBs, *buildInfo, *seed); err != nil {
-			fmt.Fprintln(os.Stderr, "mkfixtures:", err)
-			os.Exit(1)
-		}
-	}
 }
 
-func run(out, buildInfo string, keys int, seed int64) error {
-	prov, err := provenance(buildInfo)
-	if err != nil {
-		return err
-	}
-	return replace(out, func(tmp string) ([]byte, error) {
-		var infos []*fixturegen.Info
-		for _, o := range committed {
-			o.KeysPerRun, o.Seed = keys, seed
-			info, err := fixturegen.Generate(filepath.Join(tmp, o.Name()), o)
-			if err != nil {
-				return nil, err
-			}
-			info.TarballSHA256, info.Compiler = prov["tarball_sha256"], prov["cxx"]
-			if err := writeJSON(filepath.Join(tmp, o.Name()+".json"), info); err != nil {
-				return nil, err
-			}
-			infos = append(infos, info)
-		}
-		return readme(infos), nil
-	})
-}
-
-// provenance reads the build-info file docker/build-leveldb.sh wrote
-// ("key: value" lines), which must be the linked library's; none when
-// buildInfo is empty.
+// provenance reads the build-info file docker/build-leveldb.sh wrote, which
+// must be the linked library's; none when buildInfo is empty.
 func provenance(buildInfo string) (map[string]string, error) {
-	prov := map[string]string{}
 	if buildInfo == "" {
-		return prov, nil
+		return map[string]string{}, nil
 	}
-	data, err := os.ReadFile(buildInfo)
+	prov, err := fixtures.ReadBuildInfo(buildInfo)
 	if err != nil {
-		return nil, fmt.Errorf("build info: %w", err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			prov[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
+		return nil, err
 	}
 	if v := prov["leveldb_version"]; v != fixturegen.LevelDBVersion() {
 		return nil, fmt.Errorf("build info %s is for LevelDB %q, but the linked library is %s", buildInfo, v, fixturegen.LevelDBVersion())
@@ -116,19 +102,31 @@ func provenance(buildInfo string) (map[string]string, error) {
 	return prov, nil
 }
 
-// replace fills a new directory beside out (fill returns its README) and
-// puts it in out's place: a failed run leaves out as it was.
-func replace(out string, fill func(tmp string) ([]byte, error)) error {
+// generate writes database i of names into a new directory beside out with
+// gen, its metadata beside it and a README of them all, and puts the
+// directory in out's place: a failed run leaves out as it was.
+func generate[I interface{ Marshal() ([]byte, error) }](out string, names []string, gen func(i int, dir string) (I, error), readme func([]I) []byte) error {
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), ".mkfixtures-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	readme, err := fill(tmp)
-	if err != nil {
-		return err
+	var infos []I
+	for i, name := range names {
+		info, err := gen(i, filepath.Join(tmp, name))
+		if err != nil {
+			return err
+		}
+		data, err := info.Marshal()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, name+".json"), data, 0o644); err != nil {
+			return err
+		}
+		infos = append(infos, info)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "README.md"), readme, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "README.md"), readme(infos), 0o644); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(out); err != nil {
@@ -140,16 +138,7 @@ func replace(out string, fill func(tmp string) ([]byte, error)) error {
 	return os.Chmod(out, 0o755)
 }
 
-// writeJSON writes a fixture's record to path.
-func writeJSON(path string, v interface{ Marshal() ([]byte, error) }) error {
-	data, err := v.Marshal()
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
-}
-
-func readme(infos []*fixturegen.Info) []byte {
+func readme(infos []*fixtures.Info) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# LevelDB fixture tables\n\n")
 	fmt.Fprintf(&b, "Generated by `%s`; do not edit. Regenerate with `make fixtures`.\n\n", fixturegen.Generator)
@@ -181,6 +170,27 @@ func readme(infos []*fixturegen.Info) []byte {
 			bs = fmt.Sprintf("%d (%d effective)", in.BlockSize, in.EffectiveBlockSize)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %d | %d |\n", in.Name, in.BitsPerKey, bs, in.Compression, strings.Join(files, " "), entries, size)
+	}
+	return b.Bytes()
+}
+
+func logReadme(infos []*fixtures.LogDBInfo) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# LevelDB databases with their writes in the log\n\n")
+	fmt.Fprintf(&b, "Generated by `%s -logdbs testdata/logdbs`; do not edit. Regenerate with `make fixtures`.\n\n", fixturegen.Generator)
+	fmt.Fprintf(&b, "Each directory is a LevelDB %s database (CURRENT, MANIFEST and logs;\n", infos[0].LevelDBVersion)
+	fmt.Fprintf(&b, "LOG and LOCK removed) that upstream left with its writes in the log, for\n")
+	fmt.Fprintf(&b, "the kit's \"recovers upstream's log\". `<name>.json` says how, and records\n")
+	fmt.Fprintf(&b, "the sha256 of the contents the writes leave (keys and values in key\n")
+	fmt.Fprintf(&b, "order, each length-prefixed) and of each log.\n\n")
+	fmt.Fprintf(&b, "| database | how | writes | live keys | deleted | logs |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|\n")
+	for _, in := range infos {
+		var logs []string
+		for _, l := range in.Logs {
+			logs = append(logs, fmt.Sprintf("%s (%d bytes)", l.File, l.Size))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s |\n", in.Name, in.How, in.Writes, in.Keys, in.Deleted, strings.Join(logs, ", "))
 	}
 	return b.Bytes()
 }

@@ -1,9 +1,6 @@
-// Command versionsdoc writes docs/versions.md from the results that
-// tools/versions.sh (`make versions`) collected: for each version of
-// docker/leveldb-versions.tsv it ran, the status file the script wrote and
-// the facts TestVersionFacts recorded (internal/versions). It fails only
-// when it cannot write the page; which versions failed is the page's and
-// the script's business.
+// Command versionsdoc writes docs/versions.md from the status files and
+// facts tools/versions.sh (`make versions`) collected (internal/versions).
+// It fails only when it cannot write the page, not when versions failed.
 //
 //	versionsdoc -results .cache/versions -versions '1.4 1.17 main-78a352f' \
 //	    -command 'make versions' -seconds 1234 -packages ./... -out docs/versions.md
@@ -16,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,7 +48,7 @@ func run(table, results, only, out string, h versions.Header) error {
 	if only != "" {
 		var sel []versions.Pinned
 		for _, name := range strings.Fields(only) {
-			i := indexOf(pinned, name)
+			i := slices.IndexFunc(pinned, func(p versions.Pinned) bool { return p.Version == name })
 			if i < 0 {
 				return fmt.Errorf("%s has no version %q", table, name)
 			}
@@ -77,15 +75,6 @@ func run(table, results, only, out string, h versions.Header) error {
 	}
 	fmt.Fprintf(os.Stderr, "versionsdoc: wrote %s: %d of %s %s\n", out, passed, plural.Count(len(rs), "version"), plural.Verb(passed, "passes", "pass"))
 	return nil
-}
-
-func indexOf(ps []versions.Pinned, name string) int {
-	for i, p := range ps {
-		if p.Version == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // cpu names the machine's processors: "2 × AMD EPYC 7B13" from
