@@ -21,6 +21,18 @@ func WriteBufferFor(kvs [][2][]byte) int {
 	return max(4<<20, 2*n)
 }
 
+// WriteEntries adds each entry with add and closes the writer with close,
+// which it also calls, ignoring its error, when an add fails.
+func WriteEntries(entries []compat.Entry, add func(compat.Entry) error, close func() error) error {
+	for _, e := range entries {
+		if err := add(e); err != nil {
+			close()
+			return err
+		}
+	}
+	return close()
+}
+
 // MemWritable is an objstorage.Writable (pebble's) in memory: Write
 // appends to Buf.
 type MemWritable struct{ Buf bytes.Buffer }
