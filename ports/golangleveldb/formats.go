@@ -97,10 +97,7 @@ func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
 		return nil, err
 	}
 	put := func(k, v []byte) error { return d.Set(k, v, &db.WriteOptions{Sync: true}) }
-	if err := adapt.PutAll(kvs, put, d.Close); err != nil {
-		return nil, err
-	}
-	return d.Close, nil
+	return adapt.PutSynced(kvs, put, d.Close)
 }
 
 // writeFile is a db.File that keeps what is written in memory.

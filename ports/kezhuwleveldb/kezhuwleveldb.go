@@ -117,8 +117,5 @@ func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
 		return nil, err
 	}
 	put := func(k, v []byte) error { return db.Put(k, v, &leveldb.WriteOptions{Sync: true}) }
-	if err := adapt.PutAll(kvs, put, db.Close); err != nil {
-		return nil, err
-	}
-	return db.Close, nil
+	return adapt.PutSynced(kvs, put, db.Close)
 }

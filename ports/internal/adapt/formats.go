@@ -129,6 +129,15 @@ func Entries(it EntryIterator) []compat.Entry {
 	return out
 }
 
+// PutSynced puts kvs as PutAll does and returns close, for the kit to call
+// when it asks (WriteSynced).
+func PutSynced(kvs [][2][]byte, put func(key, value []byte) error, close func() error) (func() error, error) {
+	if err := PutAll(kvs, put, close); err != nil {
+		return nil, err
+	}
+	return close, nil
+}
+
 // PutAll puts every key and value of kvs with put, in order; on an error
 // it closes the database with close and returns put's error.
 func PutAll(kvs [][2][]byte, put func(key, value []byte) error, close func() error) error {

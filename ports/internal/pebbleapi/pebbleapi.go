@@ -203,8 +203,5 @@ func (a *API[D]) writeSynced(dir string, kvs [][2][]byte) (func() error, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := adapt.PutAll(kvs, d.SetSync, d.Close); err != nil {
-		return nil, err
-	}
-	return d.Close, nil
+	return adapt.PutSynced(kvs, d.SetSync, d.Close)
 }
