@@ -16,16 +16,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 )
 
-// Measure finds out, through kezhuw/leveldb's public API, why its Get
-// misses keys of upstream's databases: it reads every key of each
-// database upstream wrote (testdata/tables) without a filter, and records
-// what its table reader asks the filter (a leveldb.Filter of the
-// application's own may be set in Options.Filter: here one that passes
-// each question on to leveldb.NewBloomFilter and keeps the key).
-func Measure() []row.Measured {
-	return []row.Measured{withoutFilter(), filterQuestions(), writerFeeds()}
-}
-
 // withoutFilter opens each committed database with no filter and reads
 // every key it holds.
 func withoutFilter() row.Measured {
