@@ -1,19 +1,9 @@
 //go:build leveldb
 
-// log_shim.cc — extern "C" entry points over the linked LevelDB's log
-// reader and writer (db/log_reader.cc, db/log_writer.cc), write batches
-// (db/write_batch.cc) and DB::Open's recovery of write-ahead logs, for
-// log.go. See shim.h (its last block).
-//
-// It compiles against every release since v1.4 and main: log::Reader's
-// constructor (file, reporter, checksum, initial_offset), log::Writer's
-// (dest), SequentialFile's and WritableFile's pure virtual functions and
-// WriteBatch::Handler's are the same in all of them. What the reader does
-// with a record cut short by the end of the file changed in v1.16 (see
-// log.go).
-//
-// Results are serialized into an ldbc_result as reader_shim.cc's are: u8,
-// u32 and u64 little-endian, strings as a u32 length and the bytes.
+// log_shim.cc — the linked LevelDB's log reader and writer
+// (db/log_reader.cc, db/log_writer.cc), write batches (db/write_batch.cc)
+// and DB::Open's log recovery, for log.go. The signatures it calls are the
+// same in every release since v1.4.
 
 #include <cstdint>
 #include <cstring>

@@ -1,21 +1,11 @@
 //go:build leveldb
 
-// reader_shim.cc — extern "C" entry points that read a database's tables and
-// MANIFEST with the linked LevelDB's own readers (1.23, or the release
-// LEVELDB_VERSION picked), exactly as a DB does: the table through
-// leveldb::TableCache (db/table_cache.cc, so Env::Default()'s files:
-// NNNNNN.ldb then NNNNNN.sst from v1.14, NNNNNN.sst only before; Table::Open
-// with the size given), the MANIFEST through leveldb::VersionSet::Recover
-// (db/version_set.cc). See shim.h.
-//
-// It compiles against every release since v1.4 and main. Two of the
-// signatures it calls changed on the way, and the release's headers
-// (leveldb::kMinorVersion, include/leveldb/db.h) pick the form to call; see
-// NewTableCache and RecoverVersions.
-//
-// Results are serialized into an ldbc_result (see shim.h) in a small format
-// that reader.go decodes: u8, u32 and u64 little-endian, and strings as a u32
-// length and the bytes.
+// reader_shim.cc — a database's tables and MANIFEST read by the linked
+// LevelDB's own readers as a DB reads them: leveldb::TableCache
+// (db/table_cache.cc: NNNNNN.ldb then .sst from v1.14, .sst only before)
+// and VersionSet::Recover (db/version_set.cc). Two of their signatures
+// changed across releases; kMinorVersion picks the form (NewTableCache,
+// RecoverVersions).
 
 #include <cstdint>
 #include <cstdio>

@@ -1,17 +1,9 @@
 //go:build leveldb
 
-// tablebuild_shim.cc — extern "C" entry points over the linked LevelDB's
-// table writer and reader on bytes in memory (table/table_builder.cc,
-// table/table.cc), configured as a database configures them: an
-// InternalKeyComparator over BytewiseComparator() and, when asked, an
-// InternalFilterPolicy over NewBloomFilterPolicy(bits). For tablebuild.go.
-//
-// TableBuilder(options, file), Table::Open(options, file, size, table) and
-// the file classes' pure virtual functions are the same in every release
-// since v1.4.
-//
-// Results are serialized into an ldbc_result as reader_shim.cc's are: u8,
-// u32 little-endian, strings as a u32 length and the bytes.
+// tablebuild_shim.cc — the linked LevelDB's table writer and reader on
+// bytes in memory (table/table_builder.cc, table/table.cc), configured as a
+// database configures them, for tablebuild.go. The signatures it calls are
+// the same in every release since v1.4.
 
 #include <cstdint>
 #include <cstring>
