@@ -117,20 +117,16 @@ func IterateBatch(data []byte) (*BatchIteration, error) {
 	defer C.ldbc_result_free(r)
 	d := decoder{b: resultBytes(r)}
 	out := &BatchIteration{Sequence: d.u64(), Count: uint32(d.u64())}
-	n := d.u64()
-	for i := uint64(0); i < n && d.err == nil; i++ {
+	out.Ops = list(&d, d.u64(), func() BatchOp {
 		op := BatchOp{Put: d.u8() == 1}
 		op.Key = d.bytes()
 		if op.Put {
 			op.Value = d.bytes()
 		}
-		out.Ops = append(out.Ops, op)
-	}
+		return op
+	})
 	out.Status = d.str()
-	if err := d.done(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return result(&d, out)
 }
 
 // DBOpenScan is what DB::Open and a full scan make of a database directory.
@@ -167,8 +163,5 @@ func OpenScan(dir string, paranoid bool) (*DBOpenScan, error) {
 		}
 		out.ScanStatus = d.str()
 	}
-	if err := d.done(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return result(&d, out)
 }

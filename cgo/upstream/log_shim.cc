@@ -1,25 +1,9 @@
 //go:build leveldb
 
-// log_shim.cc — extern "C" entry points over the linked LevelDB's log
-// reader and writer (db/log_reader.cc, db/log_writer.cc), write batches
-// (db/write_batch.cc) and DB::Open's recovery of write-ahead logs, for
-// log.go. See shim.h (its last block).
-//
-// It compiles against every release since v1.4 and main: log::Reader's
-// constructor (file, reporter, checksum, initial_offset), log::Writer's
-// (dest), SequentialFile's and WritableFile's pure virtual functions and
-// WriteBatch::Handler's are the same in all of them. What the reader does
-// with a record cut short by the end of the file changed in v1.16 (see
-// log.go).
-//
-// Results are serialized into an ldbc_result as reader_shim.cc's are: u8,
-// u32 and u64 little-endian, strings as a u32 length and the bytes.
-
-#if defined(__has_include)
-#if !__has_include("db/log_reader.h") || !__has_include("db/write_batch_internal.h")
-#error "ldbcompat cgo/upstream: the LevelDB source tree is not on the include path. Run `make compat`, or from the repository root: eval \"$(docker/build-leveldb.sh --print-env)\" and build again."
-#endif
-#endif
+// log_shim.cc — the linked LevelDB's log reader and writer
+// (db/log_reader.cc, db/log_writer.cc), write batches (db/write_batch.cc)
+// and DB::Open's log recovery, for log.go. The signatures it calls are the
+// same in every release since v1.4.
 
 #include <cstdint>
 #include <cstring>
@@ -37,28 +21,15 @@
 #include "leveldb/options.h"
 #include "leveldb/status.h"
 #include "leveldb/write_batch.h"
+#include "result.h"
 #include "shim.h"
-
-struct ldbc_result {
-  std::string data;
-  std::vector<uint64_t> part_lens;
-};
 
 namespace {
 
-void LogPutU8(std::string* dst, uint8_t v) {
-  dst->push_back(static_cast<char>(v));
-}
-
-void LogPutU64(std::string* dst, uint64_t v) {
-  for (int i = 0; i < 8; i++) dst->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-void LogPutStr(std::string* dst, const leveldb::Slice& s) {
-  const uint32_t n = static_cast<uint32_t>(s.size());
-  for (int i = 0; i < 4; i++) dst->push_back(static_cast<char>(n >> (8 * i)));
-  dst->append(s.data(), s.size());
-}
+using ldbc::PutStr;
+using ldbc::PutU64;
+using ldbc::PutU8;
+using ldbc::StringFile;
 
 // A SequentialFile over bytes in memory: Read returns up to n bytes, as a
 // regular file's read(2) does.
@@ -88,31 +59,15 @@ class MemSequentialFile : public leveldb::SequentialFile {
   size_t pos_ = 0;
 };
 
-// A WritableFile appending to a string.
-class StringFile : public leveldb::WritableFile {
- public:
-  leveldb::Status Append(const leveldb::Slice& data) override {
-    contents_.append(data.data(), data.size());
-    return leveldb::Status::OK();
-  }
-  leveldb::Status Close() override { return leveldb::Status::OK(); }
-  leveldb::Status Flush() override { return leveldb::Status::OK(); }
-  leveldb::Status Sync() override { return leveldb::Status::OK(); }
-  std::string* contents() { return &contents_; }
-
- private:
-  std::string contents_;
-};
-
 // Events go into the result in the order they happen: 'D' (a drop: u64
 // bytes, status) and 'R' (a record: u64 last_record_offset, bytes).
 class RecordingReporter : public leveldb::log::Reader::Reporter {
  public:
   explicit RecordingReporter(std::string* out) : out_(out) {}
   void Corruption(size_t bytes, const leveldb::Status& status) override {
-    LogPutU8(out_, 'D');
-    LogPutU64(out_, bytes);
-    LogPutStr(out_, status.ToString());
+    PutU8(out_, 'D');
+    PutU64(out_, bytes);
+    PutStr(out_, status.ToString());
   }
 
  private:
@@ -125,14 +80,14 @@ class RecordingHandler : public leveldb::WriteBatch::Handler {
  public:
   explicit RecordingHandler(std::string* out) : out_(out) {}
   void Put(const leveldb::Slice& key, const leveldb::Slice& value) override {
-    LogPutU8(out_, 1);
-    LogPutStr(out_, key);
-    LogPutStr(out_, value);
+    PutU8(out_, 1);
+    PutStr(out_, key);
+    PutStr(out_, value);
     n_++;
   }
   void Delete(const leveldb::Slice& key) override {
-    LogPutU8(out_, 0);
-    LogPutStr(out_, key);
+    PutU8(out_, 0);
+    PutStr(out_, key);
     n_++;
   }
   uint64_t n() const { return n_; }
@@ -154,8 +109,8 @@ ldbc_result* ldbc_log_read(const char* path, const char* data, size_t n) {
     leveldb::SequentialFile* f = nullptr;
     leveldb::Status s = leveldb::Env::Default()->NewSequentialFile(path, &f);
     if (!s.ok()) {
-      LogPutU8(out, 'O');
-      LogPutStr(out, s.ToString());
+      PutU8(out, 'O');
+      PutStr(out, s.ToString());
       return r;
     }
     file.reset(f);
@@ -168,11 +123,11 @@ ldbc_result* ldbc_log_read(const char* path, const char* data, size_t n) {
   leveldb::Slice record;
   std::string scratch;
   while (reader.ReadRecord(&record, &scratch)) {
-    LogPutU8(out, 'R');
-    LogPutU64(out, reader.LastRecordOffset());
-    LogPutStr(out, record);
+    PutU8(out, 'R');
+    PutU64(out, reader.LastRecordOffset());
+    PutStr(out, record);
   }
-  LogPutU8(out, 'E');
+  PutU8(out, 'E');
   return r;
 }
 
@@ -199,16 +154,16 @@ ldbc_result* ldbc_batch_iterate(const char* data, size_t n) {
   // fewer, and Sequence and Count would read past them.
   leveldb::WriteBatchInternal::SetContents(&batch, leveldb::Slice(data, n));
   const bool header = n >= 12;
-  LogPutU64(out, header ? leveldb::WriteBatchInternal::Sequence(&batch) : 0);
-  LogPutU64(out, header ? static_cast<uint32_t>(
+  PutU64(out, header ? leveldb::WriteBatchInternal::Sequence(&batch) : 0);
+  PutU64(out, header ? static_cast<uint32_t>(
                               leveldb::WriteBatchInternal::Count(&batch))
                         : 0);
   std::string ops;
   RecordingHandler handler(&ops);
   leveldb::Status s = batch.Iterate(&handler);
-  LogPutU64(out, handler.n());
+  PutU64(out, handler.n());
   out->append(ops);
-  LogPutStr(out, s.ok() ? std::string() : s.ToString());
+  PutStr(out, s.ok() ? std::string() : s.ToString());
   return r;
 }
 
@@ -219,22 +174,22 @@ ldbc_result* ldbc_db_open_scan(const char* dir, int paranoid) {
   options.paranoid_checks = paranoid != 0;
   leveldb::DB* db = nullptr;
   leveldb::Status s = leveldb::DB::Open(options, dir, &db);
-  LogPutStr(out, s.ok() ? std::string() : s.ToString());
+  PutStr(out, s.ok() ? std::string() : s.ToString());
   if (!s.ok()) return r;
   std::string entries;
   uint64_t count = 0;
   leveldb::Iterator* it = db->NewIterator(leveldb::ReadOptions());
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    LogPutStr(&entries, it->key());
-    LogPutStr(&entries, it->value());
+    PutStr(&entries, it->key());
+    PutStr(&entries, it->value());
     count++;
   }
   leveldb::Status is = it->status();
   delete it;
   delete db;
-  LogPutU64(out, count);
+  PutU64(out, count);
   out->append(entries);
-  LogPutStr(out, is.ok() ? std::string() : is.ToString());
+  PutStr(out, is.ok() ? std::string() : is.ToString());
   return r;
 }
 

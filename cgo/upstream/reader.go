@@ -130,27 +130,19 @@ func ReadTable(dir string, number, size uint64, o TableOptions) (*TableRead, err
 	defer C.ldbc_result_free(r)
 	d := decoder{b: resultBytes(r)}
 	out := &TableRead{OpenStatus: d.str()}
-	n := d.u32()
-	for i := uint32(0); i < n && d.err == nil; i++ {
+	out.Entries = list(&d, uint64(d.u32()), func() TableEntry {
 		var e TableEntry
 		e.ParsesAsInternalKey = d.u8() != 0
 		e.Key, e.Value = d.bytes(), d.bytes()
-		out.Entries = append(out.Entries, e)
-	}
+		return e
+	})
 	out.ScanStatus = d.str()
-	n = d.u32()
-	for i := uint32(0); i < n && d.err == nil; i++ {
+	out.Gets = list(&d, uint64(d.u32()), func() TableGet {
 		g := TableGet{Found: d.u8() != 0, Key: d.bytes(), Value: d.bytes(), Status: d.str()}
-		calls := d.u32()
-		for j := uint32(0); j < calls && d.err == nil; j++ {
-			g.FilterCalls = append(g.FilterCalls, d.u8() != 0)
-		}
-		out.Gets = append(out.Gets, g)
-	}
-	if err := d.done(); err != nil {
-		return nil, err
-	}
-	return out, nil
+		g.FilterCalls = list(&d, uint64(d.u32()), func() bool { return d.u8() != 0 })
+		return g
+	})
+	return result(&d, out)
 }
 
 // ManifestFile is a live file of a recovered version.
@@ -203,14 +195,27 @@ func RecoverManifestWith(dir string, c Comparator) (*Recovery, error) {
 	out := &Recovery{Status: d.str()}
 	if out.Status == "" {
 		out.LogNumber, out.PrevLogNumber, out.NextFile, out.LastSequence = d.u64(), d.u64(), d.u64(), d.u64()
-		n := d.u32()
-		for i := uint32(0); i < n && d.err == nil; i++ {
+		out.Files = list(&d, uint64(d.u32()), func() ManifestFile {
 			f := ManifestFile{Level: int(d.u32()), Number: d.u64(), Size: d.u64()}
 			f.Smallest, f.Largest = d.bytes(), d.bytes()
-			out.Files = append(out.Files, f)
-		}
+			return f
+		})
 		out.Missing = d.str()
 	}
+	return result(&d, out)
+}
+
+// list decodes n items with one, stopping at the first decoding error.
+func list[T any](d *decoder, n uint64, one func() T) []T {
+	var out []T
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		out = append(out, one())
+	}
+	return out
+}
+
+// result returns out, or nil and d.done's error.
+func result[T any](d *decoder, out *T) (*T, error) {
 	if err := d.done(); err != nil {
 		return nil, err
 	}

@@ -1,27 +1,11 @@
 //go:build leveldb
 
-// reader_shim.cc — extern "C" entry points that read a database's tables and
-// MANIFEST with the linked LevelDB's own readers (1.23, or the release
-// LEVELDB_VERSION picked), exactly as a DB does: the table through
-// leveldb::TableCache (db/table_cache.cc, so Env::Default()'s files:
-// NNNNNN.ldb then NNNNNN.sst from v1.14, NNNNNN.sst only before; Table::Open
-// with the size given), the MANIFEST through leveldb::VersionSet::Recover
-// (db/version_set.cc). See shim.h.
-//
-// It compiles against every release since v1.4 and main. Two of the
-// signatures it calls changed on the way, and the release's headers
-// (leveldb::kMinorVersion, include/leveldb/db.h) pick the form to call; see
-// NewTableCache and RecoverVersions.
-//
-// Results are serialized into an ldbc_result (see shim.h) in a small format
-// that reader.go decodes: u8, u32 and u64 little-endian, and strings as a u32
-// length and the bytes.
-
-#if defined(__has_include)
-#if !__has_include("db/table_cache.h") || !__has_include("db/version_set.h")
-#error "ldbcompat cgo/upstream: the LevelDB source tree is not on the include path. Run `make compat`, or from the repository root: eval \"$(docker/build-leveldb.sh --print-env)\" and build again."
-#endif
-#endif
+// reader_shim.cc — a database's tables and MANIFEST read by the linked
+// LevelDB's own readers as a DB reads them: leveldb::TableCache
+// (db/table_cache.cc: NNNNNN.ldb then .sst from v1.14, .sst only before)
+// and VersionSet::Recover (db/version_set.cc). Two of their signatures
+// changed across releases; kMinorVersion picks the form (NewTableCache,
+// RecoverVersions).
 
 #include <cstdint>
 #include <cstdio>
@@ -43,14 +27,16 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/status.h"
+#include "result.h"
 #include "shim.h"
 
-struct ldbc_result {
-  std::string data;
-  std::vector<uint64_t> part_lens;
-};
-
 namespace {
+
+using ldbc::PutStr;
+using ldbc::PutU32;
+using ldbc::PutU64;
+using ldbc::PutU8;
+using ldbc::StatusText;
 
 // The release's minor version as its headers declare it: 4 to 23 (main says
 // 23 too). Every release since v1.4 is 1.x (shim.cc asserts it).
@@ -87,26 +73,6 @@ leveldb::Status RecoverVersions(VS* versions) {
 // version exists: from v1.10 (v1.4 to v1.9 open a database with missing
 // tables and fail only when a read reaches one).
 constexpr bool kChecksMissingFiles = kMinor >= 10;
-
-void PutU8(std::string* dst, uint8_t v) { dst->push_back(static_cast<char>(v)); }
-
-void PutU32(std::string* dst, uint32_t v) {
-  for (int i = 0; i < 4; i++) dst->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-void PutU64(std::string* dst, uint64_t v) {
-  for (int i = 0; i < 8; i++) dst->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-void PutStr(std::string* dst, const leveldb::Slice& s) {
-  PutU32(dst, static_cast<uint32_t>(s.size()));
-  dst->append(s.data(), s.size());
-}
-
-// The status as Status::ToString() prints it, "" when it is OK.
-std::string StatusText(const leveldb::Status& s) {
-  return s.ok() ? std::string() : s.ToString();
-}
 
 // A filter policy named name whose filters are NewBloomFilterPolicy(bits)'s,
 // recording every KeyMayMatch call and its answer.

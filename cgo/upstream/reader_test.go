@@ -4,45 +4,28 @@ package upstream
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 )
 
-// fixture is the part of testdata/tables/<name>.json these tests use.
-type fixture struct {
-	Name       string `json:"name"`
-	BitsPerKey int    `json:"bits_per_key"`
-	Tables     []struct {
-		File    string `json:"file"`
-		Size    uint64 `json:"size"`
-		Entries int    `json:"entries"`
-	} `json:"tables"`
-}
-
-func loadFixtures(t *testing.T) []fixture {
+// loadFixtures returns the metadata of every database in testdata/tables.
+func loadFixtures(t *testing.T) []*fixtures.Info {
 	t.Helper()
-	paths, _ := filepath.Glob("../../testdata/tables/*.json")
-	if len(paths) == 0 {
-		t.Fatal("no fixtures in testdata/tables")
+	dbs, err := fixtures.Load(os.DirFS("../../testdata/tables"))
+	if err != nil || len(dbs) == 0 {
+		t.Fatalf("fixtures in testdata/tables: %d, %v", len(dbs), err)
 	}
-	var fs []fixture
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f fixture
-		if err := json.Unmarshal(b, &f); err != nil {
-			t.Fatal(err)
-		}
-		fs = append(fs, f)
+	var infos []*fixtures.Info
+	for _, db := range dbs {
+		infos = append(infos, db.Info)
 	}
-	return fs
+	return infos
 }
 
 // lookupKey is LevelDB's LookupKey internal key for user key u: the
@@ -80,7 +63,7 @@ func readTableFixtures(t *testing.T, name string) {
 			if _, err := fmtSscan(strings.TrimSuffix(tb.File, ".ldb"), &num); err != nil {
 				t.Fatal(err)
 			}
-			first, err := ReadTable(dir, num, tb.Size, TableOptions{PolicyName: name, BitsPerKey: f.BitsPerKey})
+			first, err := ReadTable(dir, num, uint64(tb.Size), TableOptions{PolicyName: name, BitsPerKey: f.BitsPerKey})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +79,7 @@ func readTableFixtures(t *testing.T, name string) {
 					lookups = append(lookups, lookupKey(e.Key[:len(e.Key)-8]))
 				}
 			}
-			r, err := ReadTable(dir, num, tb.Size, TableOptions{PolicyName: name, BitsPerKey: f.BitsPerKey, Lookups: lookups})
+			r, err := ReadTable(dir, num, uint64(tb.Size), TableOptions{PolicyName: name, BitsPerKey: f.BitsPerKey, Lookups: lookups})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +163,7 @@ func TestRecoverManifestFixtures(t *testing.T) {
 		}
 		want := map[string]uint64{}
 		for _, tb := range f.Tables {
-			want[tb.File] = tb.Size
+			want[tb.File] = uint64(tb.Size)
 		}
 		if len(got) != len(want) {
 			t.Fatalf("%s: files %v, want %v", f.Name, got, want)
@@ -350,5 +333,35 @@ func TestReadTableDefaults(t *testing.T) {
 		if string(e.Key) != string(want.Entries[i].Key) || string(e.Value) != string(w) {
 			t.Fatalf("defaults: entry %d is %q=%q; want %q=%q", i, e.Key, e.Value, want.Entries[i].Key, w)
 		}
+	}
+}
+
+// Reword's rules are the linked release's own words: a table too short to
+// be one, and a CURRENT naming a MANIFEST that does not exist.
+func TestReword(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "000007.sst"), make([]byte, 47), 0o644); err != nil { // every release reads .sst
+		t.Fatal(err)
+	}
+	r, err := ReadTable(dir, 7, 47, TableOptions{PolicyName: BloomName(10), BitsPerKey: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Reword("Corruption: file is too short to be an sstable"); r.OpenStatus != want {
+		t.Errorf("short table: upstream %q, Reword %q", r.OpenStatus, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "CURRENT"), []byte("MANIFEST-000003\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := RecoverManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "MANIFEST-000003")
+	if want := Reword("Corruption: CURRENT points to a non-existent file: NotFound: " + path + ": No such file or directory"); m.Status != want {
+		t.Errorf("missing MANIFEST: upstream %q, Reword %q", m.Status, want)
+	}
+	if got := Reword("Corruption: bad block type"); got != "Corruption: bad block type" {
+		t.Errorf("Reword changed a status every release words alike: %q", got)
 	}
 }

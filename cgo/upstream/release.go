@@ -8,10 +8,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/bloom"
 )
 
-// What differs between the releases LEVELDB_VERSION builds, for the tests
-// that compare ldbcompat's Go code (which follows 1.23) with the linked
-// library.
-
 // GoBloomPolicy returns package bloom's equivalent of the linked library's
 // leveldb::NewBloomFilterPolicy(bitsPerKey): bloom.NewPolicy for v1.18 and
 // later; for v1.4 to v1.17 bloom.NewLegacyPolicy, hashing tail bytes as

@@ -17,12 +17,8 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/status.h"
+#include "result.h"
 #include "shim.h"
-
-struct ldbc_result {
-  std::string data;
-  std::vector<uint64_t> part_lens;
-};
 
 namespace {
 

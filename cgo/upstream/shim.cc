@@ -8,13 +8,7 @@
 // the source tree that docker/build-leveldb.sh extracted: the include path must
 // hold <src> (for util/, table/) and <src>/include (for leveldb/).
 
-#if defined(__has_include)
-#if !__has_include("util/hash.h") || !__has_include("table/filter_block.h") || \
-    !__has_include("leveldb/filter_policy.h")
-#error "ldbcompat cgo/upstream: the LevelDB source tree is not on the include path. Run `make compat`, or from the repository root: eval \"$(docker/build-leveldb.sh --print-env)\" (LEVELDB_VERSION picks the release) and build again."
-#endif
-#endif
-
+#include "result.h"
 #include "shim.h"
 
 #include <chrono>
@@ -112,11 +106,6 @@ void RunOps(leveldb::FilterBlockBuilder* b, const uint8_t* kinds,
 
 struct ldbc_policy {
   const leveldb::FilterPolicy* policy;
-};
-
-struct ldbc_result {
-  std::string data;
-  std::vector<uint64_t> part_lens;
 };
 
 extern "C" {

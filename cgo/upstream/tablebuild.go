@@ -105,13 +105,7 @@ func ScanTable(data []byte, bitsPerKey int) (*TableScan, error) {
 	defer C.ldbc_result_free(r)
 	d := decoder{b: resultBytes(r)}
 	out := &TableScan{OpenStatus: d.str()}
-	n := d.u32()
-	for i := uint32(0); i < n && d.err == nil; i++ {
-		out.Entries = append(out.Entries, [2][]byte{d.bytes(), d.bytes()})
-	}
+	out.Entries = list(&d, uint64(d.u32()), func() [2][]byte { return [2][]byte{d.bytes(), d.bytes()} })
 	out.ScanStatus = d.str()
-	if err := d.done(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return result(&d, out)
 }

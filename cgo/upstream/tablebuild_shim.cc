@@ -1,23 +1,9 @@
 //go:build leveldb
 
-// tablebuild_shim.cc — extern "C" entry points over the linked LevelDB's
-// table writer and reader on bytes in memory (table/table_builder.cc,
-// table/table.cc), configured as a database configures them: an
-// InternalKeyComparator over BytewiseComparator() and, when asked, an
-// InternalFilterPolicy over NewBloomFilterPolicy(bits). For tablebuild.go.
-//
-// TableBuilder(options, file), Table::Open(options, file, size, table) and
-// the file classes' pure virtual functions are the same in every release
-// since v1.4.
-//
-// Results are serialized into an ldbc_result as reader_shim.cc's are: u8,
-// u32 little-endian, strings as a u32 length and the bytes.
-
-#if defined(__has_include)
-#if !__has_include("db/dbformat.h") || !__has_include("leveldb/table_builder.h")
-#error "ldbcompat cgo/upstream: the LevelDB source tree is not on the include path. Run `make compat`, or from the repository root: eval \"$(docker/build-leveldb.sh --print-env)\" and build again."
-#endif
-#endif
+// tablebuild_shim.cc — the linked LevelDB's table writer and reader on
+// bytes in memory (table/table_builder.cc, table/table.cc), configured as a
+// database configures them, for tablebuild.go. The signatures it calls are
+// the same in every release since v1.4.
 
 #include <cstdint>
 #include <cstring>
@@ -34,48 +20,20 @@
 #include "leveldb/status.h"
 #include "leveldb/table.h"
 #include "leveldb/table_builder.h"
-
-struct ldbc_result {
-  std::string data;
-  std::vector<uint64_t> part_lens;
-};
+#include "result.h"
 
 namespace {
 
-void TbPutU32(std::string* dst, uint32_t v) {
-  for (int i = 0; i < 4; i++) dst->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-void TbPutStr(std::string* dst, const leveldb::Slice& s) {
-  TbPutU32(dst, static_cast<uint32_t>(s.size()));
-  dst->append(s.data(), s.size());
-}
-
-std::string TbStatus(const leveldb::Status& s) {
-  return s.ok() ? std::string() : s.ToString();
-}
-
-// A WritableFile appending to a string.
-class TbStringFile : public leveldb::WritableFile {
- public:
-  leveldb::Status Append(const leveldb::Slice& data) override {
-    contents_.append(data.data(), data.size());
-    return leveldb::Status::OK();
-  }
-  leveldb::Status Close() override { return leveldb::Status::OK(); }
-  leveldb::Status Flush() override { return leveldb::Status::OK(); }
-  leveldb::Status Sync() override { return leveldb::Status::OK(); }
-  std::string* contents() { return &contents_; }
-
- private:
-  std::string contents_;
-};
+using ldbc::PutStr;
+using ldbc::PutU32;
+using ldbc::StatusText;
+using ldbc::StringFile;
 
 // A RandomAccessFile over bytes in memory: a read past the end fails as
 // util/env_posix.cc's memory-mapped file does.
-class TbMemFile : public leveldb::RandomAccessFile {
+class MemFile : public leveldb::RandomAccessFile {
  public:
-  TbMemFile(const char* data, size_t n) : data_(data), n_(n) {}
+  MemFile(const char* data, size_t n) : data_(data), n_(n) {}
   leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result,
                        char* scratch) const override {
     if (offset + n > n_ || offset + n < offset) {
@@ -125,7 +83,7 @@ ldbc_result* ldbc_table_build(const char* keys, const uint64_t* koffs,
   o.options.block_restart_interval = restart_interval;
   o.options.compression =
       snappy ? leveldb::kSnappyCompression : leveldb::kNoCompression;
-  TbStringFile file;
+  StringFile file;
   leveldb::TableBuilder builder(o.options, &file);
   for (size_t i = 0; i < n; i++) {
     builder.Add(leveldb::Slice(keys + koffs[i], koffs[i + 1] - koffs[i]),
@@ -147,11 +105,11 @@ ldbc_result* ldbc_table_build(const char* keys, const uint64_t* koffs,
 // value, and the scan's status.
 ldbc_result* ldbc_table_read_bytes(const char* data, size_t n, int bits) {
   TbOptions o(bits);
-  TbMemFile file(data, n);
+  MemFile file(data, n);
   leveldb::Table* table = nullptr;
   leveldb::Status s = leveldb::Table::Open(o.options, &file, n, &table);
   ldbc_result* r = new ldbc_result;
-  TbPutStr(&r->data, TbStatus(s));
+  PutStr(&r->data, StatusText(s));
   std::string entries;
   uint32_t count = 0;
   std::string scan;
@@ -160,15 +118,15 @@ ldbc_result* ldbc_table_read_bytes(const char* data, size_t n, int bits) {
     ro.verify_checksums = true;
     std::unique_ptr<leveldb::Iterator> it(table->NewIterator(ro));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      TbPutStr(&entries, it->key());
-      TbPutStr(&entries, it->value());
+      PutStr(&entries, it->key());
+      PutStr(&entries, it->value());
       count++;
     }
-    scan = TbStatus(it->status());
+    scan = StatusText(it->status());
   }
-  TbPutU32(&r->data, count);
+  PutU32(&r->data, count);
   r->data.append(entries);
-  TbPutStr(&r->data, scan);
+  PutStr(&r->data, scan);
   delete table;
   return r;
 }

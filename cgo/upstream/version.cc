@@ -11,6 +11,13 @@
 
 #include "leveldb/db.h"  // kMajorVersion, kMinorVersion
 
+// Undefined, each is "": the stringized empty argument.
+#ifndef LDBCOMPAT_LEVELDB_VERSION
+#define LDBCOMPAT_LEVELDB_VERSION
+#endif
+#ifndef LDBCOMPAT_LEVELDB_BUILD
+#define LDBCOMPAT_LEVELDB_BUILD
+#endif
 #define LDBC_STR2(x) #x
 #define LDBC_STR(x) LDBC_STR2(x)
 
@@ -20,19 +27,11 @@ int ldbc_version_major(void) { return leveldb::kMajorVersion; }
 int ldbc_version_minor(void) { return leveldb::kMinorVersion; }
 
 const char* ldbc_version_name(void) {
-#ifdef LDBCOMPAT_LEVELDB_VERSION
   return LDBC_STR(LDBCOMPAT_LEVELDB_VERSION);
-#else
-  return "";
-#endif
 }
 
 const char* ldbc_version_build(void) {
-#ifdef LDBCOMPAT_LEVELDB_BUILD
   return LDBC_STR(LDBCOMPAT_LEVELDB_BUILD);
-#else
-  return "";
-#endif
 }
 
 const char* ldbc_compiler(void) {

@@ -4,9 +4,7 @@ package upstream
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -72,35 +70,5 @@ func TestCompiler(t *testing.T) {
 	}
 	if v := strings.TrimSpace(string(out)); f[1] != v {
 		t.Errorf("Compiler() = %q, but %s %s says %s", c, cxx[0], flag, v)
-	}
-}
-
-// Reword's rules are the linked release's own words: a table too short to
-// be one, and a CURRENT naming a MANIFEST that does not exist.
-func TestReword(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "000007.sst"), make([]byte, 47), 0o644); err != nil { // every release reads .sst
-		t.Fatal(err)
-	}
-	r, err := ReadTable(dir, 7, 47, TableOptions{PolicyName: BloomName(10), BitsPerKey: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := Reword("Corruption: file is too short to be an sstable"); r.OpenStatus != want {
-		t.Errorf("short table: upstream %q, Reword %q", r.OpenStatus, want)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "CURRENT"), []byte("MANIFEST-000003\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := RecoverManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "MANIFEST-000003")
-	if want := Reword("Corruption: CURRENT points to a non-existent file: NotFound: " + path + ": No such file or directory"); m.Status != want {
-		t.Errorf("missing MANIFEST: upstream %q, Reword %q", m.Status, want)
-	}
-	if got := Reword("Corruption: bad block type"); got != "Corruption: bad block type" {
-		t.Errorf("Reword changed a status every release words alike: %q", got)
 	}
 }

@@ -1,8 +1,6 @@
 package cockroachdbpebble
 
 import (
-	"bytes"
-
 	"github.com/cockroachdb/pebble/v2"
 	pbloom "github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/sstable"
@@ -10,6 +8,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 	"github.com/ldbcompat/ldbcompat/ports/internal/ikey"
+	"github.com/ldbcompat/ldbcompat/ports/internal/pebbleapi"
 )
 
 // writeTable writes entries with sstable.NewRawWriter in LevelDB's table
@@ -26,14 +25,11 @@ func writeTable(entries []compat.Entry, o compat.TableOptions) ([]byte, error) {
 	}
 	f := &adapt.MemWritable{}
 	w := sstable.NewRawWriter(f, wo)
-	for _, e := range entries {
+	add := func(e compat.Entry) error {
 		k := sstable.InternalKey{UserKey: ikey.UserKey(e.Key), Trailer: pebble.InternalKeyTrailer(ikey.Tag(e.Key))}
-		if err := w.Add(k, e.Value, false); err != nil {
-			w.Close()
-			return nil, err
-		}
+		return w.Add(k, e.Value, false)
 	}
-	if err := w.Close(); err != nil {
+	if err := adapt.WriteEntries(entries, add, w.Close); err != nil {
 		return nil, err
 	}
 	return f.Buf.Bytes(), nil
@@ -53,12 +49,10 @@ func readTable(contents []byte) ([]compat.Entry, error) {
 	}
 	var out []compat.Entry
 	for kv := it.First(); kv != nil; kv = it.Next() {
-		v, _, err := kv.Value(nil)
-		if err != nil {
+		if out, err = pebbleapi.AppendEntry(out, kv.K.UserKey, uint64(kv.K.Trailer), kv.Value); err != nil {
 			it.Close()
 			return out, err
 		}
-		out = append(out, compat.Entry{Key: ikey.Make(kv.K.UserKey, uint64(kv.K.Trailer)), Value: bytes.Clone(v)})
 	}
 	return out, it.Close()
 }

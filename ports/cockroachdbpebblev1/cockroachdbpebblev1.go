@@ -27,7 +27,6 @@ package cockroachdbpebblev1
 
 import (
 	"io"
-	"math"
 
 	"github.com/cockroachdb/pebble"
 	pbloom "github.com/cockroachdb/pebble/bloom"
@@ -68,9 +67,7 @@ func Port() compat.Port { return api.Port(Module) }
 // ports/internal/pebbleapi holds for pebble v1 and v2.
 var api = &pebbleapi.API[db]{
 	NewPolicy:    func(bitsPerKey int) bloom.FilterPolicy { return newPolicy(bitsPerKey) },
-	OpenRead:     openRead,
-	OpenWrite:    openWrite,
-	OpenSynced:   openSynced,
+	Open:         open,
 	ErrNotFound:  pebble.ErrNotFound,
 	WriteTable:   writeTable,
 	ReadTable:    readTable,
@@ -87,36 +84,15 @@ func newPolicy(bitsPerKey int) Policy {
 	return Policy{P: pbloom.FilterPolicy(bitsPerKey), Table: pebble.TableFilter}
 }
 
-// options returns the options a pebble user sets for a bloom filter of
-// bitsPerKey on every level.
-func options(bitsPerKey int) *pebble.Options {
-	o := &pebble.Options{Logger: pebbleapi.Quiet{}}
-	o.Levels = make([]pebble.LevelOptions, 1)
-	o.Levels[0].FilterPolicy = pbloom.FilterPolicy(bitsPerKey)
-	return o
-}
-
-func openRead(dir string, bitsPerKey int) (db, error) {
-	o := options(bitsPerKey)
-	o.ErrorIfNotExists = true
-	return open(dir, o)
-}
-
-func openWrite(dir string, bitsPerKey int) (db, error) {
-	o := options(bitsPerKey)
-	o.ErrorIfExists = true
-	o.DisableAutomaticCompactions = true
-	o.L0StopWritesThreshold = math.MaxInt32
-	return open(dir, o)
-}
-
-// openSynced opens a new store at the default format major version.
-func openSynced(dir string, memTableSize uint64) (db, error) {
-	return open(dir, &pebble.Options{Logger: pebbleapi.Quiet{}, ErrorIfExists: true, DisableAutomaticCompactions: true, MemTableSize: memTableSize})
-}
-
-func open(dir string, o *pebble.Options) (db, error) {
-	d, err := pebble.Open(dir, o)
+// open opens dir at the default format major version; a filter goes in
+// Levels[0], a slice in v1, which the other levels inherit.
+func open(dir string, o pebbleapi.Open) (db, error) {
+	po := &pebble.Options{Logger: pebbleapi.Quiet{}, ErrorIfExists: o.ErrorIfExists, ErrorIfNotExists: o.ErrorIfNotExists,
+		DisableAutomaticCompactions: o.DisableAutomaticCompactions, L0StopWritesThreshold: o.L0StopWritesThreshold, MemTableSize: o.MemTableSize}
+	if o.Filter {
+		po.Levels = []pebble.LevelOptions{{FilterPolicy: pbloom.FilterPolicy(o.BitsPerKey)}}
+	}
+	d, err := pebble.Open(dir, po)
 	return db{d}, err
 }
 

@@ -1,8 +1,6 @@
 package cockroachdbpebblev1
 
 import (
-	"bytes"
-
 	pbloom "github.com/cockroachdb/pebble/bloom"
 	"github.com/cockroachdb/pebble/sstable"
 	"github.com/cockroachdb/pebble/vfs"
@@ -10,6 +8,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
 	"github.com/ldbcompat/ldbcompat/ports/internal/ikey"
+	"github.com/ldbcompat/ldbcompat/ports/internal/pebbleapi"
 )
 
 // writeTable writes entries with sstable.NewWriter in LevelDB's table
@@ -26,13 +25,10 @@ func writeTable(entries []compat.Entry, o compat.TableOptions) ([]byte, error) {
 	}
 	f := &adapt.MemWritable{}
 	w := sstable.NewWriter(f, wo)
-	for _, e := range entries {
-		if err := w.Add(sstable.InternalKey{UserKey: ikey.UserKey(e.Key), Trailer: ikey.Tag(e.Key)}, e.Value); err != nil {
-			w.Close()
-			return nil, err
-		}
+	add := func(e compat.Entry) error {
+		return w.Add(sstable.InternalKey{UserKey: ikey.UserKey(e.Key), Trailer: ikey.Tag(e.Key)}, e.Value)
 	}
-	if err := w.Close(); err != nil {
+	if err := adapt.WriteEntries(entries, add, w.Close); err != nil {
 		return nil, err
 	}
 	return f.Buf.Bytes(), nil
@@ -73,12 +69,10 @@ func readTable(contents []byte) ([]compat.Entry, error) {
 	}
 	var out []compat.Entry
 	for k, lv := it.First(); k != nil; k, lv = it.Next() {
-		v, _, err := lv.Value(nil)
-		if err != nil {
+		if out, err = pebbleapi.AppendEntry(out, k.UserKey, k.Trailer, lv.Value); err != nil {
 			it.Close()
 			return out, err
 		}
-		out = append(out, compat.Entry{Key: ikey.Make(k.UserKey, k.Trailer), Value: bytes.Clone(v)})
 	}
 	return out, it.Close()
 }

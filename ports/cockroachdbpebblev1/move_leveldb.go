@@ -27,6 +27,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 	"github.com/ldbcompat/ldbcompat/internal/verify/upstreamdb"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+	"github.com/ldbcompat/ldbcompat/ports/internal/pebbleapi"
 	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 )
 
@@ -431,14 +432,12 @@ func renameTables(dir string) error {
 // openClose opens the database in dir with pebble v1, calls fn on it when
 // fn is set, and closes it.
 func openClose(dir string, bitsPerKey int, fn func(*pebble.DB) error) error {
-	o := options(bitsPerKey)
-	o.ErrorIfNotExists = true
-	d, err := pebble.Open(dir, o)
+	d, err := open(dir, pebbleapi.Open{Filter: true, BitsPerKey: bitsPerKey, ErrorIfNotExists: true})
 	if err != nil {
 		return err
 	}
 	if fn != nil {
-		if err := fn(d); err != nil {
+		if err := fn(d.DB); err != nil {
 			d.Close()
 			return err
 		}

@@ -60,13 +60,8 @@ func tableOptions(o compat.TableOptions) *db.Options {
 func writeTable(entries []compat.Entry, o compat.TableOptions) ([]byte, error) {
 	f := &writeFile{}
 	w := table.NewWriter(f, tableOptions(o))
-	for _, e := range entries {
-		if err := w.Set(e.Key, e.Value, nil); err != nil {
-			w.Close()
-			return nil, err
-		}
-	}
-	if err := w.Close(); err != nil {
+	set := func(e compat.Entry) error { return w.Set(e.Key, e.Value, nil) }
+	if err := adapt.WriteEntries(entries, set, w.Close); err != nil {
 		return nil, err
 	}
 	return f.buf.Bytes(), nil
@@ -102,10 +97,7 @@ func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
 		return nil, err
 	}
 	put := func(k, v []byte) error { return d.Set(k, v, &db.WriteOptions{Sync: true}) }
-	if err := adapt.PutAll(kvs, put, d.Close); err != nil {
-		return nil, err
-	}
-	return d.Close, nil
+	return adapt.PutSynced(kvs, put, d.Close)
 }
 
 // writeFile is a db.File that keeps what is written in memory.

@@ -153,9 +153,7 @@ func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close()
-	get := func(k []byte) error { _, err := d.Get(k, nil); return err }
-	return adapt.ReadKeys(adapt.ErrGetter(get, notFound), keys)
+	return adapt.GetKeys(keys, func(k []byte) error { _, err := d.Get(k, nil); return err }, notFound, d.Close)
 }
 
 func writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {

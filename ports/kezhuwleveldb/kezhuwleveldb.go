@@ -27,6 +27,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/internal/kit"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 )
 
 // Module is the module this adapter checks.
@@ -48,6 +49,16 @@ var Notes = map[kit.Property]string{
 	kit.PropReadLog:      "internal: the log reader is in internal/record; only leveldb.Open's recovery reaches it (see recovers upstream's log)",
 	kit.PropLogRecovered: "leveldb.Open with Options{CreateIfMissing: true, ErrorIfExists: true, WriteBufferSize: above the kit's writes, so that no memtable is flushed}, DB.Put with WriteOptions{Sync: true}; DB.Close when the kit asks",
 	kit.PropRecoversLog:  "leveldb.Open with Options{Filter: leveldb.NewBloomFilter(bits)}, DB.Get (the ReadDB hook)",
+}
+
+// Measure finds out, through kezhuw/leveldb's public API, why its Get
+// misses keys of upstream's databases: it reads every key of each
+// database upstream wrote (testdata/tables) without a filter, and records
+// what its table reader asks the filter (a leveldb.Filter of the
+// application's own may be set in Options.Filter: here one that passes
+// each question on to leveldb.NewBloomFilter and keeps the key).
+func Measure() []row.Measured {
+	return []row.Measured{withoutFilter(), filterQuestions(), writerFeeds()}
 }
 
 // Port returns kezhuw/leveldb described as a compat.Port.
@@ -82,9 +93,7 @@ func readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	get := func(k []byte) error { _, err := db.Get(k, nil); return err }
-	return adapt.ReadKeys(adapt.ErrGetter(get, notFound), keys)
+	return adapt.GetKeys(keys, func(k []byte) error { _, err := db.Get(k, nil); return err }, notFound, db.Close)
 }
 
 func notFound(err error) bool { return errors.Is(err, leveldb.ErrNotFound) }
@@ -117,8 +126,5 @@ func writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
 		return nil, err
 	}
 	put := func(k, v []byte) error { return db.Put(k, v, &leveldb.WriteOptions{Sync: true}) }
-	if err := adapt.PutAll(kvs, put, db.Close); err != nil {
-		return nil, err
-	}
-	return db.Close, nil
+	return adapt.PutSynced(kvs, put, db.Close)
 }

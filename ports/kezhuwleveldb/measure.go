@@ -16,16 +16,6 @@ import (
 	"github.com/ldbcompat/ldbcompat/ports/internal/row"
 )
 
-// Measure finds out, through kezhuw/leveldb's public API, why its Get
-// misses keys of upstream's databases: it reads every key of each
-// database upstream wrote (testdata/tables) without a filter, and records
-// what its table reader asks the filter (a leveldb.Filter of the
-// application's own may be set in Options.Filter: here one that passes
-// each question on to leveldb.NewBloomFilter and keeps the key).
-func Measure() []row.Measured {
-	return []row.Measured{withoutFilter(), filterQuestions(), writerFeeds()}
-}
-
 // withoutFilter opens each committed database with no filter and reads
 // every key it holds.
 func withoutFilter() row.Measured {
@@ -34,23 +24,15 @@ func withoutFilter() row.Measured {
 		How:   "each database upstream wrote (testdata/tables), copied, opened with leveldb.Open(dir, &leveldb.Options{}) (no Filter), and DB.Get of every key it holds (the newest version of each user key is a value, by ldbcompat's reader of its tables)",
 		Repro: "leveldb.Open(<copy of testdata/tables/b10-bs4096-none>, &leveldb.Options{}); DB.Get of each key",
 	}
-	dbs, err := adapt.Committed()
-	if err != nil {
-		return m.NotMeasured(err)
-	}
-	tmp, err := os.MkdirTemp("", "ldbcompat-kezhuw-")
+	dbs, tmp, err := committed()
 	if err != nil {
 		return m.NotMeasured(err)
 	}
 	defer os.RemoveAll(tmp)
 	var keys, found int
 	for _, db := range dbs {
-		live, err := adapt.LiveKeys(db.FS)
+		dir, live, err := copyLive(tmp, db)
 		if err != nil {
-			return m.NotMeasured(err)
-		}
-		dir := filepath.Join(tmp, db.Dir)
-		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			return m.NotMeasured(err)
 		}
 		n, err := countFound(dir, nil, live)
@@ -66,6 +48,27 @@ func withoutFilter() row.Measured {
 		m.Outcome += ": what it misses with one, the filter makes it miss"
 	}
 	return m
+}
+
+// committed returns the committed databases and a new temporary directory
+// for their copies, which the caller removes.
+func committed() ([]fixtures.DB, string, error) {
+	dbs, err := adapt.Committed()
+	if err != nil {
+		return nil, "", err
+	}
+	tmp, err := os.MkdirTemp("", "ldbcompat-kezhuw-")
+	return dbs, tmp, err
+}
+
+// copyLive copies db into a directory of tmp and returns it with the keys
+// a Get finds in db.
+func copyLive(tmp string, db fixtures.DB) (dir string, live [][]byte, err error) {
+	if live, err = adapt.LiveKeys(db.FS); err != nil {
+		return "", nil, err
+	}
+	dir = filepath.Join(tmp, db.Dir)
+	return dir, live, fixtures.CopyDir(dir, db.FS)
 }
 
 func countFound(dir string, f leveldb.Filter, keys [][]byte) (int, error) {
@@ -109,24 +112,17 @@ func filterQuestions() row.Measured {
 		How:   fmt.Sprintf("a copy of testdata/tables/%s opened with leveldb.Options{Filter: f}, where f is leveldb.NewBloomFilter(%d) with its Contains wrapped to keep each key it is asked about, and DB.Get of every key the database holds; each key asked compared with the key looked up", name, bits),
 		Repro: fmt.Sprintf("leveldb.Open(<copy of testdata/tables/%s>, &leveldb.Options{Filter: f}) with f a leveldb.Filter whose Contains logs its key and calls leveldb.NewBloomFilter(%d).Contains; DB.Get of each key", name, bits),
 	}
-	dbs, err := adapt.Committed()
+	dbs, tmp, err := committed()
 	if err != nil {
 		return m.NotMeasured(err)
 	}
+	defer os.RemoveAll(tmp)
 	for _, db := range dbs {
 		if db.Dir != name {
 			continue
 		}
-		live, err := adapt.LiveKeys(db.FS)
+		dir, live, err := copyLive(tmp, db)
 		if err != nil {
-			return m.NotMeasured(err)
-		}
-		dir, err := os.MkdirTemp("", "ldbcompat-kezhuw-")
-		if err != nil {
-			return m.NotMeasured(err)
-		}
-		defer os.RemoveAll(dir)
-		if err := fixtures.CopyDir(dir, db.FS); err != nil {
 			return m.NotMeasured(err)
 		}
 		var plain, longer, other, found int

@@ -191,6 +191,13 @@ func WriteFlushed(db Flusher, kvs [][2][]byte, batchBytes, overhead int) error {
 	return db.Close()
 }
 
+// GetKeys reads keys as ReadKeys does with ErrGetter(get, notFound), then
+// closes the database with close.
+func GetKeys(keys [][]byte, get func(key []byte) error, notFound func(error) bool, close func() error) ([]bool, error) {
+	defer close()
+	return ReadKeys(ErrGetter(get, notFound), keys)
+}
+
 // ErrGetter returns a Getter over get, a Get whose value the adapter does
 // not need: it found the key when get returns nil, and lacks it when
 // notFound says true of get's error.

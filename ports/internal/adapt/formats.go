@@ -21,6 +21,18 @@ func WriteBufferFor(kvs [][2][]byte) int {
 	return max(4<<20, 2*n)
 }
 
+// WriteEntries adds each entry with add and closes the writer with close,
+// which it also calls, ignoring its error, when an add fails.
+func WriteEntries(entries []compat.Entry, add func(compat.Entry) error, close func() error) error {
+	for _, e := range entries {
+		if err := add(e); err != nil {
+			close()
+			return err
+		}
+	}
+	return close()
+}
+
 // MemWritable is an objstorage.Writable (pebble's) in memory: Write
 // appends to Buf.
 type MemWritable struct{ Buf bytes.Buffer }
@@ -115,6 +127,15 @@ func Entries(it EntryIterator) []compat.Entry {
 		out = append(out, compat.Entry{Key: bytes.Clone(it.Key()), Value: bytes.Clone(it.Value())})
 	}
 	return out
+}
+
+// PutSynced puts kvs as PutAll does and returns close, for the kit to call
+// when it asks (WriteSynced).
+func PutSynced(kvs [][2][]byte, put func(key, value []byte) error, close func() error) (func() error, error) {
+	if err := PutAll(kvs, put, close); err != nil {
+		return nil, err
+	}
+	return close, nil
 }
 
 // PutAll puts every key and value of kvs with put, in order; on an error

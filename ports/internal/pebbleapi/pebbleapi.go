@@ -1,23 +1,23 @@
-// Package pebbleapi is what the adapters of pebble v1 and v2
-// (ports/cockroachdbpebblev1 and ports/cockroachdbpebble) share: the two
-// modules have the same API for what the kit reaches, under other import
-// paths and with a few calls that differ, so the adapter is written once
-// here, generic in the modules' types, and each module's adapter binds an
-// API to its own functions.
+// Package pebbleapi is the adapter that pebble v1 and v2
+// (ports/cockroachdbpebblev1 and ports/cockroachdbpebble) share: the
+// modules have the same API for what the kit reaches under other import
+// paths, so it is written once, generic in their types, and each module's
+// adapter binds an API to its own functions.
 //
-// The adapter reaches each module through that module's public API only:
-// everything here calls the functions and methods an API names, and
-// nothing else of the module.
+// The adapter reaches each module through its public API only: the
+// functions and methods an API names, and nothing else of the module.
 package pebbleapi
 
 import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/ldbcompat/ldbcompat/bloom"
 	"github.com/ldbcompat/ldbcompat/compat"
 	"github.com/ldbcompat/ldbcompat/ports/internal/adapt"
+	"github.com/ldbcompat/ldbcompat/ports/internal/ikey"
 )
 
 // batchBytes is how many bytes WriteDB puts (keys, values and
@@ -98,21 +98,8 @@ type API[D DB] struct {
 	// NewPolicy is bloom.FilterPolicy(bits) as a Policy.
 	NewPolicy func(bitsPerKey int) bloom.FilterPolicy
 
-	// OpenRead is pebble.Open of dir with Options{ErrorIfNotExists: true}
-	// and the bloom filter of bitsPerKey on every level.
-	OpenRead func(dir string, bitsPerKey int) (D, error)
-
-	// OpenWrite is pebble.Open of dir with Options{ErrorIfExists: true,
-	// DisableAutomaticCompactions: true, L0StopWritesThreshold:
-	// math.MaxInt32} and the bloom filter of bitsPerKey on every level:
-	// with automatic compactions off, the tables the compaction starts
-	// from, and so the tables it leaves, are the same on every run; the
-	// level-0 tables pile up, so the write stall at 12 of them is lifted.
-	OpenWrite func(dir string, bitsPerKey int) (D, error)
-
-	// OpenSynced is pebble.Open of dir with Options{ErrorIfExists: true,
-	// DisableAutomaticCompactions: true, MemTableSize: memTableSize}.
-	OpenSynced func(dir string, memTableSize uint64) (D, error)
+	// Open is pebble.Open of dir with the pebble.Options o describes.
+	Open func(dir string, o Open) (D, error)
 
 	// ErrNotFound is pebble.ErrNotFound.
 	ErrNotFound error
@@ -129,6 +116,30 @@ type API[D DB] struct {
 
 	// NewLogReader is record.NewReader(r, 0).
 	NewLogReader func(r io.Reader) LogReader
+}
+
+// Open is what the adapter sets in a module's pebble.Options, besides a
+// Logger of Quiet: the fields of the same names (0 for the default), and
+// when Filter is set, Levels[0].FilterPolicy, bloom.FilterPolicy of
+// BitsPerKey, which the other levels inherit.
+type Open struct {
+	Filter                      bool
+	BitsPerKey                  int
+	ErrorIfExists               bool
+	ErrorIfNotExists            bool
+	DisableAutomaticCompactions bool
+	L0StopWritesThreshold       int
+	MemTableSize                uint64
+}
+
+// AppendEntry appends to out the entry of a table's user key, trailer
+// (LevelDB's tag) and value, read with the module's LazyValue.Value.
+func AppendEntry(out []compat.Entry, userKey []byte, trailer uint64, value func([]byte) ([]byte, bool, error)) ([]compat.Entry, error) {
+	v, _, err := value(nil)
+	if err != nil {
+		return out, err
+	}
+	return append(out, compat.Entry{Key: ikey.Make(userKey, trailer), Value: bytes.Clone(v)}), nil
 }
 
 // Port returns the module named module described as a compat.Port,
@@ -148,7 +159,7 @@ func (a *API[D]) Port(module string) compat.Port {
 }
 
 func (a *API[D]) readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, error) {
-	d, err := a.OpenRead(dir, bitsPerKey)
+	d, err := a.Open(dir, Open{Filter: true, BitsPerKey: bitsPerKey, ErrorIfNotExists: true})
 	if err != nil {
 		return nil, err
 	}
@@ -158,9 +169,12 @@ func (a *API[D]) readDB(dir string, bitsPerKey int, keys [][]byte) ([]bool, erro
 
 // writeDB puts the keys with adapt.WriteFlushed: in batches of about
 // batchBytes, flushing the memtable after each, then a compaction of the
-// whole key range.
+// whole key range. With automatic compactions off, the tables that
+// compaction starts from, and so leaves, are the same on every run; the
+// level-0 tables pile up, so the write stall at 12 of them is lifted.
 func (a *API[D]) writeDB(dir string, kvs [][2][]byte, bitsPerKey int) error {
-	d, err := a.OpenWrite(dir, bitsPerKey)
+	o := Open{Filter: true, BitsPerKey: bitsPerKey, ErrorIfExists: true, DisableAutomaticCompactions: true, L0StopWritesThreshold: math.MaxInt32}
+	d, err := a.Open(dir, o)
 	if err != nil {
 		return err
 	}
@@ -185,12 +199,9 @@ func (a *API[D]) readLog(contents []byte) ([][]byte, error) {
 // memtable above the kit's writes and automatic compactions off, and sets
 // each key with pebble.Sync.
 func (a *API[D]) writeSynced(dir string, kvs [][2][]byte) (func() error, error) {
-	d, err := a.OpenSynced(dir, uint64(adapt.WriteBufferFor(kvs)))
+	d, err := a.Open(dir, Open{ErrorIfExists: true, DisableAutomaticCompactions: true, MemTableSize: uint64(adapt.WriteBufferFor(kvs))})
 	if err != nil {
 		return nil, err
 	}
-	if err := adapt.PutAll(kvs, d.SetSync, d.Close); err != nil {
-		return nil, err
-	}
-	return d.Close, nil
+	return adapt.PutSynced(kvs, d.SetSync, d.Close)
 }

@@ -103,8 +103,5 @@ func (a *API[F, G, B, D, RO, WO, R]) writeSynced(dir string, kvs [][2][]byte) (f
 		return nil, err
 	}
 	put := func(k, v []byte) error { return db.Put(k, v, a.Sync) }
-	if err := adapt.PutAll(kvs, put, db.Close); err != nil {
-		return nil, err
-	}
-	return db.Close, nil
+	return adapt.PutSynced(kvs, put, db.Close)
 }
