@@ -29,10 +29,7 @@ func TestFixtureRebuild(t *testing.T) {
 				t.Fatalf("rebuilt filter block differs from the stored one at %v", d)
 			}
 
-			r, err := filtercheck.CompareTable(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := compareTable(t, tb)
 			if r.Match != filtercheck.MatchOK {
 				t.Fatalf("Check: status %s, diff %v", r.Match, r.Diff)
 			}

@@ -270,10 +270,7 @@ func TestCompareHashes(t *testing.T) {
 				t.Fatal(err)
 			}
 			tb := openBytes(t, "t.ldb", plain)
-			blocks, err := filtercheck.ReadKeys(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
+			blocks := readKeys(t, tb)
 			p := bloom.NewPolicy(10)
 			if tc.policy == bloom.LegacyPolicyName {
 				p = bloom.NewLegacyPolicy(10, true)
@@ -285,14 +282,8 @@ func TestCompareHashes(t *testing.T) {
 			if tb, err = table.Open("t.ldb", bytes.NewReader(data), int64(len(data))); err != nil {
 				t.Fatal(err)
 			}
-			want, err := filtercheck.CompareTable(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
-			hashes, err := new(filtercheck.KeyStore).ReadHashes(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := compareTable(t, tb)
+			hashes := readHashes(t, tb)
 			_, stored, _ := tb.FilterBlock()
 			h, _ := tb.FilterHandle()
 			got, ok := filtercheck.CompareHashes(hashes, tc.policy, h, stored)
@@ -324,14 +315,8 @@ func TestEachKey(t *testing.T) {
 	if len(want) < 2 {
 		t.Fatalf("%d data blocks; want several", len(want))
 	}
-	kept, err := filtercheck.ReadKeys(tb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hashed, err := new(filtercheck.KeyStore).ReadHashes(tb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kept := readKeys(t, tb)
+	hashed := readHashes(t, tb)
 	each := func(b *filtercheck.BlockKeys) ([][]byte, bool) {
 		var keys [][]byte
 		ok := b.EachKey(func(k []byte) { keys = append(keys, bytes.Clone(k)) })
