@@ -16,11 +16,7 @@ import (
 func TestFixtureRebuild(t *testing.T) {
 	for _, f := range tabletest.Fixtures(t, "../../testdata/tables") {
 		t.Run(f.Name, func(t *testing.T) {
-			tb := f.Open(t)
-			_, stored, ok := tb.FilterBlock()
-			if !ok {
-				t.Fatal("no filter block")
-			}
+			tb, stored := f.OpenFilter(t)
 			got, err := filtercheck.Rebuild(tb, bloom.NewPolicy(f.BitsPerKey))
 			if err != nil {
 				t.Fatal(err)

@@ -53,3 +53,15 @@ func (f Fixture) Open(t testing.TB) *table.Table {
 	}
 	return tb
 }
+
+// OpenFilter opens the fixture's table and returns it with the filter
+// block stored in it, failing the test when there is none.
+func (f Fixture) OpenFilter(t testing.TB) (*table.Table, []byte) {
+	t.Helper()
+	tb := f.Open(t)
+	_, stored, ok := tb.FilterBlock()
+	if !ok {
+		t.Fatal("no filter block")
+	}
+	return tb, stored
+}
