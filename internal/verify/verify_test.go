@@ -507,13 +507,18 @@ func TestMappedTableIsNotCopied(t *testing.T) {
 
 // unmappedOptions open table files as unmappedFile.
 func unmappedOptions() verify.Options {
-	return verify.Options{Open: func(p string) (verify.File, error) {
+	return verify.Options{Open: openAs(func(f *os.File) verify.File { return unmappedFile{f} })}
+}
+
+// openAs is an Options.Open that hands each file it opens to wrap.
+func openAs(wrap func(*os.File) verify.File) func(string) (verify.File, error) {
+	return func(p string) (verify.File, error) {
 		f, err := os.Open(p)
 		if err != nil {
 			return nil, err
 		}
-		return unmappedFile{f}, nil
-	}}
+		return wrap(f), nil
+	}
 }
 
 // mmapped are the systems where verify maps table files (mmap_unix.go).
