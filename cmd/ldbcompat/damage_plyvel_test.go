@@ -185,16 +185,6 @@ func TestDamageAsPlyvelSeesIt(t *testing.T) {
 	}
 }
 
-// readFileT reads the file at p.
-func readFileT(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // agreePlyvel says how verify's JSON disagrees with what plyvel read, or "".
 func agreePlyvel(t *testing.T, stdout string, code int, u plyvelRead, written int) string {
 	t.Helper()

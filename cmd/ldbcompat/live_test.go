@@ -140,10 +140,7 @@ func TestVerifyBadManifest(t *testing.T) {
 	}{
 		{"checksum", func(dir string) {
 			p := filepath.Join(dir, "MANIFEST-000002")
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := readFileT(t, p)
 			b[9] ^= 1 // in the first record's data
 			writeFile(t, p, b)
 		}, "Corruption: checksum mismatch", "MANIFEST-000002: offset 0: record checksum mismatch"},
@@ -181,10 +178,7 @@ func TestVerifyBadManifest(t *testing.T) {
 // listed is an error.
 func TestVerifyTableDeletedMeanwhile(t *testing.T) {
 	src := firstTable(t, filepath.Join(fixtures, "b10-bs4096-none"))
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFileT(t, src)
 	size := uint64(len(data))
 	for _, compacted := range []bool{true, false} {
 		t.Run(fmt.Sprintf("compacted=%v", compacted), func(t *testing.T) {

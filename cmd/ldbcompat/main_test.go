@@ -57,13 +57,20 @@ func firstTable(t *testing.T, dir string) string {
 	return m[0]
 }
 
-// openTable opens the table file at path.
-func openTable(t *testing.T, path string) (*table.Table, []byte) {
+// readFileT reads the file at p.
+func readFileT(t *testing.T, p string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// openTable opens the table file at path.
+func openTable(t *testing.T, path string) (*table.Table, []byte) {
+	t.Helper()
+	data := readFileT(t, path)
 	tb, err := table.Open(path, bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
