@@ -3,8 +3,6 @@ package filtercheck_test
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
@@ -58,18 +56,7 @@ func diffBlocks(want, got []filtercheck.BlockKeys) string {
 // TestReadKeysPlain checks ReadKeys against readKeysSlowly on the fixture
 // tables and on a table with empty user keys and an empty data block.
 func TestReadKeysPlain(t *testing.T) {
-	paths, err := filepath.Glob("../../testdata/tables/*/*.ldb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[p] = data
-	}
+	files := tabletest.ReadFiles(t, "../../testdata/tables/*/*.ldb")
 	// Empty user keys, an empty block and a long key; and an empty
 	// block first.
 	meta := tabletest.EncodeBlock(nil, 16)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
@@ -64,4 +65,23 @@ func (f Fixture) OpenFilter(t testing.TB) (*table.Table, []byte) {
 		t.Fatal("no filter block")
 	}
 	return tb, stored
+}
+
+// ReadFiles reads the files matching pattern, by path, failing the test
+// when there is none.
+func ReadFiles(t testing.TB, pattern string) map[string][]byte {
+	t.Helper()
+	paths, _ := filepath.Glob(pattern)
+	if len(paths) == 0 {
+		t.Fatalf("no files match %s", pattern)
+	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[p] = data
+	}
+	return files
 }
