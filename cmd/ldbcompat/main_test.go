@@ -57,20 +57,10 @@ func firstTable(t *testing.T, dir string) string {
 	return m[0]
 }
 
-// readFileT reads the file at p.
-func readFileT(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // openTable opens the table file at path.
 func openTable(t *testing.T, path string) (*table.Table, []byte) {
 	t.Helper()
-	data := readFileT(t, path)
+	data := tabletest.ReadFile(t, path)
 	tb, err := table.Open(path, bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)

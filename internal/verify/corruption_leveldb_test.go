@@ -19,6 +19,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 	"github.com/ldbcompat/ldbcompat/internal/verify/upstreamdb"
 )
@@ -170,7 +171,7 @@ func ctCorrupt(t *testing.T, dir string, filetype *regexp.Regexp, offset, n int)
 	if path == "" {
 		t.Fatalf("%s: no file matches %s", dir, filetype)
 	}
-	b := readFile(t, path)
+	b := tabletest.ReadFile(t, path)
 	before := bytes.Clone(b)
 	size := len(b)
 	if offset < 0 {
@@ -899,7 +900,7 @@ func TestCorruptionManifestRecord(t *testing.T) {
 	ctFlush(db)
 	db.Close()
 	manifest := onlyFile(t, src, "MANIFEST-*")
-	b := readFile(t, manifest)
+	b := tabletest.ReadFile(t, manifest)
 	// The records (7-byte headers: checksum, length, type; one block):
 	// the third is the first flush's edit, adding a table.
 	off := 0
@@ -943,7 +944,7 @@ func TestCorruptionMetaindexAndIndexByte(t *testing.T) {
 		}
 		db.CompactRange(levigo.Range{})
 		db.Close()
-		data = readFile(t, onlyFile(t, dir, "*.ldb"))
+		data = tabletest.ReadFile(t, onlyFile(t, dir, "*.ldb"))
 		tb, err = table.Open("t", bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
@@ -200,7 +201,7 @@ func TestTableOptionSetsAgreeWithUpstream(t *testing.T) {
 					t.Errorf("paranoid %v: %s; verify: %s: %s", paranoid, err, r.Verdict, r.Detail())
 				}
 			}
-			if got := readFile(t, p); !bytes.Equal(got, b) {
+			if got := tabletest.ReadFile(t, p); !bytes.Equal(got, b) {
 				t.Error("verify changed the table")
 			}
 		})
@@ -300,7 +301,7 @@ func TestLogOptionSetsAgreeWithUpstream(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "db")
 			writeDB(t, dir, tc.kvs, true)
 			p := onlyFile(t, dir, "*.log")
-			b := tc.damage(readFile(t, p))
+			b := tc.damage(tabletest.ReadFile(t, p))
 			writeFile(t, p, b)
 			def, par := readUpstream(t, dir, tc.kvs, false), readUpstream(t, dir, tc.kvs, true)
 			t.Logf("upstream, defaults: %+v; paranoid: %+v", def, par)
@@ -319,7 +320,7 @@ func TestLogOptionSetsAgreeWithUpstream(t *testing.T) {
 					t.Errorf("paranoid %v: %s; verify: %s\n%s", paranoid, msg, l.Line(), db.Detail())
 				}
 			}
-			if got := readFile(t, p); !bytes.Equal(got, b) {
+			if got := tabletest.ReadFile(t, p); !bytes.Equal(got, b) {
 				t.Error("verify changed the log")
 			}
 		})

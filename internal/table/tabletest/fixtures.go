@@ -77,11 +77,17 @@ func ReadFiles(t testing.TB, pattern string) map[string][]byte {
 	}
 	files := map[string][]byte{}
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[p] = data
+		files[p] = ReadFile(t, p)
 	}
 	return files
+}
+
+// ReadFile reads the file at p, failing the test on an error.
+func ReadFile(t testing.TB, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
