@@ -14,11 +14,7 @@ import (
 func TestFixtureNoFalseNegatives(t *testing.T) {
 	for _, f := range tabletest.Fixtures(t, "../testdata/tables") {
 		t.Run(f.Name, func(t *testing.T) {
-			tb := f.Open(t)
-			_, stored, ok := tb.FilterBlock()
-			if !ok {
-				t.Fatal("no filter block")
-			}
+			tb, stored := f.OpenFilter(t)
 			r := bloom.NewFilterBlockReader(bloom.NewPolicy(f.BitsPerKey), stored)
 			n := 0
 			err := tb.DataBlocks(func(b *table.DataBlock) error {

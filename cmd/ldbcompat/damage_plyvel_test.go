@@ -12,6 +12,7 @@ import (
 
 	fixturespkg "github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
@@ -125,7 +126,7 @@ func TestDamageAsPlyvelSeesIt(t *testing.T) {
 		{"intact log", logs, logWrites, func(*testing.T, string) {}},
 		{"200 zero bytes in the filter block", tables, tableKeys, func(t *testing.T, dir string) {
 			p := tableFile(dir)
-			b := readFileT(t, p)
+			b := tabletest.ReadFile(t, p)
 			tb, err := table.Open(p, bytes.NewReader(b), int64(len(b)))
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +138,7 @@ func TestDamageAsPlyvelSeesIt(t *testing.T) {
 		}},
 		{"one flipped bit in a value of the first data block", tables, tableKeys, func(t *testing.T, dir string) {
 			p := tableFile(dir)
-			b := readFileT(t, p)
+			b := tabletest.ReadFile(t, p)
 			b[200] ^= 0x10 // within the first block's entries (random values are stored as snappy literals)
 			writeFile(t, p, b)
 		}},
@@ -146,7 +147,7 @@ func TestDamageAsPlyvelSeesIt(t *testing.T) {
 			if len(m) != 1 {
 				t.Fatalf("%d logs", len(m))
 			}
-			b := readFileT(t, m[0])
+			b := tabletest.ReadFile(t, m[0])
 			b[1000] ^= 0x10
 			writeFile(t, m[0], b)
 		}},
@@ -183,16 +184,6 @@ func TestDamageAsPlyvelSeesIt(t *testing.T) {
 			}
 		})
 	}
-}
-
-// readFileT reads the file at p.
-func readFileT(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // agreePlyvel says how verify's JSON disagrees with what plyvel read, or "".

@@ -98,10 +98,7 @@ func TestJSONFieldNames(t *testing.T) {
 	// A database whose MANIFEST cannot be read: upstream cannot open it.
 	badManifest := copyDB(t, "b10-bs4096-snappy")
 	m := filepath.Join(badManifest, "MANIFEST-000002")
-	mb, err := os.ReadFile(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mb := tabletest.ReadFile(t, m)
 	mb[9] ^= 1
 	writeFile(t, m, mb)
 
@@ -296,10 +293,7 @@ func TestJSONValues(t *testing.T) {
 func TestJSONDamageFieldNames(t *testing.T) {
 	dir := copyDB(t, "b10-bs4096-none")
 	p := firstTable(t, dir)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := tabletest.ReadFile(t, p)
 	b[100] ^= 0x01
 	writeFile(t, p, b)
 	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
@@ -140,10 +141,7 @@ func TestVerifyBadManifest(t *testing.T) {
 	}{
 		{"checksum", func(dir string) {
 			p := filepath.Join(dir, "MANIFEST-000002")
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := tabletest.ReadFile(t, p)
 			b[9] ^= 1 // in the first record's data
 			writeFile(t, p, b)
 		}, "Corruption: checksum mismatch", "MANIFEST-000002: offset 0: record checksum mismatch"},
@@ -181,10 +179,7 @@ func TestVerifyBadManifest(t *testing.T) {
 // listed is an error.
 func TestVerifyTableDeletedMeanwhile(t *testing.T) {
 	src := firstTable(t, filepath.Join(fixtures, "b10-bs4096-none"))
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := tabletest.ReadFile(t, src)
 	size := uint64(len(data))
 	for _, compacted := range []bool{true, false} {
 		t.Run(fmt.Sprintf("compacted=%v", compacted), func(t *testing.T) {

@@ -60,10 +60,7 @@ func firstTable(t *testing.T, dir string) string {
 // openTable opens the table file at path.
 func openTable(t *testing.T, path string) (*table.Table, []byte) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := tabletest.ReadFile(t, path)
 	tb, err := table.Open(path, bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		t.Fatal(err)

@@ -97,10 +97,7 @@ func wantError(t *testing.T, code int, path string, patterns ...string) {
 
 func TestBadPaths(t *testing.T) {
 	src := firstTable(t, filepath.Join(fixtures, "b10-bs4096-none"))
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := tabletest.ReadFile(t, src)
 	dir := t.TempDir()
 	file := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
@@ -163,10 +160,7 @@ func TestBadPaths(t *testing.T) {
 // directories named like tables, and read errors.
 func TestUnreadableTables(t *testing.T) {
 	src := firstTable(t, filepath.Join(fixtures, "b10-bs4096-none"))
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := tabletest.ReadFile(t, src)
 	t.Run("permission denied", func(t *testing.T) {
 		if os.Geteuid() == 0 {
 			t.Skip("running as root, which reads files whatever their mode; the dangling link, pipe and read-error cases cover unreadable tables")
@@ -278,10 +272,7 @@ func withOpenHook(t *testing.T, mk func(path string, f *os.File) *hookedFile) {
 // they are read, through the openFile hook.
 func TestTableReadErrors(t *testing.T) {
 	src := firstTable(t, filepath.Join(fixtures, "b10-bs4096-none"))
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := tabletest.ReadFile(t, src)
 	size := int64(len(data))
 	tb, _ := openTable(t, src)
 	ih := tb.IndexHandle()
@@ -375,10 +366,7 @@ func TestTableReadErrors(t *testing.T) {
 // unreadable (2), never harmless.
 func TestBitFlipCLI(t *testing.T) {
 	src := firstTable(t, filepath.Join(fixtures, "b16-bs128-snappy"))
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := tabletest.ReadFile(t, src)
 	p := filepath.Join(t.TempDir(), "000005.ldb")
 	writeFile(t, p, data)
 	_, wantOut, _ := runCmd(t, "verify", "--paranoid", p)

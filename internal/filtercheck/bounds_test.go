@@ -49,6 +49,16 @@ func lopsidedTable(n int, policy string, filter []byte) []byte {
 	return tabletest.AppendFooter(file, mh, ih)
 }
 
+// parseLayout returns contents' layout, failing the test if it has none.
+func parseLayout(t *testing.T, contents []byte) *filtercheck.Layout {
+	t.Helper()
+	l, err := filtercheck.ParseLayout(contents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // filterBlock lays out filters as a filter block with base lg 11.
 func filterBlock(filters ...[]byte) []byte {
 	var b []byte

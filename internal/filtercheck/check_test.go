@@ -94,6 +94,36 @@ func TestCompareRandom(t *testing.T) {
 	}
 }
 
+// readKeys returns tb's keys as ReadKeys reads them, failing the test on
+// an error; readHashes and compareTable do the same for ReadHashes and
+// CompareTable.
+func readKeys(t *testing.T, tb *table.Table) []filtercheck.BlockKeys {
+	t.Helper()
+	b, err := filtercheck.ReadKeys(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func readHashes(t *testing.T, tb *table.Table) []filtercheck.BlockKeys {
+	t.Helper()
+	b, err := new(filtercheck.KeyStore).ReadHashes(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func compareTable(t *testing.T, tb *table.Table) *filtercheck.Comparison {
+	t.Helper()
+	r, err := filtercheck.CompareTable(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // buildTable writes a table of n entries whose user keys end in bytes >=
 // 0x80 and returns it opened.
 func buildTable(t *testing.T, n int, o tabletest.Options) *table.Table {
@@ -125,10 +155,7 @@ func TestCheck(t *testing.T) {
 		{renamed{bloom.NewLegacyPolicy(12, true), bloom.PolicyName}, filtercheck.MatchDiffers, ""},
 	} {
 		tb := buildTable(t, 500, tabletest.Options{BlockSize: 700, Policy: tc.policy})
-		r, err := filtercheck.CompareTable(tb)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := compareTable(t, tb)
 		name := "none"
 		if tc.policy != nil {
 			name = tc.policy.Name()
@@ -220,10 +247,7 @@ func TestHashesDiffer(t *testing.T) {
 // that start in the first 2 KiB are rejected, the first of them first.
 func TestCountFalseNegatives(t *testing.T) {
 	tb := buildTable(t, 400, tabletest.Options{BlockSize: 300, Policy: bloom.NewPolicy(10)})
-	blocks, err := filtercheck.ReadKeys(tb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	blocks := readKeys(t, tb)
 	_, stored, ok := tb.FilterBlock()
 	if !ok {
 		t.Fatal("no filter block")
@@ -232,10 +256,7 @@ func TestCountFalseNegatives(t *testing.T) {
 	if fn := filtercheck.CountFalseNegatives(p, stored, blocks); fn.Keys != 400 || fn.Rejected != 0 || fn.FirstKey != nil {
 		t.Fatalf("undamaged: %+v", fn)
 	}
-	l, err := filtercheck.ParseLayout(stored)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := parseLayout(t, stored)
 	damaged := bytes.Clone(stored)
 	f := l.Filters[0]
 	clear(damaged[f.Offset : f.Offset+f.Len-1]) // the last byte is k
@@ -253,10 +274,7 @@ func TestCountFalseNegatives(t *testing.T) {
 	// The same with the keys read again from the table (ReadHashes): the
 	// first rejected key must still be that key once the count is done,
 	// though the reads after it reuse the memory it was read into.
-	hashed, err := new(filtercheck.KeyStore).ReadHashes(tb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hashed := readHashes(t, tb)
 	fn = filtercheck.CountFalseNegatives(p, damaged, hashed)
 	if fn.Rejected != want || fn.Keys != 400 || !bytes.Equal(fn.FirstKey, blocks[0].Keys[0]) || fn.FirstBlock != blocks[0].Handle {
 		t.Errorf("first filter zeroed, keys read again: %+v; want %d of 400 rejected, first %q in block %v", fn, want, blocks[0].Keys[0], blocks[0].Handle)

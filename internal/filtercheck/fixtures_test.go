@@ -16,11 +16,7 @@ import (
 func TestFixtureRebuild(t *testing.T) {
 	for _, f := range tabletest.Fixtures(t, "../../testdata/tables") {
 		t.Run(f.Name, func(t *testing.T) {
-			tb := f.Open(t)
-			_, stored, ok := tb.FilterBlock()
-			if !ok {
-				t.Fatal("no filter block")
-			}
+			tb, stored := f.OpenFilter(t)
 			got, err := filtercheck.Rebuild(tb, bloom.NewPolicy(f.BitsPerKey))
 			if err != nil {
 				t.Fatal(err)
@@ -29,10 +25,7 @@ func TestFixtureRebuild(t *testing.T) {
 				t.Fatalf("rebuilt filter block differs from the stored one at %v", d)
 			}
 
-			r, err := filtercheck.CompareTable(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := compareTable(t, tb)
 			if r.Match != filtercheck.MatchOK {
 				t.Fatalf("Check: status %s, diff %v", r.Match, r.Diff)
 			}

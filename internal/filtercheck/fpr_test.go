@@ -26,15 +26,9 @@ func TestTheoreticalFPR(t *testing.T) {
 func TestMeasureFPR(t *testing.T) {
 	for _, b := range []int{2, 5, 10} {
 		tb := buildTable(t, 20000, tabletest.Options{BlockSize: 1500, Policy: bloom.NewPolicy(b)})
-		blocks, err := filtercheck.ReadKeys(tb)
-		if err != nil {
-			t.Fatal(err)
-		}
+		blocks := readKeys(t, tb)
 		_, contents, _ := tb.FilterBlock()
-		l, err := filtercheck.ParseLayout(contents)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := parseLayout(t, contents)
 		f := filtercheck.MeasureFPR(contents, l, blocks, bloom.NewPolicy(b), 40000, 1)
 		if f.Samples != 40000 || f.Theoretical <= 0 || f.Measured < f.Theoretical/2 || f.Measured > f.Theoretical*2 {
 			t.Errorf("bits/key %d: %+v", b, f)
@@ -187,10 +181,7 @@ func TestMeasureFPRQueries(t *testing.T) {
 	}
 	blocks := []filtercheck.BlockKeys{blockAt(0, keys...)}
 	contents := filterBlock(append(make([]byte, 64), 6))
-	l, err := filtercheck.ParseLayout(contents)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := parseLayout(t, contents)
 	p := &listPolicy{match: true}
 	const samples = 3000
 	f := filtercheck.MeasureFPR(contents, l, blocks, p, samples, 1)
@@ -235,10 +226,7 @@ func TestMeasureFPRTheory(t *testing.T) {
 		blockAt(4*2048, "f", "g", "h"),
 		blockAt(4*2048+200, "f", "i"),
 	}
-	l, err := filtercheck.ParseLayout(contents)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := parseLayout(t, contents)
 	f := filtercheck.MeasureFPR(contents, l, blocks, bloom.NewPolicy(10), 100, 1)
 	want := (1 + filtercheck.TheoreticalFPR(64, 2, 30) + filtercheck.TheoreticalFPR(128, 4, 6)) / 3
 	if math.Abs(f.Theoretical-want) > 1e-12 {
@@ -258,10 +246,7 @@ func TestExpectFiltersEdges(t *testing.T) {
 	}
 	blocks := []filtercheck.BlockKeys{blockAt(0, keys...), blockAt(2048, "e")}
 	contents := filterBlock(p.CreateFilter(bk, nil), []byte{6})
-	l, err := filtercheck.ParseLayout(contents)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := parseLayout(t, contents)
 	var f filtercheck.FPR
 	filtercheck.ExpectFilters(&f, contents, l, blocks, p, 1)
 	if want, _, _ := filtercheck.ExpectedFPR(p, 4, 4, 1); f.Expected != want {
@@ -296,10 +281,7 @@ func TestExpectFiltersEdges(t *testing.T) {
 // every sample is cut to MaxSampleKey bytes, and each is counted.
 func TestMeasureFPRShortened(t *testing.T) {
 	contents := filterBlock(append(make([]byte, 64), 6))
-	l, err := filtercheck.ParseLayout(contents)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := parseLayout(t, contents)
 	const samples = 50
 	for _, tc := range []struct {
 		keyLen, shortened int
@@ -331,10 +313,7 @@ func TestMeasureFPRShortened(t *testing.T) {
 // table of one 16-byte key; there it is present, and must be drawn again.
 func TestMeasureFPRSixteenByteKeys(t *testing.T) {
 	contents := filterBlock(append(make([]byte, 64), 6))
-	l, err := filtercheck.ParseLayout(contents)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := parseLayout(t, contents)
 	const samples = 20
 	p := &listPolicy{match: true}
 	filtercheck.MeasureFPR(contents, l, []filtercheck.BlockKeys{blockAt(0, "0123456789abcdef")}, p, samples, 1)

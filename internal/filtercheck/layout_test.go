@@ -29,10 +29,7 @@ func synthBlocks(n, perBlock, blockSize int) []filtercheck.BlockKeys {
 func TestParseLayout(t *testing.T) {
 	blocks := synthBlocks(100, 10, 3000)
 	fb := filtercheck.Build(blocks, bloom.NewPolicy(10))
-	l, err := filtercheck.ParseLayout(fb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := parseLayout(t, fb)
 	// The last StartBlock, at 30050, closes filters 0..13 (30050>>11 = 14).
 	if l.BaseLg != 11 || len(l.Filters) != 14 {
 		t.Fatalf("layout: base lg %d, %d filters", l.BaseLg, len(l.Filters))

@@ -16,10 +16,7 @@ func TestInferParams(t *testing.T) {
 		for _, perBlock := range []int{1, 3, 7, 50, 400} {
 			blocks := synthBlocks(4*perBlock, perBlock, 2500)
 			fb := filtercheck.Build(blocks, bloom.NewPolicy(b))
-			l, err := filtercheck.ParseLayout(fb)
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := parseLayout(t, fb)
 			p := filtercheck.InferParams(fb, l, filtercheck.KeysPerFilter(blocks, l.BaseLg, len(l.Filters)))
 			wantK := int(bloom.NewPolicy(b).CreateFilter(nil, nil)[8])
 			if !p.Consistent() || p.MinBitsPerKey > b || p.MaxBitsPerKey < b || p.K != wantK || p.BitsPerKey != p.MinBitsPerKey {
@@ -66,10 +63,7 @@ func hand(t *testing.T, filters ...[2]int) ([]byte, *filtercheck.Layout) {
 		fs = append(fs, b)
 	}
 	contents := filterBlock(fs...)
-	l, err := filtercheck.ParseLayout(contents)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := parseLayout(t, contents)
 	return contents, l
 }
 

@@ -3,8 +3,6 @@ package filtercheck_test
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"testing"
@@ -58,18 +56,7 @@ func diffBlocks(want, got []filtercheck.BlockKeys) string {
 // TestReadKeysPlain checks ReadKeys against readKeysSlowly on the fixture
 // tables and on a table with empty user keys and an empty data block.
 func TestReadKeysPlain(t *testing.T) {
-	paths, err := filepath.Glob("../../testdata/tables/*/*.ldb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[p] = data
-	}
+	files := tabletest.ReadFiles(t, "../../testdata/tables/*/*.ldb")
 	// Empty user keys, an empty block and a long key; and an empty
 	// block first.
 	meta := tabletest.EncodeBlock(nil, 16)
@@ -270,10 +257,7 @@ func TestCompareHashes(t *testing.T) {
 				t.Fatal(err)
 			}
 			tb := openBytes(t, "t.ldb", plain)
-			blocks, err := filtercheck.ReadKeys(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
+			blocks := readKeys(t, tb)
 			p := bloom.NewPolicy(10)
 			if tc.policy == bloom.LegacyPolicyName {
 				p = bloom.NewLegacyPolicy(10, true)
@@ -285,14 +269,8 @@ func TestCompareHashes(t *testing.T) {
 			if tb, err = table.Open("t.ldb", bytes.NewReader(data), int64(len(data))); err != nil {
 				t.Fatal(err)
 			}
-			want, err := filtercheck.CompareTable(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
-			hashes, err := new(filtercheck.KeyStore).ReadHashes(tb)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := compareTable(t, tb)
+			hashes := readHashes(t, tb)
 			_, stored, _ := tb.FilterBlock()
 			h, _ := tb.FilterHandle()
 			got, ok := filtercheck.CompareHashes(hashes, tc.policy, h, stored)
@@ -324,14 +302,8 @@ func TestEachKey(t *testing.T) {
 	if len(want) < 2 {
 		t.Fatalf("%d data blocks; want several", len(want))
 	}
-	kept, err := filtercheck.ReadKeys(tb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hashed, err := new(filtercheck.KeyStore).ReadHashes(tb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kept := readKeys(t, tb)
+	hashed := readHashes(t, tb)
 	each := func(b *filtercheck.BlockKeys) ([][]byte, bool) {
 		var keys [][]byte
 		ok := b.EachKey(func(k []byte) { keys = append(keys, bytes.Clone(k)) })

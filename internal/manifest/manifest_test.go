@@ -20,6 +20,7 @@ import (
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
 	mt "github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
 
 // The tests build logs with manifesttest, a writer independent of the
@@ -408,15 +409,7 @@ func FuzzParse(f *testing.F) {
 // as the version of a prefix of the edits; never a panic or another
 // version.
 func TestBitFlips(t *testing.T) {
-	paths, _ := filepath.Glob("../../testdata/tables/*/MANIFEST-*")
-	if len(paths) == 0 {
-		t.Fatal("no committed MANIFESTs")
-	}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for p, data := range tabletest.ReadFiles(t, "../../testdata/tables/*/MANIFEST-*") {
 		// The versions after each prefix of the records.
 		var prefixes [][]string
 		for cut := 0; cut <= len(data); cut++ {

@@ -20,6 +20,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
 	mt "github.com/ldbcompat/ldbcompat/internal/manifest/manifesttest"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 )
 
 // FuzzUpstreamManifest is the differential test of Read and ReadWith (and
@@ -177,55 +178,38 @@ type logCase struct {
 	manifest string   // the MANIFEST's file name
 }
 
-type prog struct {
-	b []byte
-	i int
-}
-
-func (p *prog) more() bool { return p.i < len(p.b) }
-
-func (p *prog) byte() byte {
-	if p.i >= len(p.b) {
-		return 0
-	}
-	p.i++
-	return p.b[p.i-1]
-}
-
-func (p *prog) u16() int { return int(p.byte()) | int(p.byte())<<8 }
-
 // smallKeys are the internal keys the grammar picks from: some equal, one
 // shorter than a tag (which upstream's comparator cannot sort), one empty
 // (which DecodeFrom refuses).
 var smallKeys = []string{mt.InternalKey("a", 1), mt.InternalKey("b", 2), mt.InternalKey("a", 1), mt.InternalKey("a", 3), "short", "", mt.InternalKey("zz", 7)}
 
 // appendEdit appends a version edit of up to 6 fields chosen by p.
-func appendEdit(p *prog) []byte {
+func appendEdit(p *tabletest.Prog) []byte {
 	e := new(mt.Edit)
-	for n := 1 + int(p.byte()%6); n > 0; n-- {
-		switch p.byte() % 13 {
+	for n := 1 + int(p.Byte()%6); n > 0; n-- {
+		switch p.Byte() % 13 {
 		case 0:
 			names := []string{manifest.BytewiseComparator, "leveldb.OtherComparator", ""}
-			e.Comparator(names[int(p.byte())%len(names)])
+			e.Comparator(names[int(p.Byte())%len(names)])
 		case 1:
-			e.U(mt.TagLogNumber).U(uint64(p.byte()))
+			e.U(mt.TagLogNumber).U(uint64(p.Byte()))
 		case 2:
-			e.U(mt.TagPrevLogNumber).U(uint64(p.byte()))
+			e.U(mt.TagPrevLogNumber).U(uint64(p.Byte()))
 		case 3:
-			e.U(mt.TagNextFileNumber).U(uint64(p.byte()))
+			e.U(mt.TagNextFileNumber).U(uint64(p.Byte()))
 		case 4:
-			e.U(mt.TagLastSequence).U(uint64(p.u16()))
+			e.U(mt.TagLastSequence).U(uint64(p.U16()))
 		case 5:
-			e.CompactPointer(int(p.byte()%8), smallKeys[int(p.byte())%len(smallKeys)])
+			e.CompactPointer(int(p.Byte()%8), smallKeys[int(p.Byte())%len(smallKeys)])
 		case 6, 7:
-			e.Deleted(int(p.byte()%8), uint64(p.byte()%12))
+			e.Deleted(int(p.Byte()%8), uint64(p.Byte()%12))
 		case 8, 9, 10:
-			e.NewFile(int(p.byte()%8), uint64(p.byte()%12), uint64(p.u16()),
-				smallKeys[int(p.byte())%len(smallKeys)], smallKeys[int(p.byte())%len(smallKeys)])
+			e.NewFile(int(p.Byte()%8), uint64(p.Byte()%12), uint64(p.U16()),
+				smallKeys[int(p.Byte())%len(smallKeys)], smallKeys[int(p.Byte())%len(smallKeys)])
 		case 11:
-			e.U(uint64(p.byte() % 16)) // a tag alone, or an unknown one
+			e.U(uint64(p.Byte() % 16)) // a tag alone, or an unknown one
 		default:
-			e.B = append(e.B, 0x80|p.byte()) // a varint cut short
+			e.B = append(e.B, 0x80|p.Byte()) // a varint cut short
 		}
 	}
 	return e.B
@@ -233,7 +217,7 @@ func appendEdit(p *prog) []byte {
 
 // mutateLog runs the program on the base and returns the case.
 func mutateLog(b manifestBase, pb []byte) logCase {
-	p := &prog{b: pb}
+	p := tabletest.NewProg(pb)
 	items := append([]logItem(nil), b.items...)
 	c := logCase{current: "MANIFEST-000002\n", manifest: "MANIFEST-000002"}
 	var raw []func([]byte) []byte
@@ -241,12 +225,12 @@ func mutateLog(b manifestBase, pb []byte) logCase {
 		if len(items) == 0 {
 			return -1
 		}
-		return int(p.byte()) % len(items)
+		return int(p.Byte()) % len(items)
 	}
-	for steps := 0; p.more() && steps < 12; steps++ {
-		switch p.byte() % numLogOps {
+	for steps := 0; p.More() && steps < 12; steps++ {
+		switch p.Byte() % numLogOps {
 		case logRawFlip:
-			off, x := p.u16(), p.byte()|1
+			off, x := p.U16(), p.Byte()|1
 			raw = append(raw, func(l []byte) []byte {
 				if len(l) > 0 {
 					l[off%len(l)] ^= x
@@ -266,34 +250,34 @@ func mutateLog(b manifestBase, pb []byte) logCase {
 		case logSetByte:
 			if i := pick(); i >= 0 && len(items[i].rec) > 0 {
 				r := bytes.Clone(items[i].rec)
-				r[p.u16()%len(r)] = p.byte()
+				r[p.U16()%len(r)] = p.Byte()
 				items[i].rec = r
 			}
 		case logCut:
 			if i := pick(); i >= 0 && items[i].rec != nil {
-				items[i].rec = items[i].rec[:p.u16()%(len(items[i].rec)+1)]
+				items[i].rec = items[i].rec[:p.U16()%(len(items[i].rec)+1)]
 			}
 		case logPhysical:
 			types := []byte{0, 1, 2, 3, 4, 5, 6, 7, 128, 255}
-			typ := types[int(p.byte())%len(types)]
+			typ := types[int(p.Byte())%len(types)]
 			payload := appendEdit(p)
-			if p.byte()%4 == 0 {
+			if p.Byte()%4 == 0 {
 				payload = nil
 			}
 			var w mt.Log
 			w.Physical(typ, payload)
-			at := int(p.byte()) % (len(items) + 1)
+			at := int(p.Byte()) % (len(items) + 1)
 			items = append(items[:at:at], append([]logItem{{raw: w.Bytes()}}, items[at:]...)...)
 		case logZeros:
-			n := int(p.byte()) * 64
-			at := int(p.byte()) % (len(items) + 1)
+			n := int(p.Byte()) * 64
+			at := int(p.Byte()) % (len(items) + 1)
 			items = append(items[:at:at], append([]logItem{{raw: make([]byte, n)}}, items[at:]...)...)
 		case logTruncate:
-			n := p.u16()
+			n := p.U16()
 			raw = append(raw, func(l []byte) []byte { return l[:len(l)-min(n%128, len(l))] })
 		case logCurrent:
 			currents := []string{"MANIFEST-000002", "", "MANIFEST-000002\n\n", "MANIFEST-000003\n", "./MANIFEST-000002\n", "\n"}
-			c.current = currents[int(p.byte())%len(currents)]
+			c.current = currents[int(p.Byte())%len(currents)]
 		case logSwap:
 			i, j := pick(), pick()
 			if i >= 0 {
@@ -301,7 +285,7 @@ func mutateLog(b manifestBase, pb []byte) logCase {
 			}
 		case logFiles:
 			names := []string{"000005.ldb", "000006.log", "000007.sst", "MANIFEST-000008", "000009.dbtmp", "10.ldb", "000011.ldb.bak", "LOCK", "000001.ldb"}
-			c.extra = append(c.extra, names[int(p.byte())%len(names)])
+			c.extra = append(c.extra, names[int(p.Byte())%len(names)])
 		}
 	}
 	var w mt.Log

@@ -395,13 +395,7 @@ func TestBuildRoundTrip(t *testing.T) {
 // whole previous key and adds a byte: the keys' total size grows with the
 // square of the block's, and the reader must refuse before allocating it.
 func TestDeepPrefixCompression(t *testing.T) {
-	c := []byte{0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0} // a deletion of "" at sequence 0
-	for i := 8; i < 300000; i++ {
-		c = binary.AppendUvarint(c, uint64(i)) // shares the whole previous key
-		c = append(c, 1, 0, 0)                 // non_shared 1, value_len 0, a zero byte
-	}
-	c = binary.LittleEndian.AppendUint32(c, 0)
-	c = binary.LittleEndian.AppendUint32(c, 1)
+	c := tabletest.DeepPrefixBlock(300000)
 	data := oneBlockTable(c, 0)
 	tb, err := table.Open("deep.ldb", bytes.NewReader(data), int64(len(data)))
 	if err != nil {

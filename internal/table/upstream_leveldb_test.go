@@ -222,38 +222,23 @@ func (m *model) write() []byte {
 	return tabletest.AppendFooter(file, mh, ih)
 }
 
-// progReader hands out a program's bytes, zeros past its end.
-type progReader struct {
-	b []byte
-	i int
-}
-
-func (r *progReader) more() bool { return r.i < len(r.b) }
-
-func (r *progReader) byte() byte {
-	if r.i >= len(r.b) {
-		return 0
-	}
-	r.i++
-	return r.b[r.i-1]
-}
-
-func (r *progReader) u16() int { return int(r.byte()) | int(r.byte())<<8 }
+// progReader reads a fuzz program: tabletest.Prog with sizes and deltas.
+type progReader struct{ *tabletest.Prog }
 
 func (r *progReader) bytes(n int) []byte {
 	out := make([]byte, n)
 	for i := range out {
-		out[i] = r.byte()
+		out[i] = r.Byte()
 	}
 	return out
 }
 
 // varintish returns small values usually and, now and then, huge ones.
 func (r *progReader) delta() int64 {
-	c := r.byte()
+	c := r.Byte()
 	switch c >> 6 {
 	case 3:
-		return int64(r.u16()) << uint(r.byte()%48)
+		return int64(r.U16()) << uint(r.Byte()%48)
 	case 2:
 		return -int64(c & 0x3f)
 	}
@@ -264,30 +249,30 @@ var policyNames = []string{bloom.PolicyName, bloom.LegacyPolicyName, "leveldb.Bu
 
 // mutate runs prog on m and returns the case to read.
 func mutate(m *model, prog []byte) tableInput {
-	r := &progReader{b: prog}
+	r := &progReader{tabletest.NewProg(prog)}
 	in := tableInput{policy: bloom.PolicyName}
 	var raw []func([]byte) []byte // edits on the written file
 	sizeDelta := int64(0)
-	for steps := 0; r.more() && steps < 16; steps++ {
-		switch op := r.byte() % numOps; op {
+	for steps := 0; r.More() && steps < 16; steps++ {
+		switch op := r.Byte() % numOps; op {
 		case opRawEdit:
-			off, x := r.u16(), r.byte()|1
+			off, x := r.U16(), r.Byte()|1
 			raw = append(raw, func(f []byte) []byte {
 				f[off%len(f)] ^= x
 				return f
 			})
 		case opBlockEdit:
-			sel, off, v := r.byte(), r.u16(), r.byte()
+			sel, off, v := r.Byte(), r.U16(), r.Byte()
 			raw = append(raw, func(f []byte) []byte { return editBlock(f, sel, off, v) })
 		case opIndexPad:
-			i, pad := r.byte(), r.bytes(int(r.byte()%12))
+			i, pad := r.Byte(), r.bytes(int(r.Byte()%12))
 			for j := range m.index {
 				if i == 255 || j == int(i)%len(m.index) {
 					m.index[j].Value = append(bytes.Clone(m.index[j].Value), pad...)
 				}
 			}
 		case opMetaPad:
-			pad := r.bytes(int(r.byte() % 12))
+			pad := r.bytes(int(r.Byte() % 12))
 			for j := range m.meta {
 				if m.meta[j].isFilter {
 					m.meta[j].pad = pad
@@ -297,21 +282,21 @@ func mutate(m *model, prog []byte) tableInput {
 			}
 		case opMetaAdd:
 			names := []string{"filter." + bloom.LegacyPolicyName, "filter.other", "filter." + bloom.PolicyName, "zzz", "abc", "filter.", "filter." + bloom.PolicyName + "\x00"}
-			name := []byte(names[int(r.byte())%len(names)])
+			name := []byte(names[int(r.Byte())%len(names)])
 			kv := metaKV{key: name}
-			switch r.byte() % 3 {
+			switch r.Byte() % 3 {
 			case 0:
 				kv.isFilter = m.filter != nil
 				if !kv.isFilter {
 					kv.raw = r.bytes(4)
 				}
 			case 1:
-				kv.raw = r.bytes(int(r.byte() % 8))
+				kv.raw = r.bytes(int(r.Byte() % 8))
 			default:
-				kv.raw = table.AppendBlockHandle(nil, table.BlockHandle{Offset: uint64(r.u16()), Size: uint64(r.u16())})
+				kv.raw = table.AppendBlockHandle(nil, table.BlockHandle{Offset: uint64(r.U16()), Size: uint64(r.U16())})
 			}
-			at := int(r.byte()) % (len(m.meta) + 1)
-			if r.byte()%2 == 0 { // keep the block sorted, as builders do
+			at := int(r.Byte()) % (len(m.meta) + 1)
+			if r.Byte()%2 == 0 { // keep the block sorted, as builders do
 				m.meta = append(m.meta, kv)
 				sort.SliceStable(m.meta, func(i, j int) bool { return bytes.Compare(m.meta[i].key, m.meta[j].key) < 0 })
 			} else {
@@ -319,14 +304,14 @@ func mutate(m *model, prog []byte) tableInput {
 			}
 		case opFilterName:
 			names := []string{"filter." + bloom.LegacyPolicyName, "filter.x", "filter.leveldb.BuiltinBloomFilter3", "filter." + bloom.PolicyName[:10], "Filter." + bloom.PolicyName}
-			name := []byte(names[int(r.byte())%len(names)])
+			name := []byte(names[int(r.Byte())%len(names)])
 			for j := range m.meta {
 				if m.meta[j].isFilter {
 					m.meta[j].key = name
 				}
 			}
 		case opFilterHandle:
-			kind, a, b := r.byte()%4, r.delta(), r.delta()
+			kind, a, b := r.Byte()%4, r.delta(), r.delta()
 			for j := range m.meta {
 				if !m.meta[j].isFilter {
 					continue
@@ -350,27 +335,27 @@ func mutate(m *model, prog []byte) tableInput {
 		case opSizeDelta:
 			sizeDelta = r.delta()
 		case opTruncate:
-			n := r.u16()
+			n := r.U16()
 			raw = append(raw, func(f []byte) []byte { return f[:len(f)-min(n%64, len(f))] })
 		case opGrow:
-			tail := r.bytes(int(r.byte() % 64))
+			tail := r.bytes(int(r.Byte() % 64))
 			raw = append(raw, func(f []byte) []byte { return append(f, tail...) })
 		case opFooter:
-			which, a, b := r.byte(), r.delta(), r.delta()
+			which, a, b := r.Byte(), r.delta(), r.delta()
 			if which%2 == 0 {
 				m.footerMeta = [2]int64{a, b}
 			} else {
 				m.footerIndex = [2]int64{a, b}
 			}
 		case opRestarts:
-			sel, kind, v := r.byte(), r.byte(), r.u16()
+			sel, kind, v := r.Byte(), r.Byte(), r.U16()
 			raw = append(raw, func(f []byte) []byte { return editRestarts(f, sel, kind, v) })
 		case opIndexSnappy:
 			m.indexComp = table.SnappyCompression
 		case opPolicy:
-			in.policy = policyNames[int(r.byte())%len(policyNames)]
+			in.policy = policyNames[int(r.Byte())%len(policyNames)]
 		case opIndexDup:
-			i, how := int(r.byte()), r.byte()%3
+			i, how := int(r.Byte()), r.Byte()%3
 			if len(m.index) == 0 {
 				break
 			}
@@ -381,10 +366,10 @@ func mutate(m *model, prog []byte) tableInput {
 			case 1:
 				m.index = append(m.index[:i:i], m.index[i+1:]...)
 			default:
-				m.index[i].Key = r.bytes(int(r.byte() % 10))
+				m.index[i].Key = r.bytes(int(r.Byte() % 10))
 			}
 		case opMetaRestart:
-			m.metaRestart = 1 + int(r.byte()%4)
+			m.metaRestart = 1 + int(r.Byte()%4)
 		case opSST:
 			in.sst = true
 		}

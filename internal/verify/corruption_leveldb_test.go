@@ -19,6 +19,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 	"github.com/ldbcompat/ldbcompat/internal/verify/upstreamdb"
 )
@@ -70,6 +71,15 @@ func ctKVs(n int) []kv {
 	return out
 }
 
+// ctNew starts a test of db/corruption_test.cc: skipped under a legacy
+// LevelDB, it creates a database in a new directory, src.
+func ctNew(t *testing.T) (src string, db *fixturegen.DB) {
+	t.Helper()
+	skipLegacy(t)
+	src = filepath.Join(t.TempDir(), "db")
+	return src, ctOpen(t, src, true, false, nil)
+}
+
 // ctOpen opens dir with upstream through levigo as the C++ test's options_
 // do: LevelDB's defaults (no filter policy), paranoid checks when asked,
 // and setup's changes. Its tiny block cache is left out: it changes no
@@ -100,6 +110,17 @@ func ctBuild(t *testing.T, db *fixturegen.DB, n int) {
 		if err := db.Put(wo, ctKey(i), ctValue(i)); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// ctPut writes key with value through upstream, with the default write
+// options.
+func ctPut(t *testing.T, db *fixturegen.DB, key, value []byte) {
+	t.Helper()
+	wo := levigo.NewWriteOptions()
+	defer wo.Close()
+	if err := db.Put(wo, key, value); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -150,7 +171,7 @@ func ctCorrupt(t *testing.T, dir string, filetype *regexp.Regexp, offset, n int)
 	if path == "" {
 		t.Fatalf("%s: no file matches %s", dir, filetype)
 	}
-	b := readFile(t, path)
+	b := tabletest.ReadFile(t, path)
 	before := bytes.Clone(b)
 	size := len(b)
 	if offset < 0 {
@@ -556,9 +577,7 @@ func agreeNotOpened(t *testing.T, dir string) {
 // defaults (98 correct), and verify, which finds the bit, counts them;
 // with paranoid checks the scan fails.
 func TestCorruptionTableFile(t *testing.T) {
-	skipLegacy(t)
-	src := filepath.Join(t.TempDir(), "db")
-	db := ctOpen(t, src, true, false, nil)
+	src, db := ctNew(t)
 	ctBuild(t, db, 100)
 	// TEST_CompactMemTable, TEST_CompactRange(0) and (1): the flush puts
 	// the table at level 2, the others find nothing to compact, as
@@ -627,16 +646,10 @@ func TestCorruptionTableFileIndexData(t *testing.T) {
 // database under both option sets, with the status verify gives; RepairDB
 // rebuilds it, Check(1000, 1000) holds, and verify finds nothing wrong.
 func TestCorruptionMissingDescriptor(t *testing.T) {
-	skipLegacy(t)
-	src := filepath.Join(t.TempDir(), "db")
-	db := ctOpen(t, src, true, false, nil)
+	src, db := ctNew(t)
 	ctBuild(t, db, 1000)
 	db.Close()
-	m, _ := filepath.Glob(filepath.Join(src, "MANIFEST-*"))
-	if len(m) != 1 {
-		t.Fatalf("%d MANIFESTs", len(m))
-	}
-	if err := os.Remove(m[0]); err != nil {
+	if err := os.Remove(onlyFile(t, src, "MANIFEST-*")); err != nil {
 		t.Fatal(err)
 	}
 	agreeNotOpened(t, src)
@@ -652,17 +665,11 @@ func TestCorruptionMissingDescriptor(t *testing.T) {
 // (upstream reads v6, also after a reopen): verify reads the version
 // upstream recovers, and finds nothing wrong, before and after v6.
 func TestCorruptionSequenceNumberRecovery(t *testing.T) {
-	skipLegacy(t)
-	src := filepath.Join(t.TempDir(), "db")
-	db := ctOpen(t, src, true, false, nil)
-	wo := levigo.NewWriteOptions()
-	defer wo.Close()
+	src, db := ctNew(t)
 	ro := levigo.NewReadOptions()
 	defer ro.Close()
 	for i := 1; i <= 5; i++ {
-		if err := db.Put(wo, []byte("foo"), []byte(fmt.Sprintf("v%d", i))); err != nil {
-			t.Fatal(err)
-		}
+		ctPut(t, db, []byte("foo"), []byte(fmt.Sprintf("v%d", i)))
 	}
 	db.Close()
 	for _, paranoid := range []bool{false, true} {
@@ -684,9 +691,7 @@ func TestCorruptionSequenceNumberRecovery(t *testing.T) {
 	}
 	db = ctOpen(t, src, false, false, nil)
 	get(db, "v5")
-	if err := db.Put(wo, []byte("foo"), []byte("v6")); err != nil {
-		t.Fatal(err)
-	}
+	ctPut(t, db, []byte("foo"), []byte("v6"))
 	get(db, "v6")
 	db.Close()
 	db = ctOpen(t, src, false, false, nil)
@@ -702,14 +707,8 @@ func TestCorruptionSequenceNumberRecovery(t *testing.T) {
 // with the status verify gives. RepairDB rebuilds it and upstream reads
 // the write; verify finds nothing wrong.
 func TestCorruptionCorruptedDescriptor(t *testing.T) {
-	skipLegacy(t)
-	src := filepath.Join(t.TempDir(), "db")
-	db := ctOpen(t, src, true, false, nil)
-	wo := levigo.NewWriteOptions()
-	defer wo.Close()
-	if err := db.Put(wo, []byte("foo"), []byte("hello")); err != nil {
-		t.Fatal(err)
-	}
+	src, db := ctNew(t)
+	ctPut(t, db, []byte("foo"), []byte("hello"))
 	db.CompactRange(levigo.Range{}) // TEST_CompactMemTable, TEST_CompactRange(0)
 	db.Close()
 	ctCorrupt(t, src, ctDescriptorFile, 0, 1000)
@@ -733,9 +732,7 @@ func TestCorruptionCorruptedDescriptor(t *testing.T) {
 // paranoid checks its scan fails. Then, as the C++ test goes on, 10,000
 // writes overwrite the ten: Check(10000, 10000).
 func TestCorruptionCompactionInputError(t *testing.T) {
-	skipLegacy(t)
-	src := filepath.Join(t.TempDir(), "db")
-	db := ctOpen(t, src, true, false, nil)
+	src, db := ctNew(t)
 	ctBuild(t, db, 10)
 	ctFlush(db)
 	if got := db.PropertyValue("leveldb.num-files-at-level2"); got != "1" {
@@ -858,21 +855,15 @@ func TestCorruptionCompactionInputErrorParanoid(t *testing.T) {
 // its own. verify judges the damaged table as upstream reads it, and the
 // other as intact, under both option sets.
 func TestCorruptionUnrelatedKeys(t *testing.T) {
-	skipLegacy(t)
-	src := filepath.Join(t.TempDir(), "db")
-	db := ctOpen(t, src, true, false, nil)
+	src, db := ctNew(t)
 	ctBuild(t, db, 10)
 	ctFlush(db)
 	db.Close()
 	d := ctCorrupt(t, src, ctTableFile, 100, 1)
 	db = ctOpen(t, src, false, false, nil) // the C++ test goes on with its database open
-	wo := levigo.NewWriteOptions()
-	defer wo.Close()
 	ro := levigo.NewReadOptions()
 	defer ro.Close()
-	if err := db.Put(wo, ctKey(1000), ctValue(1000)); err != nil {
-		t.Fatal(err)
-	}
+	ctPut(t, db, ctKey(1000), ctValue(1000))
 	get := func() {
 		t.Helper()
 		if v, err := db.Get(ro, ctKey(1000)); err != nil || !bytes.Equal(v, ctValue(1000)) {
@@ -902,23 +893,14 @@ func TestCorruptionUnrelatedKeys(t *testing.T) {
 // MANIFEST with checksums under both option sets, and fails; verify says
 // upstream cannot open the database, with its status.
 func TestCorruptionManifestRecord(t *testing.T) {
-	skipLegacy(t)
-	src := filepath.Join(t.TempDir(), "db")
-	db := ctOpen(t, src, true, false, nil)
+	src, db := ctNew(t)
 	ctBuild(t, db, 10)
 	ctFlush(db)
-	wo := levigo.NewWriteOptions()
-	defer wo.Close()
-	if err := db.Put(wo, ctKey(1000), ctValue(1000)); err != nil {
-		t.Fatal(err)
-	}
+	ctPut(t, db, ctKey(1000), ctValue(1000))
 	ctFlush(db)
 	db.Close()
-	m, _ := filepath.Glob(filepath.Join(src, "MANIFEST-*"))
-	if len(m) != 1 {
-		t.Fatalf("%d MANIFESTs", len(m))
-	}
-	b := readFile(t, m[0])
+	manifest := onlyFile(t, src, "MANIFEST-*")
+	b := tabletest.ReadFile(t, manifest)
 	// The records (7-byte headers: checksum, length, type; one block):
 	// the third is the first flush's edit, adding a table.
 	off := 0
@@ -930,7 +912,7 @@ func TestCorruptionManifestRecord(t *testing.T) {
 		t.Fatalf("the third record, at %d, does not add the table of Key(0)", off)
 	}
 	b[off+7+n/2] ^= 0x10
-	writeFile(t, m[0], b)
+	writeFile(t, manifest, b)
 	agreeNotOpened(t, src)
 }
 
@@ -957,16 +939,12 @@ func TestCorruptionMetaindexAndIndexByte(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wo := levigo.NewWriteOptions()
-		defer wo.Close()
 		for _, e := range kvs {
-			if err := db.Put(wo, e.key, e.value); err != nil {
-				t.Fatal(err)
-			}
+			ctPut(t, db, e.key, e.value)
 		}
 		db.CompactRange(levigo.Range{})
 		db.Close()
-		data = readFile(t, onlyTable(t, dir))
+		data = tabletest.ReadFile(t, onlyFile(t, dir, "*.ldb"))
 		tb, err = table.Open("t", bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatal(err)
@@ -1018,7 +996,7 @@ func TestCorruptionMetaindexAndIndexByte(t *testing.T) {
 			dir := copyDir(t, tc.src)
 			b := bytes.Clone(tc.data)
 			b[tc.off] ^= 0x80
-			writeFile(t, onlyTable(t, dir), b)
+			writeFile(t, onlyFile(t, dir, "*.ldb"), b)
 			agreeOnlyTable(t, dir, kvs, agreeTables(t, tc.src, dir, false))
 		})
 	}

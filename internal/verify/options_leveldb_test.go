@@ -16,6 +16,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
@@ -128,12 +129,13 @@ func readUpstream(t *testing.T, dir string, kvs []kv, paranoid bool) upstreamRea
 	return r
 }
 
-// onlyTable returns the path of the database's one table.
-func onlyTable(t *testing.T, dir string) string {
+// onlyFile returns the path of the database's one file matching pattern:
+// "*.ldb" its table, "*.log" its log.
+func onlyFile(t *testing.T, dir, pattern string) string {
 	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(dir, "*.ldb"))
+	m, _ := filepath.Glob(filepath.Join(dir, pattern))
 	if len(m) != 1 {
-		t.Fatalf("%s: %d tables, want 1", dir, len(m))
+		t.Fatalf("%s: %d files %s, want 1", dir, len(m), pattern)
 	}
 	return m[0]
 }
@@ -163,7 +165,7 @@ func TestTableOptionSetsAgreeWithUpstream(t *testing.T) {
 	kvs := writes(20000)
 	src := filepath.Join(t.TempDir(), "db")
 	writeDB(t, src, kvs, false)
-	data, err := os.ReadFile(onlyTable(t, src))
+	data, err := os.ReadFile(onlyFile(t, src, "*.ldb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +188,7 @@ func TestTableOptionSetsAgreeWithUpstream(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := copyDir(t, src)
-			p := onlyTable(t, dir)
+			p := onlyFile(t, dir, "*.ldb")
 			b := bytes.Clone(data)
 			tc.damage(b)
 			writeFile(t, p, b)
@@ -199,7 +201,7 @@ func TestTableOptionSetsAgreeWithUpstream(t *testing.T) {
 					t.Errorf("paranoid %v: %s; verify: %s: %s", paranoid, err, r.Verdict, r.Detail())
 				}
 			}
-			if got := readFile(t, p); !bytes.Equal(got, b) {
+			if got := tabletest.ReadFile(t, p); !bytes.Equal(got, b) {
 				t.Error("verify changed the table")
 			}
 		})
@@ -234,16 +236,6 @@ func agreeTable(r *verify.TableReport, u upstreamRead, written int) string {
 		return ""
 	}
 	return "upstream returns every key right"
-}
-
-// onlyLog returns the path of the database's one log.
-func onlyLog(t *testing.T, dir string) string {
-	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(dir, "*.log"))
-	if len(m) != 1 {
-		t.Fatalf("%s: %d logs, want 1", dir, len(m))
-	}
-	return m[0]
 }
 
 // flipAt flips bit 7 of the byte at off (db/corruption_test.cc's Corrupt
@@ -308,8 +300,8 @@ func TestLogOptionSetsAgreeWithUpstream(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "db")
 			writeDB(t, dir, tc.kvs, true)
-			p := onlyLog(t, dir)
-			b := tc.damage(readFile(t, p))
+			p := onlyFile(t, dir, "*.log")
+			b := tc.damage(tabletest.ReadFile(t, p))
 			writeFile(t, p, b)
 			def, par := readUpstream(t, dir, tc.kvs, false), readUpstream(t, dir, tc.kvs, true)
 			t.Logf("upstream, defaults: %+v; paranoid: %+v", def, par)
@@ -328,7 +320,7 @@ func TestLogOptionSetsAgreeWithUpstream(t *testing.T) {
 					t.Errorf("paranoid %v: %s; verify: %s\n%s", paranoid, msg, l.Line(), db.Detail())
 				}
 			}
-			if got := readFile(t, p); !bytes.Equal(got, b) {
+			if got := tabletest.ReadFile(t, p); !bytes.Equal(got, b) {
 				t.Error("verify changed the log")
 			}
 		})

@@ -15,6 +15,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/filtercheck"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
 
@@ -54,10 +55,7 @@ func loadOther(t *testing.T) []otherFixture {
 	}
 	var fs []otherFixture
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := tabletest.ReadFile(t, p)
 		var f otherFixture
 		if err := json.Unmarshal(b, &f); err != nil {
 			t.Fatalf("%s: %v", p, err)

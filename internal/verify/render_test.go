@@ -29,15 +29,7 @@ import (
 func dumpTables(t *testing.T) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
-	paths, _ := filepath.Glob("../../testdata/tables/*/*.ldb")
-	if len(paths) == 0 {
-		t.Fatal("no fixture tables")
-	}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for p, data := range tabletest.ReadFiles(t, "../../testdata/tables/*/*.ldb") {
 		files[filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p)] = data
 	}
 	plain := tabletest.Build(entries(), tabletest.Options{BlockSize: 300})

@@ -246,13 +246,7 @@ func TestMemoryReuse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	read := verify.Options{Open: func(p string) (verify.File, error) {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		return plainFile{f}, nil
-	}}
+	read := verify.Options{Open: openAs(func(f *os.File) verify.File { return plainFile{f} })}
 	// In turn, so that a table read into memory comes after a mapped one
 	// and the other way round.
 	for _, c := range []struct {
@@ -355,13 +349,7 @@ func TestChangedWhileRead(t *testing.T) {
 		if err := os.WriteFile(p, file, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		o := verify.Options{Open: func(p string) (verify.File, error) {
-			f, err := os.Open(p)
-			if err != nil {
-				return nil, err
-			}
-			return &changingFile{File: f}, nil
-		}, Paranoid: true}
+		o := verify.Options{Open: openAs(func(f *os.File) verify.File { return &changingFile{File: f} }), Paranoid: true}
 		r := verify.Examine(&verify.Target{Path: p}, o)
 		msg := fmt.Sprint(r.Err)
 		if r.Verdict != verify.Unchecked || !strings.Contains(msg, p+" changed while it was read") {

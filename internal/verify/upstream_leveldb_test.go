@@ -19,6 +19,7 @@ import (
 	"github.com/ldbcompat/ldbcompat/internal/fixturegen"
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/table"
+	"github.com/ldbcompat/ldbcompat/internal/table/tabletest"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 	"github.com/ldbcompat/ldbcompat/internal/verify/upstreamdb"
 )
@@ -186,7 +187,7 @@ func TestDamageAgreesWithUpstream(t *testing.T) {
 	}{
 		{"first filter zeroed", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, table7)
-			data := readFile(t, p)
+			data := tabletest.ReadFile(t, p)
 			block, off, f := layout(t, data)
 			clear(block[f[0] : f[1]-1]) // the last byte is k
 			fixChecksum(data, off, len(block))
@@ -194,20 +195,20 @@ func TestDamageAgreesWithUpstream(t *testing.T) {
 		}},
 		{"filter checksum", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, table7)
-			data := readFile(t, p)
+			data := tabletest.ReadFile(t, p)
 			block, _, f := layout(t, data)
 			block[f[0]] ^= 0x40
 			writeFile(t, p, data)
 		}},
 		{"data block checksum", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, table7)
-			data := readFile(t, p)
+			data := tabletest.ReadFile(t, p)
 			data[20] ^= 0x40
 			writeFile(t, p, data)
 		}},
 		{"cut short", func(t *testing.T, dir string) {
 			p := filepath.Join(dir, table7)
-			data := readFile(t, p)
+			data := tabletest.ReadFile(t, p)
 			writeFile(t, p, data[:len(data)-1])
 		}},
 		{"table removed", func(t *testing.T, dir string) {
@@ -216,7 +217,7 @@ func TestDamageAgreesWithUpstream(t *testing.T) {
 			}
 		}},
 		{"table replaced", func(t *testing.T, dir string) {
-			writeFile(t, filepath.Join(dir, table7), readFile(t, filepath.Join(dir, "000012.ldb")))
+			writeFile(t, filepath.Join(dir, table7), tabletest.ReadFile(t, filepath.Join(dir, "000012.ldb")))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,15 +226,6 @@ func TestDamageAgreesWithUpstream(t *testing.T) {
 			agreeWithUpstream(t, dir, upstreamDB{name: tc.name})
 		})
 	}
-}
-
-func readFile(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func writeFile(t *testing.T, p string, b []byte) {

@@ -3,7 +3,6 @@ package verify_test
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -366,13 +365,7 @@ func TestErrUndefined(t *testing.T) {
 // upstream reads it, one key at a time, but verify, which keeps every key,
 // refuses it past its memory bound: unchecked, exit 2, never ok.
 func TestUnchecked(t *testing.T) {
-	c := []byte{0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0} // a deletion of "" at sequence 0
-	for i := 8; i < 5000; i++ {
-		c = binary.AppendUvarint(c, uint64(i)) // shares the whole previous key
-		c = append(c, 1, 0, 0)                 // non_shared 1, value_len 0, a zero byte
-	}
-	c = binary.LittleEndian.AppendUint32(c, 0)
-	c = binary.LittleEndian.AppendUint32(c, 1)
+	c := tabletest.DeepPrefixBlock(5000)
 	data, dh := tabletest.AppendBlock(nil, c, 0)
 	data, mh := tabletest.AppendBlock(data, tabletest.EncodeBlock(nil, 16), 0)
 	idx := tabletest.EncodeBlock([]tabletest.KV{{Key: []byte("zzzzzzzz"), Value: table.AppendBlockHandle(nil, dh)}}, 1)
@@ -514,13 +507,18 @@ func TestMappedTableIsNotCopied(t *testing.T) {
 
 // unmappedOptions open table files as unmappedFile.
 func unmappedOptions() verify.Options {
-	return verify.Options{Open: func(p string) (verify.File, error) {
+	return verify.Options{Open: openAs(func(f *os.File) verify.File { return unmappedFile{f} })}
+}
+
+// openAs is an Options.Open that hands each file it opens to wrap.
+func openAs(wrap func(*os.File) verify.File) func(string) (verify.File, error) {
+	return func(p string) (verify.File, error) {
 		f, err := os.Open(p)
 		if err != nil {
 			return nil, err
 		}
-		return unmappedFile{f}, nil
-	}}
+		return wrap(f), nil
+	}
 }
 
 // mmapped are the systems where verify maps table files (mmap_unix.go).

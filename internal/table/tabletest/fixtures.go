@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"testing"
 
 	"github.com/ldbcompat/ldbcompat/internal/fixtures"
@@ -52,4 +53,41 @@ func (f Fixture) Open(t testing.TB) *table.Table {
 		t.Fatalf("Open: %v", err)
 	}
 	return tb
+}
+
+// OpenFilter opens the fixture's table and returns it with the filter
+// block stored in it, failing the test when there is none.
+func (f Fixture) OpenFilter(t testing.TB) (*table.Table, []byte) {
+	t.Helper()
+	tb := f.Open(t)
+	_, stored, ok := tb.FilterBlock()
+	if !ok {
+		t.Fatal("no filter block")
+	}
+	return tb, stored
+}
+
+// ReadFiles reads the files matching pattern, by path, failing the test
+// when there is none.
+func ReadFiles(t testing.TB, pattern string) map[string][]byte {
+	t.Helper()
+	paths, _ := filepath.Glob(pattern)
+	if len(paths) == 0 {
+		t.Fatalf("no files match %s", pattern)
+	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		files[p] = ReadFile(t, p)
+	}
+	return files
+}
+
+// ReadFile reads the file at p, failing the test on an error.
+func ReadFile(t testing.TB, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -32,3 +32,27 @@ func WriteSeed(t *testing.T, target, name string, vals ...any) {
 		t.Fatal(err)
 	}
 }
+
+// Prog hands out a fuzz program's bytes one at a time, zeros past its end.
+type Prog struct {
+	b []byte
+	i int
+}
+
+// NewProg returns a Prog reading b.
+func NewProg(b []byte) *Prog { return &Prog{b: b} }
+
+// More reports whether any of the program is left.
+func (p *Prog) More() bool { return p.i < len(p.b) }
+
+// Byte returns the program's next byte, 0 past its end.
+func (p *Prog) Byte() byte {
+	if p.i >= len(p.b) {
+		return 0
+	}
+	p.i++
+	return p.b[p.i-1]
+}
+
+// U16 returns the next two bytes, little-endian.
+func (p *Prog) U16() int { return int(p.Byte()) | int(p.Byte())<<8 }

@@ -20,6 +20,19 @@ type KV struct {
 	Key, Value []byte // stored as given
 }
 
+// DeepPrefixBlock returns a block of n-8 entries after a deletion of ""
+// at sequence 0, each repeating the whole previous key and adding a byte:
+// its keys' total size grows with the square of n.
+func DeepPrefixBlock(n int) []byte {
+	c := []byte{0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0} // a deletion of "" at sequence 0
+	for i := 8; i < n; i++ {
+		c = binary.AppendUvarint(c, uint64(i)) // shares the whole previous key
+		c = append(c, 1, 0, 0)                 // non_shared 1, value_len 0, a zero byte
+	}
+	c = binary.LittleEndian.AppendUint32(c, 0)
+	return binary.LittleEndian.AppendUint32(c, 1)
+}
+
 // EncodeBlock encodes entries in LevelDB's block layout, storing a whole
 // key every restartInterval entries (at least 1), as BlockBuilder does.
 func EncodeBlock(entries []KV, restartInterval int) []byte {
