@@ -546,7 +546,7 @@ func writeLogDB(work string, rng *rand.Rand, info *fixtures.LogDBInfo, want map[
 	wo := levigo.NewWriteOptions()
 	defer wo.Close()
 	wo.SetSync(sync)
-	atOpen, err := readDir(work)
+	atOpen, err := fixtures.ReadFiles(work)
 	if err != nil {
 		return nil, err
 	}
@@ -602,7 +602,7 @@ func writeLogDB(work string, rng *rand.Rand, info *fixtures.LogDBInfo, want map[
 			db.Close()
 			closed = true
 		}
-		files, err := readDir(work)
+		files, err := fixtures.ReadFiles(work)
 		for _, n := range volatile {
 			delete(files, n)
 		}
@@ -647,24 +647,4 @@ func writeLogDB(work string, rng *rand.Rand, info *fixtures.LogDBInfo, want map[
 	}
 	files[second], err = os.ReadFile(filepath.Join(work, second))
 	return files, err
-}
-
-// readDir returns the regular files of dir and their contents.
-func readDir(dir string) (map[string][]byte, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]byte{}
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		out[e.Name()] = data
-	}
-	return out, nil
 }

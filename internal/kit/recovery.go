@@ -2,13 +2,13 @@ package kit
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/ldbcompat/ldbcompat/internal/base"
 	"github.com/ldbcompat/ldbcompat/internal/logfile"
 	"github.com/ldbcompat/ldbcompat/internal/manifest"
+	"github.com/ldbcompat/ldbcompat/internal/tabledb"
 )
 
 // The model of DB::Open (db/db_impl.cc Recover, RecoverLogFile;
@@ -101,24 +101,8 @@ func replayLog(path string, put putFunc) {
 	}
 	defer f.Close()
 	name := filepath.Base(path)
-	rd := logfile.NewReader(f, name, logfile.Options{NoDiagnosis: true})
-	for {
-		r, err := rd.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil || len(r.Data) < logfile.BatchHeaderSize {
-			continue
-		}
-		b, err := logfile.NewBatch(r.Data)
-		if err != nil {
-			continue
-		}
-		seq := b.Sequence
-		where := func() string { return fmt.Sprintf("%s, record at offset %d", name, r.Offset) }
-		_, _ = b.Iterate(func(op logfile.Op) {
-			put(op.Key, seq, op.Kind != logfile.OpDelete, op.Value, where)
-			seq++
-		})
-	}
+	tabledb.ReplayLog(f, name, func(op logfile.Op, seq uint64, offset int64) {
+		where := func() string { return fmt.Sprintf("%s, record at offset %d", name, offset) }
+		put(op.Key, seq, op.Kind != logfile.OpDelete, op.Value, where)
+	})
 }

@@ -140,25 +140,34 @@ func replayLogs(dir string, ents []os.DirEntry, put func(key []byte, seq uint64,
 		if err != nil {
 			continue // MaybeIgnoreError: a log that does not open is skipped
 		}
-		rd := logfile.NewReader(bytes.NewReader(data), name, logfile.Options{NoDiagnosis: true})
-		for {
-			r, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil || len(r.Data) < logfile.BatchHeaderSize {
-				continue
-			}
-			b, err := logfile.NewBatch(r.Data)
-			if err != nil {
-				continue
-			}
-			seq := b.Sequence
-			_, _ = b.Iterate(func(op logfile.Op) {
-				put(op.Key, seq, op.Kind != logfile.OpDelete)
-				seq++
-			})
-		}
+		ReplayLog(bytes.NewReader(data), name, func(op logfile.Op, seq uint64, _ int64) {
+			put(op.Key, seq, op.Kind != logfile.OpDelete)
+		})
 	}
 	return nil
+}
+
+// ReplayLog calls put with each op of the log read from src (named name) and
+// its sequence number and record offset, as RecoverLogFile applies them: a
+// record shorter than a batch header, or not a batch, is skipped.
+func ReplayLog(src io.Reader, name string, put func(op logfile.Op, seq uint64, offset int64)) {
+	rd := logfile.NewReader(src, name, logfile.Options{NoDiagnosis: true})
+	for {
+		r, err := rd.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil || len(r.Data) < logfile.BatchHeaderSize {
+			continue
+		}
+		b, err := logfile.NewBatch(r.Data)
+		if err != nil {
+			continue
+		}
+		seq := b.Sequence
+		_, _ = b.Iterate(func(op logfile.Op) {
+			put(op, seq, r.Offset)
+			seq++
+		})
+	}
 }

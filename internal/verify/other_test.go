@@ -24,27 +24,7 @@ import (
 const otherDir = "../../testdata/other"
 
 // otherFixture is what these tests read of testdata/other/NAME.json.
-type otherFixture struct {
-	Name           string `json:"name"`
-	Writer         string `json:"writer"`
-	WriterVersion  string `json:"writer_version"`
-	LevelDBVersion string `json:"leveldb_version"`
-	Call           string `json:"call"`
-	Options        struct {
-		ComparatorName string `json:"comparator_name"`
-	} `json:"options"`
-	Summary struct {
-		Filter string `json:"filter"`
-	} `json:"summary"`
-	Files []struct {
-		Name string `json:"name"`
-		Size int64  `json:"size"`
-	} `json:"files"`
-	Expect struct {
-		Live    [][2]string `json:"live"` // hex key, value
-		Deleted []string    `json:"deleted"`
-	} `json:"expect"`
-}
+type otherFixture struct{ fixtures.Other }
 
 // loadOther reads every fixture of testdata/other.
 func loadOther(t *testing.T) []otherFixture {

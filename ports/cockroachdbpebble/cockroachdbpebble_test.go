@@ -15,25 +15,15 @@ import (
 
 	"github.com/ldbcompat/ldbcompat"
 	"github.com/ldbcompat/ldbcompat/internal/cases"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 )
 
 // files returns the regular files in dir, by name.
 func files(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
+	out, err := fixtures.ReadFiles(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = b
 	}
 	return out
 }

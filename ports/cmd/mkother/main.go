@@ -30,6 +30,8 @@ import (
 	"github.com/syndtr/goleveldb/leveldb/filter"
 	"github.com/syndtr/goleveldb/leveldb/opt"
 	"github.com/syndtr/goleveldb/leveldb/util"
+
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 )
 
 func main() {
@@ -216,18 +218,14 @@ func moduleVersion(path string) string {
 }
 
 func filesOf(dir string) ([]fileInfo, error) {
-	ents, err := os.ReadDir(dir)
+	files, err := fixtures.ReadFiles(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []fileInfo
-	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
+	for name, data := range files {
 		sum := sha256.Sum256(data)
-		out = append(out, fileInfo{Name: e.Name(), Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+		out = append(out, fileInfo{Name: name, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

@@ -8,28 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 )
-
-// otherFixture is what the report reads of testdata/other/NAME.json, the
-// record make fixtures-other keeps of each database another
-// implementation wrote.
-type otherFixture struct {
-	Name           string `json:"name"`
-	About          string `json:"about"`
-	Writer         string `json:"writer"`
-	WriterVersion  string `json:"writer_version"`
-	LevelDBVersion string `json:"leveldb_version"`
-	Call           string `json:"call"`
-	Options        struct {
-		ComparatorName string `json:"comparator_name"`
-	} `json:"options"`
-}
 
 // otherDB is one row of the section on databases other implementations
 // wrote.
 type otherDB struct {
-	f otherFixture
+	f fixtures.Other
 	// upstream says what upstream 1.23 does with the database; agree
 	// whether verify's verdicts agree with it ("" when upstream was not
 	// asked).

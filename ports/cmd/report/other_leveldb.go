@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ldbcompat/ldbcompat/cgo/upstream"
+	"github.com/ldbcompat/ldbcompat/internal/fixtures"
 	"github.com/ldbcompat/ldbcompat/internal/plural"
 	"github.com/ldbcompat/ldbcompat/internal/verify"
 	"github.com/ldbcompat/ldbcompat/internal/verify/upstreamdb"
@@ -16,7 +17,7 @@ import (
 // opened with the comparator the fixture records, and compares verify's
 // verdicts in res with its answers. It returns what upstream does, in
 // words, and whether verify agrees.
-func askUpstream(dir string, f otherFixture, res *verify.RunResult) (what, agree string, err error) {
+func askUpstream(dir string, f fixtures.Other, res *verify.RunResult) (what, agree string, err error) {
 	var c upstream.Comparator
 	if f.Options.ComparatorName != "" {
 		// The writer's comparator (tools/other/plyvel_writer.py): bytewise
